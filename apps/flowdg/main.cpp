@@ -1,0 +1,28 @@
+// flowdg: the command-line program.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "flowdg/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"flowdg: GPU-first high-order discontinuous Galerkin solver"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "flowdg 0.1.0");
+  flowdg::cli::add_info_command(app);
+  flowdg::cli::add_mesh_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);  // prints usage; exit code 0 for --help, non-zero otherwise
+  } catch (const flowdg::Error& error) {
+    std::fprintf(stderr, "flowdg: error: %s\n", error.what());
+    return error.exit_code();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "flowdg: error: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

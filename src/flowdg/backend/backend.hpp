@@ -1,0 +1,24 @@
+#pragma once
+// Run-time choice of where kernels execute. The CPU backend (OpenMP) is always built; the CUDA
+// backend exists when the library was compiled with nvcc (FLOWDG_HAVE_CUDA) and a device is present.
+#include <string>
+
+namespace flowdg {
+
+enum class Backend { cpu, cuda };
+
+/// True when this build contains the CUDA backend.
+bool cuda_compiled() noexcept;
+/// Number of usable CUDA devices (0 when not compiled with CUDA or no driver/device).
+int cuda_device_count() noexcept;
+/// cuda when a device is present, else cpu.
+Backend default_backend() noexcept;
+/// Parses "cpu", "cuda" or "auto"; throws InputError otherwise, or if cuda is asked for but absent.
+Backend parse_backend(const std::string& name);
+std::string to_string(Backend backend);
+/// One line naming the hardware: "cuda: NVIDIA H100 80GB HBM3 (132 SMs, 79.2 GiB)" or "cpu: 2 OpenMP threads".
+std::string describe(Backend backend);
+/// Number of OpenMP threads the CPU backend uses.
+int cpu_threads() noexcept;
+
+}  // namespace flowdg

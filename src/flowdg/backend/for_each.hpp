@@ -1,0 +1,150 @@
+#pragma once
+// One kernel source, two backends. `for_each(backend, n, f)` runs f(i) for i in [0, n): as an
+// OpenMP loop on the CPU and as a CUDA grid (one thread per index) on the GPU. Reductions likewise.
+// f must be a FLOWDG_HD lambda or functor that captures views and plain structs by value only.
+// A translation unit that launches kernels on the CUDA backend must be compiled by nvcc; the build
+// does that for every kernel source when CUDA is enabled (see flowdg_kernel_sources in CMake).
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "flowdg/backend/backend.hpp"
+#include "flowdg/backend/memory.hpp"
+#include "flowdg/core/error.hpp"
+#include "flowdg/core/hd.hpp"
+
+#if defined(__CUDACC__)
+#include "flowdg/backend/cuda_check.hpp"
+#endif
+
+namespace flowdg {
+
+struct SumOp {
+  template <class T>
+  FLOWDG_HD T operator()(T a, T b) const { return a + b; }
+};
+struct MinOp {
+  template <class T>
+  FLOWDG_HD T operator()(T a, T b) const { return b < a ? b : a; }
+};
+struct MaxOp {
+  template <class T>
+  FLOWDG_HD T operator()(T a, T b) const { return a < b ? b : a; }
+};
+
+namespace detail {
+[[noreturn]] void throw_no_cuda_in_this_unit();
+/// Device scratch of at least `bytes`, kept between calls (reductions use it for block partials).
+void* device_scratch(std::size_t bytes);
+/// omp_get_thread_num(), or 0 without OpenMP.
+int thread_index() noexcept;
+
+#if defined(__CUDACC__)
+constexpr int for_each_block = 256;
+constexpr int reduce_block = 256;
+constexpr int reduce_max_blocks = 1024;
+
+template <class F>
+__global__ void for_each_kernel(index_t n, F f) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
+template <class T, class Op>
+__device__ T block_reduce(T value, Op op, T* shared) {
+  shared[threadIdx.x] = value;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (static_cast<int>(threadIdx.x) < stride)
+      shared[threadIdx.x] = op(shared[threadIdx.x], shared[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+template <class T, class Op, class F>
+__global__ void reduce_blocks_kernel(index_t n, T identity, Op op, F f, T* partial) {
+  __shared__ T shared[reduce_block];
+  T accumulated = identity;
+  for (index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<index_t>(gridDim.x) * blockDim.x)
+    accumulated = op(accumulated, f(i));
+  const T block_value = block_reduce(accumulated, op, shared);
+  if (threadIdx.x == 0) partial[blockIdx.x] = block_value;
+}
+
+template <class T, class Op>
+__global__ void reduce_partials_kernel(int n_partials, T identity, Op op, T* partial) {
+  __shared__ T shared[reduce_block];
+  T accumulated = identity;
+  for (int i = threadIdx.x; i < n_partials; i += blockDim.x) accumulated = op(accumulated, partial[i]);
+  const T total = block_reduce(accumulated, op, shared);
+  if (threadIdx.x == 0) partial[reduce_max_blocks] = total;
+}
+#endif
+}  // namespace detail
+
+template <class F>
+void for_each(Backend backend, index_t n, F f) {
+  if (n <= 0) return;
+  if (backend == Backend::cuda) {
+#if defined(__CUDACC__)
+    const auto blocks = static_cast<unsigned>((n + detail::for_each_block - 1) / detail::for_each_block);
+    detail::for_each_kernel<<<blocks, detail::for_each_block>>>(n, f);
+    FLOWDG_CUDA_CHECK_LAUNCH();
+#else
+    detail::throw_no_cuda_in_this_unit();
+#endif
+  } else {
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) f(i);
+  }
+}
+
+/// Reduces op(identity, f(0), ..., f(n-1)); op must be associative and commutative.
+template <class T, class Op, class F>
+T reduce(Backend backend, index_t n, T identity, Op op, F f) {
+  if (n <= 0) return identity;
+  if (backend == Backend::cuda) {
+#if defined(__CUDACC__)
+    using namespace detail;
+    const int blocks = static_cast<int>(
+        std::min<index_t>(reduce_max_blocks, (n + reduce_block - 1) / reduce_block));
+    T* partial = static_cast<T*>(device_scratch(sizeof(T) * (reduce_max_blocks + 1)));
+    reduce_blocks_kernel<<<blocks, reduce_block>>>(n, identity, op, f, partial);
+    FLOWDG_CUDA_CHECK_LAUNCH();
+    reduce_partials_kernel<<<1, reduce_block>>>(blocks, identity, op, partial);
+    FLOWDG_CUDA_CHECK_LAUNCH();
+    T result;
+    FLOWDG_CUDA_CHECK(cudaMemcpy(&result, partial + reduce_max_blocks, sizeof(T), cudaMemcpyDeviceToHost));
+    return result;
+#else
+    detail::throw_no_cuda_in_this_unit();
+#endif
+  }
+  // Per-thread partials combined in thread order: the same thread count gives the same bits.
+  std::vector<T> partial(static_cast<std::size_t>(cpu_threads()), identity);
+#pragma omp parallel num_threads(static_cast<int>(partial.size()))
+  {
+    T local = identity;
+#pragma omp for schedule(static) nowait
+    for (index_t i = 0; i < n; ++i) local = op(local, f(i));
+    partial[static_cast<std::size_t>(detail::thread_index())] = local;
+  }
+  T result = identity;
+  for (const T& value : partial) result = op(result, value);
+  return result;
+}
+
+template <class T, class F>
+T reduce_sum(Backend backend, index_t n, F f) { return reduce(backend, n, T(0), SumOp{}, f); }
+template <class T, class F>
+T reduce_min(Backend backend, index_t n, F f) {
+  return reduce(backend, n, std::numeric_limits<T>::max(), MinOp{}, f);
+}
+template <class T, class F>
+T reduce_max(Backend backend, index_t n, F f) {
+  return reduce(backend, n, std::numeric_limits<T>::lowest(), MaxOp{}, f);
+}
+
+}  // namespace flowdg

@@ -1,0 +1,35 @@
+#pragma once
+// Built-in meshes (no external mesher). Boundary tags are named as documented per generator.
+#include <cstdint>
+
+#include "flowdg/mesh/mesh.hpp"
+
+namespace flowdg {
+
+enum class TriangleLayout {
+  alternating,  ///< each cell split by a diagonal whose direction alternates cell by cell
+  perturbed,    ///< alternating, then interior nodes moved randomly by up to `perturbation` x h
+};
+
+/// [x0,x1] x [y0,y1] in nx x ny cells, each split into two triangles. Tags: bottom, right, top, left.
+Mesh rectangle_triangles(double x0, double x1, double y0, double y1, int nx, int ny,
+                         TriangleLayout layout = TriangleLayout::alternating,
+                         double perturbation = 0.0, std::uint64_t seed = 1);
+/// The same domain in nx x ny quadrilaterals (optionally perturbed interior nodes).
+Mesh rectangle_quadrilaterals(double x0, double x1, double y0, double y1, int nx, int ny,
+                              double perturbation = 0.0, std::uint64_t seed = 1);
+/// The quarter annulus r in [r_inner, r_outer], theta in [0, pi/2] of the supersonic vortex:
+/// n_radial x n_angular cells split into triangles. Tags: inner (r = r_inner arc), outer
+/// (r = r_outer arc), inflow (theta = 0, on the x axis), outflow (theta = pi/2, on the y axis).
+/// The arcs are recorded in Mesh::boundary_circles. The defaults give mesh A of the 2015 paper
+/// (180 triangles, 293 edges).
+Mesh quarter_annulus(double r_inner = 1.0, double r_outer = 1.384, int n_radial = 5,
+                     int n_angular = 18);
+/// [0,lx] x [0,ly] x [0,lz] in nx x ny x nz hexahedral cells, each split into 6 tetrahedra
+/// (conforming). Tags: xmin, xmax, ymin, ymax, zmin, zmax.
+Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz);
+/// Uniform refinement: each triangle into 4, each quadrilateral into 4 (2D). New nodes on a
+/// boundary facet whose tag has a BoundaryCircle are placed on the circle.
+Mesh refine_uniform(const Mesh& mesh);
+
+}  // namespace flowdg

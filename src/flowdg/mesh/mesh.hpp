@@ -1,0 +1,75 @@
+#pragma once
+// An unstructured mesh as read from a file or made by a generator: nodes, elements (with Gmsh's
+// node ordering: vertices first, then edge/face/volume nodes), named boundary tags and the tagged
+// boundary facets (lines in 2D, triangles/quadrilaterals in 3D) that carry them.
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowdg/core/hd.hpp"
+#include "flowdg/core/point.hpp"
+#include "flowdg/element/reference_element.hpp"
+
+namespace flowdg {
+
+enum class ElementType : int {
+  triangle3 = 0,
+  triangle6,
+  quadrilateral4,
+  quadrilateral8,
+  quadrilateral9,
+  tetrahedron4,
+  tetrahedron10,
+  hexahedron8,
+};
+
+Shape shape_of(ElementType type);
+int n_nodes(ElementType type);
+/// 1 for straight-sided (affine/bilinear/trilinear) elements, 2 for the quadratic ones.
+int geometric_order(ElementType type);
+std::string_view type_name(ElementType type);
+
+/// A circle arc (2D) that a boundary tag lies on: refinement puts new nodes onto it and the
+/// curvature wall condition reflects velocities about its tangent.
+struct BoundaryCircle {
+  int tag = -1;
+  Point3 center;
+  double radius = 0;
+};
+
+struct TaggedFacet {
+  std::array<std::int64_t, 4> vertices{-1, -1, -1, -1};  ///< node ids of the facet's vertices
+  int n_vertices = 0;
+  int tag = -1;  ///< index into Mesh::boundary_names
+};
+
+struct Mesh {
+  int dimension = 2;
+  std::vector<Point3> nodes;
+  std::vector<ElementType> element_types;
+  std::vector<index_t> element_offsets{0};  ///< CSR: element e's nodes are [offsets[e], offsets[e+1])
+  std::vector<index_t> element_nodes;
+  std::vector<std::string> boundary_names;   ///< tag id -> physical name
+  std::vector<TaggedFacet> tagged_facets;
+  std::vector<BoundaryCircle> boundary_circles;
+  std::string source;  ///< file name or generator description, for messages
+
+  index_t n_elements() const { return static_cast<index_t>(element_types.size()); }
+  index_t n_nodes() const { return static_cast<index_t>(nodes.size()); }
+  int element_n_nodes(index_t e) const {
+    return static_cast<int>(element_offsets[e + 1] - element_offsets[e]);
+  }
+  const index_t* element_node_ids(index_t e) const { return element_nodes.data() + element_offsets[e]; }
+  Shape element_shape(index_t e) const { return shape_of(element_types[e]); }
+  /// Adds an element; its node ids must already exist.
+  void add_element(ElementType type, const index_t* node_ids);
+  /// Tag id of a boundary name, adding it if new.
+  int tag_id(const std::string& name);
+  /// Tag id of a name, or -1.
+  int find_tag(std::string_view name) const;
+  /// Tag id of a name, throws InputError listing the names that exist if absent.
+  int require_tag(std::string_view name) const;
+};
+
+}  // namespace flowdg

@@ -1,0 +1,75 @@
+// The same kernel source on CPU and CUDA gives the same numbers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/memory.hpp"
+#include "gpu_test_util.hpp"
+
+using namespace flowdg;
+
+namespace {
+struct Kernel {
+  View<double> out;
+  FLOWDG_HD void operator()(index_t i) const {
+    const double x = 1e-4 * static_cast<double>(i);
+    out[i] = x * x * 0.5 + 3.0 * x - 1.0 / (1.0 + x);
+  }
+};
+struct Smooth {
+  FLOWDG_HD double operator()(index_t i) const {
+    return std::sin(1e-3 * static_cast<double>(i)) + 1e-7 * static_cast<double>(i % 101);
+  }
+};
+struct Identity {
+  FLOWDG_HD index_t operator()(index_t i) const { return i; }
+};
+std::vector<double> run(Backend backend, index_t n) {
+  Array<double> out(space_of(backend), std::vector<double>(n, std::nan("")));  // poisoned
+  for_each(backend, n, Kernel{out.view()});
+  return out.to_host();
+}
+}  // namespace
+
+TEST(GpuBackend, ForEachAgreesWithCpu) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  for (index_t n : {index_t{1}, index_t{255}, index_t{257}, index_t{1000003}}) {
+    const auto cpu = run(Backend::cpu, n);
+    const auto gpu = run(Backend::cuda, n);
+    for (index_t i = 0; i < n; ++i)
+      ASSERT_NEAR(gpu[i], cpu[i], 1e-14 * (1.0 + std::abs(cpu[i]))) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST(GpuBackend, ReductionsAgreeWithCpu) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  for (index_t n : {index_t{1}, index_t{1000}, index_t{262145}, index_t{5000000}}) {
+    const Smooth f;
+    const double sum_cpu = reduce_sum<double>(Backend::cpu, n, f);
+    const double sum_gpu = reduce_sum<double>(Backend::cuda, n, f);
+    EXPECT_NEAR(sum_gpu, sum_cpu, 1e-12 * (std::abs(sum_cpu) + static_cast<double>(n) * 1e-3)) << n;
+    EXPECT_EQ(reduce_min<double>(Backend::cuda, n, f), reduce_min<double>(Backend::cpu, n, f)) << n;
+    EXPECT_EQ(reduce_max<double>(Backend::cuda, n, f), reduce_max<double>(Backend::cpu, n, f)) << n;
+    EXPECT_EQ(reduce_sum<index_t>(Backend::cuda, n, Identity{}), n * (n - 1) / 2);
+  }
+}
+
+TEST(GpuBackend, DeviceArraysRoundTripAndOutOfMemoryIsClear) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  std::vector<double> values(12345);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i) * 0.25;
+  Array<double> device(Space::device, values);
+  Array<double> copy(Space::device, static_cast<index_t>(values.size()));
+  copy.copy_from(device);
+  EXPECT_EQ(copy.to_host(), values);
+  try {
+    Array<double> huge(Space::device, index_t{1} << 45);  // 256 TiB
+    FAIL() << "allocation of 256 TiB succeeded";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("out of device memory"), std::string::npos) << message;
+    EXPECT_NE(message.find("free"), std::string::npos) << message;
+  }
+}

@@ -1,0 +1,64 @@
+// CPU backend: arrays, views, for_each and reductions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/memory.hpp"
+
+using namespace flowdg;
+
+TEST(Backend, ForEachWritesEveryIndexOnce) {
+  const index_t n = 100003;
+  Array<int> counts(Space::host, std::vector<int>(n, 0));
+  auto view = counts.view();
+  for_each(Backend::cpu, n, [=](index_t i) { view[i] += static_cast<int>(i % 7) + 1; });
+  const auto host = counts.to_host();
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(host[i], static_cast<int>(i % 7) + 1) << i;
+}
+
+TEST(Backend, ReductionsMatchSerialLoop) {
+  const index_t n = 54321;
+  auto f = [](index_t i) { return std::sin(0.001 * static_cast<double>(i)) * (1.0 + 1e-3 * static_cast<double>(i % 13)); };
+  double sum = 0, mn = 1e300, mx = -1e300;
+  for (index_t i = 0; i < n; ++i) {
+    sum += f(i);
+    mn = std::min(mn, f(i));
+    mx = std::max(mx, f(i));
+  }
+  EXPECT_NEAR(reduce_sum<double>(Backend::cpu, n, f), sum, 1e-12 * std::abs(sum) + 1e-12);
+  EXPECT_EQ(reduce_min<double>(Backend::cpu, n, f), mn);
+  EXPECT_EQ(reduce_max<double>(Backend::cpu, n, f), mx);
+  EXPECT_EQ(reduce_sum<double>(Backend::cpu, 0, f), 0.0);
+  EXPECT_EQ(reduce_sum<index_t>(Backend::cpu, n, [](index_t i) { return i; }), n * (n - 1) / 2);
+}
+
+TEST(Backend, ReductionIsDeterministic) {
+  const index_t n = 1 << 20;
+  auto f = [](index_t i) { return 1.0 / (1.0 + static_cast<double>(i)); };
+  const double first = reduce_sum<double>(Backend::cpu, n, f);
+  for (int repeat = 0; repeat < 5; ++repeat) EXPECT_EQ(reduce_sum<double>(Backend::cpu, n, f), first);
+}
+
+TEST(Backend, ArrayCountsMemoryAndMoves) {
+  const auto before = bytes_in_use(Space::host);
+  {
+    Array<double> a(Space::host, 1000);
+    EXPECT_EQ(bytes_in_use(Space::host), before + 8000);
+    Array<double> b = std::move(a);
+    EXPECT_EQ(a.size(), 0);
+    EXPECT_EQ(b.size(), 1000);
+    EXPECT_EQ(bytes_in_use(Space::host), before + 8000);
+  }
+  EXPECT_EQ(bytes_in_use(Space::host), before);
+  EXPECT_GE(peak_bytes(Space::host), before + 8000);
+}
+
+TEST(Backend, ParseBackendRejectsUnknownNames) {
+  EXPECT_EQ(parse_backend("cpu"), Backend::cpu);
+  EXPECT_THROW(parse_backend("gpu0"), InputError);
+  if (cuda_device_count() == 0) {
+    EXPECT_THROW(parse_backend("cuda"), InputError);
+  }
+}
