@@ -5,4 +5,5 @@
 namespace flowdg::cli {
 void add_info_command(CLI::App& app);
 void add_mesh_commands(CLI::App& app);
+void add_run_commands(CLI::App& app);
 }  // namespace flowdg::cli

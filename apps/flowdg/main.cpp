@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "flowdg 0.1.0");
   flowdg::cli::add_info_command(app);
   flowdg::cli::add_mesh_commands(app);
+  flowdg::cli::add_run_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

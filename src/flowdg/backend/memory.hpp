@@ -1,6 +1,7 @@
 #pragma once
 // Memory spaces, non-owning views (what kernels capture) and owning arrays.
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct View {
   index_t n = 0;
   FLOWDG_HD T& operator[](index_t i) const { return data[i]; }
   FLOWDG_HD index_t size() const { return n; }
+  /// A mutable view converts to a read-only one.
+  template <class U = T>
+    requires(!std::is_const_v<U>)
+  FLOWDG_HD operator View<const U>() const { return {data, n}; }
 };
 
 /// Owning, move-only array in one memory space.

@@ -11,6 +11,15 @@
 #define FLOWDG_FORCEINLINE inline
 #endif
 
+// Loop unrolling hint for loops with compile-time trip counts (order-templated kernels).
+#if defined(__CUDACC__)
+#define FLOWDG_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define FLOWDG_UNROLL _Pragma("GCC unroll 32")
+#else
+#define FLOWDG_UNROLL
+#endif
+
 namespace flowdg {
 /// Sizes and global indices (100M triangles x 3 x 4 unknowns exceeds 2^31).
 using index_t = std::int64_t;

@@ -1,6 +1,7 @@
 #pragma once
 // DG connectivity: the faces of a mesh with their two sides. Boundary faces come first, grouped by
 // tag in ascending tag order, then the interior faces.
+#include <string>
 #include <vector>
 
 #include "flowdg/core/hd.hpp"
@@ -47,6 +48,9 @@ struct Connectivity {
 /// shared by more than two elements, a hanging (non-conforming) face, a boundary face without a
 /// tag (all listed, up to a limit).
 Connectivity build_connectivity(const Mesh& mesh);
+/// The same, but each kind of problem is appended to `errors` as one message instead of thrown;
+/// the result is complete only when no message was added (for validate_mesh).
+Connectivity build_connectivity(const Mesh& mesh, std::vector<std::string>& errors);
 
 enum class ElementOrdering { none, reverse_cuthill_mckee, hilbert };
 /// Renumbers the mesh's elements for memory locality; returns new_to_old. Call before

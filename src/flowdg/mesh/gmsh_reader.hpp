@@ -1,6 +1,7 @@
 #pragma once
 // Gmsh MSH reader: format 2.2 and 4.1, ASCII and binary, as written by gmsh and meshio.
 #include <string>
+#include <string_view>
 
 #include "flowdg/mesh/mesh.hpp"
 
@@ -10,5 +11,9 @@ namespace flowdg {
 /// (named by $PhysicalNames, else "tag<N>") on the matching facets. Any problem is an InputError
 /// naming the file and the line (ASCII) or byte offset (binary).
 Mesh read_gmsh(const std::string& path);
+
+/// Reads a mesh from the bytes of a file; `name` is what error messages call it. read_gmsh and
+/// the fuzzer share this entry point.
+Mesh read_gmsh_from_memory(std::string_view bytes, const std::string& name);
 
 }  // namespace flowdg

@@ -21,4 +21,14 @@ MeshReport validate_mesh(Mesh& mesh);
 /// validate_mesh, then throws InputError with the first errors if the mesh is invalid.
 void validate_or_throw(Mesh& mesh);
 
+/// "17 (0.5, 0.25)": a node id with its coordinates, as error messages name nodes.
+std::string describe_node(const Mesh& mesh, index_t node);
+
+/// The smallest angle of an element in degrees: corner angle of triangles and quadrilaterals,
+/// dihedral angle of tetrahedra, face corner angle of hexahedra (from the vertices).
+double min_angle_degrees(const Mesh& mesh, index_t element);
+
+/// The largest distance between two of an element's vertices.
+double element_diameter(const Mesh& mesh, index_t element);
+
 }  // namespace flowdg

@@ -1,0 +1,660 @@
+// 2D Euler modal DG: set-up of geometry and basis tables, and the face and element kernels,
+// written once and run by the CPU (OpenMP) and CUDA backends. Compiled by nvcc when CUDA is on.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/core/error.hpp"
+#include "flowdg/dg/euler2d.hpp"
+#include "flowdg/element/basis.hpp"
+#include "flowdg/element/quadrature.hpp"
+#include "flowdg/physics/boundary/euler_boundary.hpp"
+#include "flowdg/physics/riemann/hllc.hpp"
+#include "flowdg/physics/riemann/roe.hpp"
+#include "flowdg/physics/riemann/rusanov.hpp"
+
+#ifndef FLOWDG_MAX_ORDER
+#define FLOWDG_MAX_ORDER 6
+#endif
+
+namespace flowdg::euler2d {
+
+namespace {
+
+constexpr int NV = n_variables;
+
+FLOWDG_HD constexpr int basis_count(int p) { return (p + 1) * (p + 2) / 2; }
+
+// ---- device-side descriptions ----------------------------------------------------------------
+
+/// Per-element affine geometry, structure of arrays: [c * K + e] for c in
+/// {dr/dx, dr/dy, ds/dx, ds/dy, 1/det J}.
+enum GeometryComponent { rx = 0, ry, sx, sy, inverse_det, n_geometry };
+
+struct Tables {
+  View<const double> volume_phi;      ///< [k * Np + j]
+  View<const double> volume_dphi_dr;  ///< [k * Np + j]
+  View<const double> volume_dphi_ds;
+  View<const double> volume_weight;   ///< [k]
+  View<const double> face_phi;        ///< [(local_face * Nfq + q) * Np + j]
+  View<const double> face_weight;     ///< [q]
+  int n_volume_points = 0;
+};
+
+struct FaceData {
+  View<const index_t> element_m, element_p;
+  View<const int> local_face_m, local_face_p;
+  View<const double> geometry;         ///< [c * F + f], c in {nx, ny, half length}
+  View<const double> boundary_points;  ///< [(c * Nfq + q) * n_boundary + f], c in {x, y}
+  index_t n_faces = 0, n_boundary = 0;
+};
+
+/// Runge-Kutta register update of one stage (runge_kutta.hpp's generic form). Terms whose
+/// coefficient is exactly zero are skipped, so registers not yet written (NaN) never leak in.
+struct StageUpdate {
+  RungeKuttaStage stage{};
+  double dt = 0;
+  View<double> u0, q;  // empty when the scheme does not use them
+};
+
+// ---- face kernels ----------------------------------------------------------------------------
+
+/// Traces of the P-th order solution of element e on local face l at the Nfq face points.
+template <int P>
+FLOWDG_HD FLOWDG_FORCEINLINE void face_traces(View<const double> u, index_t K, index_t e, int l,
+                                              const Tables& tables, bool reversed,
+                                              State (&trace)[P + 1]) {
+  constexpr int Np = basis_count(P), Nfq = P + 1;
+  for (int q = 0; q < Nfq; ++q)
+    for (int v = 0; v < NV; ++v) trace[q][v] = 0.0;
+  for (int v = 0; v < NV; ++v) {
+FLOWDG_UNROLL
+    for (int j = 0; j < Np; ++j) {
+      const double c = u[(static_cast<index_t>(v) * Np + j) * K + e];
+FLOWDG_UNROLL
+      for (int q = 0; q < Nfq; ++q) {
+        const int point = reversed ? Nfq - 1 - q : q;
+        trace[q][v] += c * tables.face_phi[(l * Nfq + point) * Np + j];
+      }
+    }
+  }
+}
+
+template <int P, class Flux>
+struct InteriorFaceKernel {
+  View<const double> u;
+  View<double> face_flux;
+  FaceData faces;
+  Tables tables;
+  index_t K;
+  Gas gas;
+
+  FLOWDG_HD void operator()(index_t i) const {
+    constexpr int Nfq = P + 1;
+    const index_t f = faces.n_boundary + i;
+    const index_t F = faces.n_faces;
+    State um[Nfq], up[Nfq];
+    face_traces<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, false, um);
+    // Eq. (16): the right element traverses the shared edge in the opposite direction.
+    face_traces<P>(u, K, faces.element_p[f], faces.local_face_p[f], tables, true, up);
+    const double nx = faces.geometry[f], ny = faces.geometry[F + f];
+    const double scale = faces.geometry[2 * F + f];
+FLOWDG_UNROLL
+    for (int q = 0; q < Nfq; ++q) {
+      const State flux_q = Flux{}(um[q], up[q], nx, ny, gas);
+      const double weight = scale * tables.face_weight[q];
+      for (int v = 0; v < NV; ++v) face_flux[(static_cast<index_t>(v) * Nfq + q) * F + f] = weight * flux_q[v];
+    }
+  }
+};
+
+FLOWDG_HD inline State ghost_state(const BoundaryCondition& bc, const State& um, double nx, double ny,
+                                   double x, double y, double t, const Gas& gas) {
+  switch (bc.kind) {
+    case BoundaryKind::slip_wall: return slip_wall(um, nx, ny);
+    case BoundaryKind::curvature_wall: {
+      double tx = 0, ty = 0;
+      circle_tangent(bc.center_x, bc.center_y, x, y, -ny, nx, tx, ty);
+      return curvature_wall(um, tx, ty);
+    }
+    case BoundaryKind::inflow: return supersonic_inflow(bc.flow(x, y, t));
+    case BoundaryKind::outflow: return supersonic_outflow(um);
+    case BoundaryKind::farfield: return characteristic_farfield(um, bc.flow(x, y, t), nx, ny, gas);
+    case BoundaryKind::prescribed: return bc.flow(x, y, t);
+  }
+  return um;
+}
+
+template <int P, class Flux>
+struct BoundaryFaceKernel {
+  View<const double> u;
+  View<double> face_flux;
+  FaceData faces;
+  Tables tables;
+  index_t K;
+  Gas gas;
+  BoundaryCondition condition;
+  index_t first_face;
+  double t;
+
+  FLOWDG_HD void operator()(index_t i) const {
+    constexpr int Nfq = P + 1;
+    const index_t f = first_face + i;
+    const index_t F = faces.n_faces, B = faces.n_boundary;
+    State um[Nfq];
+    face_traces<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, false, um);
+    const double nx = faces.geometry[f], ny = faces.geometry[F + f];
+    const double scale = faces.geometry[2 * F + f];
+FLOWDG_UNROLL
+    for (int q = 0; q < Nfq; ++q) {
+      const double x = faces.boundary_points[static_cast<index_t>(q) * B + f];
+      const double y = faces.boundary_points[static_cast<index_t>(Nfq + q) * B + f];
+      const State up = ghost_state(condition, um[q], nx, ny, x, y, t, gas);
+      const State flux_q = Flux{}(um[q], up, nx, ny, gas);
+      const double weight = scale * tables.face_weight[q];
+      for (int v = 0; v < NV; ++v) face_flux[(static_cast<index_t>(v) * Nfq + q) * F + f] = weight * flux_q[v];
+    }
+  }
+};
+
+// ---- element kernel --------------------------------------------------------------------------
+
+/// Volume integral, gathered surface integral and the Runge-Kutta stage update of one element.
+template <int P>
+struct ElementKernel {
+  View<double> u;
+  View<const double> face_flux;
+  View<const double> geometry;           ///< [c * K + e]
+  View<const index_t> element_face_code; ///< [l * K + e] = 2 * face + side (0: minus, 1: plus)
+  Tables tables;
+  index_t K, F;
+  Gas gas;
+  StageUpdate update;
+
+  FLOWDG_HD void operator()(index_t e) const {
+    constexpr int Np = basis_count(P), Nfq = P + 1;
+    double rhs[NV][Np];
+    for (int v = 0; v < NV; ++v)
+FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) rhs[v][j] = 0.0;
+
+    const double drdx = geometry[rx * K + e], drdy = geometry[ry * K + e];
+    const double dsdx = geometry[sx * K + e], dsdy = geometry[sy * K + e];
+    const double inverse_jacobian = geometry[inverse_det * K + e];
+
+    // Volume: sum_k w_k F(U(r_k)) . (J^-1 grad_r phi_j(r_k)); det J cancels with the mass matrix.
+    for (int k = 0; k < tables.n_volume_points; ++k) {
+      State uk;
+      for (int v = 0; v < NV; ++v) {
+        double value = 0.0;
+FLOWDG_UNROLL
+        for (int j = 0; j < Np; ++j)
+          value += u[(static_cast<index_t>(v) * Np + j) * K + e] * tables.volume_phi[k * Np + j];
+        uk[v] = value;
+      }
+      State fx, fy;
+      flux(uk, gas, fx, fy);
+      const double w = tables.volume_weight[k];
+      for (int v = 0; v < NV; ++v) {
+        const double gr = w * (fx[v] * drdx + fy[v] * drdy);
+        const double gs = w * (fx[v] * dsdx + fy[v] * dsdy);
+FLOWDG_UNROLL
+        for (int j = 0; j < Np; ++j)
+          rhs[v][j] += gr * tables.volume_dphi_dr[k * Np + j] + gs * tables.volume_dphi_ds[k * Np + j];
+      }
+    }
+
+    // Surface: the stored fluxes are oriented along the minus side's normal and point order.
+    for (int l = 0; l < 3; ++l) {
+      const index_t code = element_face_code[l * K + e];
+      const index_t f = code >> 1;
+      const bool plus_side = (code & 1) != 0;
+      const double sign = plus_side ? inverse_jacobian : -inverse_jacobian;
+FLOWDG_UNROLL
+      for (int q = 0; q < Nfq; ++q) {
+        const int point = plus_side ? Nfq - 1 - q : q;
+        for (int v = 0; v < NV; ++v) {
+          const double value = sign * face_flux[(static_cast<index_t>(v) * Nfq + q) * F + f];
+FLOWDG_UNROLL
+          for (int j = 0; j < Np; ++j) rhs[v][j] += value * tables.face_phi[(l * Nfq + point) * Np + j];
+        }
+      }
+    }
+
+    const RungeKuttaStage& s = update.stage;
+    for (int v = 0; v < NV; ++v) {
+FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) {
+        const index_t index = (static_cast<index_t>(v) * Np + j) * K + e;
+        const double dtk = update.dt * rhs[v][j];
+        const double current = u[index];
+        double q_new = 0.0;
+        if (update.q.data != nullptr) {
+          if (s.q_q != 0.0) q_new += s.q_q * update.q[index];
+          if (s.q_k != 0.0) q_new += s.q_k * dtk;
+          if (s.q_0 != 0.0) q_new += s.q_0 * update.u0[index];
+          if (s.q_s != 0.0) q_new += s.q_s * current;
+          update.q[index] = q_new;
+        }
+        double u_new = 0.0;
+        if (s.u_q != 0.0) u_new += s.u_q * q_new;
+        if (s.u_k != 0.0) u_new += s.u_k * dtk;
+        if (s.u_0 != 0.0) u_new += s.u_0 * update.u0[index];
+        if (s.u_s != 0.0) u_new += s.u_s * current;
+        u[index] = u_new;
+      }
+    }
+  }
+};
+
+/// h_e / (|v| + c) at the element mean; h_e is the smallest altitude (2 area / longest edge).
+struct TimeStepKernel {
+  View<const double> u;
+  View<const double> h;
+  index_t K;
+  int Np;
+  Gas gas;
+  FLOWDG_HD double operator()(index_t e) const {
+    // phi_0 = 1/sqrt(2) on the reference triangle, so the mean is c_0 / sqrt(2).
+    const double to_mean = 0.70710678118654752440;
+    State mean;
+    for (int v = 0; v < NV; ++v) mean[v] = u[static_cast<index_t>(v) * Np * K + e] * to_mean;
+    if (!is_admissible(mean, gas)) return -1.0;  // flagged; the host reports it
+    return h[e] / max_wave_speed(mean, gas);
+  }
+};
+
+struct ChangeKernel {
+  View<const double> a, b;
+  FLOWDG_HD double operator()(index_t i) const { return std::fabs(a[i] - b[i]); }
+};
+
+// ---- compile-time dispatch -------------------------------------------------------------------
+
+template <int P = 0, class F>
+void with_order(int order, F&& function) {
+  if constexpr (P > FLOWDG_MAX_ORDER) {
+    throw InputError(cat("order ", order, " is not compiled in (0..", FLOWDG_MAX_ORDER,
+                         "; rebuild with -DFLOWDG_MAX_ORDER=N for more)"));
+  } else {
+    if (order == P) {
+      function(std::integral_constant<int, P>{});
+    } else {
+      with_order<P + 1>(order, std::forward<F>(function));
+    }
+  }
+}
+
+template <class F>
+void with_flux(RiemannSolver solver, F&& function) {
+  switch (solver) {
+    case RiemannSolver::rusanov: function(RusanovFlux{}); return;
+    case RiemannSolver::hllc: function(HllcFlux{}); return;
+    case RiemannSolver::roe: function(RoeFlux{}); return;
+  }
+}
+
+}  // namespace
+
+int max_order() { return FLOWDG_MAX_ORDER; }
+
+// ---- set-up ----------------------------------------------------------------------------------
+
+struct Solver::Data {
+  Backend backend{};
+  int order = 0, Np = 0, Nfq = 0, Nq = 0;
+  index_t K = 0, F = 0, B = 0;
+  Array<double> u, u0, q, flux;
+  Array<double> geometry, h;
+  Array<index_t> element_face_code;
+  Array<index_t> face_element_m, face_element_p;
+  Array<int> face_local_m, face_local_p;
+  Array<double> face_geometry, boundary_points;
+  Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
+  struct Range {
+    index_t begin, end;
+    BoundaryCondition condition;
+  };
+  std::vector<Range> boundary_ranges;
+  // Host copies for projection and error integrals.
+  std::vector<Point3> vertices;  ///< [3 * e + k]
+  std::vector<double> det_jacobian;
+
+  Tables tables() const {
+    return {volume_phi.view(), volume_dphi_dr.view(), volume_dphi_ds.view(), volume_weight.view(),
+            face_phi.view(),   face_weight.view(),    Nq};
+  }
+  FaceData faces() const {
+    return {face_element_m.view(), face_element_p.view(), face_local_m.view(), face_local_p.view(),
+            face_geometry.view(),  boundary_points.view(), F, B};
+  }
+};
+
+namespace {
+Point3 map_to_physical(const Point3* v, Point3 reference) {
+  const double a = 0.5 * (1.0 + reference.x), b = 0.5 * (1.0 + reference.y);
+  return v[0] + a * (v[1] - v[0]) + b * (v[2] - v[0]);
+}
+}  // namespace
+
+Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions options)
+    : options_(std::move(options)), data_(std::make_unique<Data>()) {
+  const int p = options_.order;
+  if (p < 0 || p > FLOWDG_MAX_ORDER)
+    throw InputError(cat("order ", p, " is out of range: this build supports 0..", FLOWDG_MAX_ORDER));
+  if (mesh.dimension != 2) throw InputError(cat("2D Euler needs a 2D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
+  for (index_t e = 0; e < mesh.n_elements(); ++e)
+    if (mesh.element_types[e] != ElementType::triangle3)
+      throw InputError(cat("2D Euler runs on straight-sided triangles; element ", e, " of ", mesh.source,
+                           " is a ", type_name(mesh.element_types[e])));
+
+  Data& d = *data_;
+  d.backend = options_.backend;
+  d.order = p;
+  d.Np = basis_count(p);
+  d.Nfq = p + 1;
+  d.K = n_elements_ = mesh.n_elements();
+  d.F = connectivity.n_faces();
+  d.B = connectivity.n_boundary_faces();
+  const Space space = space_of(d.backend);
+  const index_t K = d.K, F = d.F, B = d.B;
+  const int Np = d.Np, Nfq = d.Nfq;
+
+  // Basis tables.
+  const QuadratureRule volume_rule = triangle_rule(2 * p);
+  const QuadratureRule edge_rule = gauss_legendre(Nfq);
+  d.Nq = volume_rule.size();
+  std::vector<double> phi(d.Nq * Np), dphi_dr(d.Nq * Np), dphi_ds(d.Nq * Np);
+  std::vector<double> values(Np);
+  std::vector<Point3> gradients(Np);
+  for (int k = 0; k < d.Nq; ++k) {
+    basis_gradients(Shape::triangle, p, volume_rule.points[k], values.data(), gradients.data());
+    for (int j = 0; j < Np; ++j) {
+      phi[k * Np + j] = values[j];
+      dphi_dr[k * Np + j] = gradients[j].x;
+      dphi_ds[k * Np + j] = gradients[j].y;
+    }
+  }
+  std::vector<double> edge_phi(3 * Nfq * Np);
+  for (int l = 0; l < 3; ++l)
+    for (int q = 0; q < Nfq; ++q) {
+      basis_values(Shape::triangle, p, face_to_element(Shape::triangle, l, edge_rule.points[q]), values.data());
+      for (int j = 0; j < Np; ++j) edge_phi[(l * Nfq + q) * Np + j] = values[j];
+    }
+  d.volume_phi = Array<double>(space, phi);
+  d.volume_dphi_dr = Array<double>(space, dphi_dr);
+  d.volume_dphi_ds = Array<double>(space, dphi_ds);
+  d.volume_weight = Array<double>(space, volume_rule.weights);
+  d.face_phi = Array<double>(space, edge_phi);
+  d.face_weight = Array<double>(space, edge_rule.weights);
+
+  // Element geometry.
+  d.vertices.resize(3 * K);
+  d.det_jacobian.resize(K);
+  std::vector<double> geometry(n_geometry * K), h(K);
+  for (index_t e = 0; e < K; ++e) {
+    const index_t* nodes = mesh.element_node_ids(e);
+    Point3* v = &d.vertices[3 * e];
+    for (int k = 0; k < 3; ++k) v[k] = mesh.nodes[nodes[k]];
+    const double xr = 0.5 * (v[1].x - v[0].x), xs = 0.5 * (v[2].x - v[0].x);
+    const double yr = 0.5 * (v[1].y - v[0].y), ys = 0.5 * (v[2].y - v[0].y);
+    const double det = xr * ys - xs * yr;
+    if (!(det > 0))
+      throw InputError(cat("element ", e, " of ", mesh.source, " is inverted or degenerate (det J = ", det,
+                           "); run `flowdg mesh info` on the mesh"));
+    geometry[rx * K + e] = ys / det;
+    geometry[ry * K + e] = -xs / det;
+    geometry[sx * K + e] = -yr / det;
+    geometry[sy * K + e] = xr / det;
+    geometry[inverse_det * K + e] = 1.0 / det;
+    d.det_jacobian[e] = det;
+    double longest = 0;
+    for (int k = 0; k < 3; ++k) {
+      const Point3 edge = v[(k + 1) % 3] - v[k];
+      longest = std::max(longest, std::sqrt(dot(edge, edge)));
+    }
+    h[e] = 2.0 * (2.0 * det) / longest;  // area = 2 det J
+  }
+  d.geometry = Array<double>(space, geometry);
+  d.h = Array<double>(space, h);
+
+  // Faces.
+  std::vector<index_t> element_m(F), element_p(F), face_code(3 * K, -1);
+  std::vector<int> local_m(F), local_p(F);
+  std::vector<double> face_geometry(3 * F), boundary_points(2 * Nfq * B);
+  for (index_t f = 0; f < F; ++f) {
+    const Face& face = connectivity.faces[f];
+    const bool interior = face.element_p >= 0;
+    FLOWDG_ASSERT(interior == (f >= B), "boundary faces must come first (face ", f, ")");
+    if (interior && face.orientation != 1)
+      throw InputError(cat("face ", f, " between elements ", face.element_m, " and ", face.element_p,
+                           " is not traversed in opposite directions by its two elements; the mesh is not"
+                           " consistently oriented"));
+    element_m[f] = face.element_m;
+    element_p[f] = interior ? face.element_p : face.element_m;
+    local_m[f] = face.local_face_m;
+    local_p[f] = interior ? face.local_face_p : face.local_face_m;
+    face_code[face.local_face_m * K + face.element_m] = 2 * f;
+    if (interior) face_code[face.local_face_p * K + face.element_p] = 2 * f + 1;
+    const Point3* v = &d.vertices[3 * face.element_m];
+    const Point3 a = v[face_vertex(Shape::triangle, face.local_face_m, 0)];
+    const Point3 b = v[face_vertex(Shape::triangle, face.local_face_m, 1)];
+    const Point3 edge = b - a;
+    const double length = std::sqrt(dot(edge, edge));
+    face_geometry[f] = edge.y / length;  // outward normal of a counter-clockwise element
+    face_geometry[F + f] = -edge.x / length;
+    face_geometry[2 * F + f] = 0.5 * length;
+    if (!interior)
+      for (int q = 0; q < Nfq; ++q) {
+        const double t = 0.5 * (1.0 + edge_rule.points[q].x);
+        boundary_points[static_cast<index_t>(q) * B + f] = a.x + t * edge.x;
+        boundary_points[static_cast<index_t>(Nfq + q) * B + f] = a.y + t * edge.y;
+      }
+  }
+  for (index_t i = 0; i < 3 * K; ++i)
+    FLOWDG_ASSERT(face_code[i] >= 0, "element ", i % K, " local face ", i / K, " has no face");
+  d.face_element_m = Array<index_t>(space, element_m);
+  d.face_element_p = Array<index_t>(space, element_p);
+  d.face_local_m = Array<int>(space, local_m);
+  d.face_local_p = Array<int>(space, local_p);
+  d.face_geometry = Array<double>(space, face_geometry);
+  d.boundary_points = Array<double>(space, boundary_points);
+  d.element_face_code = Array<index_t>(space, face_code);
+
+  // Boundary conditions by tag.
+  for (std::size_t tag = 0; tag + 1 < connectivity.tag_offsets.size(); ++tag) {
+    const index_t begin = connectivity.tag_offsets[tag], end = connectivity.tag_offsets[tag + 1];
+    if (begin == end) continue;
+    if (tag >= options_.boundary.size())
+      throw InputError(cat("boundary '", mesh.boundary_names[tag], "' of ", mesh.source,
+                           " has no boundary condition"));
+    d.boundary_ranges.push_back({begin, end, options_.boundary[tag]});
+  }
+
+  d.u = Array<double>(space, static_cast<index_t>(NV) * Np * K);
+  d.flux = Array<double>(space, static_cast<index_t>(NV) * Nfq * F);
+}
+
+Solver::~Solver() = default;
+
+int Solver::n_basis() const { return data_->Np; }
+index_t Solver::dof() const { return static_cast<index_t>(NV) * data_->Np * data_->K; }
+
+std::vector<double> Solver::coefficients() const { return data_->u.to_host(); }
+void Solver::set_coefficients(const std::vector<double>& values) {
+  if (static_cast<index_t>(values.size()) != data_->u.size())
+    throw InputError(cat("coefficient array has ", values.size(), " values, the solver expects ", data_->u.size()));
+  data_->u.assign(values);
+}
+
+// ---- projection, errors, totals (host, OpenMP) -----------------------------------------------
+
+void Solver::project(const Flow& flow, double t) {
+  const Data& d = *data_;
+  const int Np = d.Np;
+  const index_t K = d.K;
+  const QuadratureRule rule = triangle_rule(2 * d.order + 2);
+  std::vector<double> phi(rule.size() * Np);
+  for (int k = 0; k < rule.size(); ++k) basis_values(Shape::triangle, d.order, rule.points[k], &phi[k * Np]);
+  std::vector<double> coefficients(static_cast<std::size_t>(NV) * Np * K, 0.0);
+  const Point3* vertices = d.vertices.data();
+#pragma omp parallel for schedule(static)
+  for (index_t e = 0; e < K; ++e) {
+    for (int k = 0; k < rule.size(); ++k) {
+      const Point3 x = map_to_physical(&vertices[3 * e], rule.points[k]);
+      const State value = flow(x.x, x.y, t);
+      for (int v = 0; v < NV; ++v)
+        for (int j = 0; j < Np; ++j)
+          coefficients[(static_cast<std::size_t>(v) * Np + j) * K + e] += rule.weights[k] * value[v] * phi[k * Np + j];
+    }
+  }
+  data_->u.assign(coefficients);
+}
+
+ErrorNorms Solver::errors(const Flow& exact, double t) const {
+  const Data& d = *data_;
+  const int Np = d.Np;
+  const index_t K = d.K;
+  const QuadratureRule rule = triangle_rule(std::min(2 * d.order + 6, 20));
+  std::vector<double> phi(rule.size() * Np);
+  for (int k = 0; k < rule.size(); ++k) basis_values(Shape::triangle, d.order, rule.points[k], &phi[k * Np]);
+  const std::vector<double> c = coefficients();
+  std::vector<std::array<double, 2 * NV>> per_element(K);
+#pragma omp parallel for schedule(static)
+  for (index_t e = 0; e < K; ++e) {
+    std::array<double, 2 * NV> acc{};
+    for (int k = 0; k < rule.size(); ++k) {
+      const Point3 x = map_to_physical(&d.vertices[3 * e], rule.points[k]);
+      const State reference = exact(x.x, x.y, t);
+      for (int v = 0; v < NV; ++v) {
+        double value = 0;
+        for (int j = 0; j < Np; ++j) value += c[(static_cast<std::size_t>(v) * Np + j) * K + e] * phi[k * Np + j];
+        const double difference = value - reference[v];
+        acc[v] += rule.weights[k] * d.det_jacobian[e] * difference * difference;
+        acc[NV + v] = std::max(acc[NV + v], std::fabs(difference));
+      }
+    }
+    per_element[e] = acc;
+  }
+  ErrorNorms norms;
+  for (int v = 0; v < NV; ++v) {
+    double sum = 0;
+    for (index_t e = 0; e < K; ++e) {
+      sum += per_element[e][v];
+      norms.linf[v] = std::max(norms.linf[v], per_element[e][NV + v]);
+    }
+    norms.l2[v] = std::sqrt(sum);
+  }
+  return norms;
+}
+
+std::array<double, n_variables> Solver::totals() const {
+  const Data& d = *data_;
+  const std::vector<double> c = coefficients();
+  // integral of phi_0 over the reference triangle is sqrt(2); Kahan sums keep the total to rounding.
+  std::array<double, NV> totals{};
+  for (int v = 0; v < NV; ++v) {
+    double sum = 0, compensation = 0;
+    for (index_t e = 0; e < d.K; ++e) {
+      const double term = d.det_jacobian[e] * std::sqrt(2.0) * c[static_cast<std::size_t>(v) * d.Np * d.K + e] - compensation;
+      const double next = sum + term;
+      compensation = (next - sum) - term;
+      sum = next;
+    }
+    totals[v] = sum;
+  }
+  return totals;
+}
+
+index_t Solver::first_bad_element() const {
+  const Data& d = *data_;
+  const std::vector<double> c = coefficients();
+  std::vector<double> values(d.Np);
+  const QuadratureRule rule = triangle_rule(2 * d.order);
+  for (index_t e = 0; e < d.K; ++e)
+    for (int k = 0; k < rule.size(); ++k) {
+      basis_values(Shape::triangle, d.order, rule.points[k], values.data());
+      State state;
+      for (int v = 0; v < NV; ++v) {
+        state[v] = 0;
+        for (int j = 0; j < d.Np; ++j) state[v] += c[(static_cast<std::size_t>(v) * d.Np + j) * d.K + e] * values[j];
+      }
+      if (!is_admissible(state, options_.gas)) return e;
+    }
+  return -1;
+}
+
+// ---- stepping --------------------------------------------------------------------------------
+
+double Solver::stable_time_step(double cfl) const {
+  const Data& d = *data_;
+  const double smallest = reduce_min<double>(d.backend, d.K, TimeStepKernel{d.u.view(), d.h.view(), d.K, d.Np, options_.gas});
+  if (!(smallest > 0)) {
+    const index_t bad = first_bad_element();
+    std::string where = "an element mean";
+    if (bad >= 0) {
+      const Point3* v = &d.vertices[3 * bad];
+      where = cat("element ", bad, " near (", (v[0].x + v[1].x + v[2].x) / 3, ", ", (v[0].y + v[1].y + v[2].y) / 3, ")");
+    }
+    throw NumericalError(cat("non-physical state (negative density or pressure, or NaN) at ", where));
+  }
+  return cfl * smallest / (2 * d.order + 1);
+}
+
+namespace {
+void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, const StageUpdate& update) {
+  const Tables tables = d.tables();
+  const FaceData faces = d.faces();
+  with_order(d.order, [&](auto order) {
+    constexpr int P = decltype(order)::value;
+    with_flux(options.flux, [&](auto flux) {
+      using Flux = decltype(flux);
+      for (const auto& range : d.boundary_ranges)
+        for_each(d.backend, range.end - range.begin,
+                 BoundaryFaceKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas,
+                                             range.condition, range.begin, t_stage});
+      for_each(d.backend, d.F - d.B,
+               InteriorFaceKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas});
+    });
+    for_each(d.backend, d.K,
+             ElementKernel<P>{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
+                              d.K, d.F, options.gas, update});
+  });
+}
+}  // namespace
+
+void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
+  Data& d = *data_;
+  const Space space = space_of(d.backend);
+  const bool keep_u0 = scheme.uses_u0 || monitor_change;
+  if (keep_u0 && d.u0.size() != d.u.size()) d.u0 = Array<double>(space, d.u.size());
+  if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<double>(space, d.u.size());
+  if (keep_u0) d.u0.copy_from(d.u);
+  StageUpdate update;
+  update.dt = dt;
+  if (scheme.uses_u0) update.u0 = d.u0.view();
+  if (scheme.uses_q) update.q = d.q.view();
+  for (const RungeKuttaStage& stage : scheme.stages) {
+    update.stage = stage;
+    run_stage(d, options_, t + stage.c * dt, update);
+  }
+  if (monitor_change)
+    last_change_ = reduce_max<double>(d.backend, d.u.size(), ChangeKernel{d.u.view(), d.u0.view()});
+}
+
+std::vector<double> Solver::residual(double t) {
+  Data& d = *data_;
+  if (d.q.size() != d.u.size()) d.q = Array<double>(space_of(d.backend), d.u.size());
+  StageUpdate update;
+  update.dt = 1.0;
+  update.q = d.q.view();
+  update.stage = RungeKuttaStage{};
+  update.stage.q_k = 1.0;  // q = R(u)
+  update.stage.u_s = 1.0;  // u unchanged
+  run_stage(d, options_, t, update);
+  return d.q.to_host();
+}
+
+}  // namespace flowdg::euler2d

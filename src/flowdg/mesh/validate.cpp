@@ -1,0 +1,327 @@
+#include "flowdg/mesh/validate.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numbers>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+
+namespace flowdg {
+namespace {
+
+constexpr std::size_t list_limit = 10;
+// Below this relative measure (area / diameter^2, volume / diameter^3) an element is degenerate.
+constexpr double zero_measure = 1e-12;
+// Smaller angles are legal but cripple the explicit time step; worth a warning.
+constexpr double sliver_angle_degrees = 1.0;
+
+double cross_z(Point3 a, Point3 b) { return a.x * b.y - a.y * b.x; }
+double triple(Point3 a, Point3 b, Point3 c) { return dot(a, cross(b, c)); }
+double norm(Point3 a) { return std::sqrt(dot(a, a)); }
+
+// The angle between two vectors, accurate also near 0 and pi.
+double angle_between(Point3 a, Point3 b) { return std::atan2(norm(cross(a, b)), dot(a, b)); }
+
+Point3 vertex(const Mesh& mesh, index_t element, int k) {
+  return mesh.nodes[mesh.element_node_ids(element)[k]];
+}
+
+// Neighbours of each hexahedron vertex ordered so that the corner tetrahedron is positive.
+constexpr int hexahedron_corners[8][3] = {{1, 3, 4}, {2, 0, 5}, {3, 1, 6}, {0, 2, 7},
+                                          {7, 5, 0}, {4, 6, 1}, {5, 7, 2}, {6, 4, 3}};
+
+// The Jacobian's sign at each vertex (a multiple of it): one value for simplices, whose Jacobian
+// is constant, one per corner for quadrilaterals and hexahedra.
+int corner_measures(const Mesh& mesh, index_t e, double* measures) {
+  const auto v = [&](int k) { return vertex(mesh, e, k); };
+  switch (mesh.element_shape(e)) {
+    case Shape::triangle: measures[0] = cross_z(v(1) - v(0), v(2) - v(0)); return 1;
+    case Shape::quadrilateral:
+      for (int k = 0; k < 4; ++k) measures[k] = cross_z(v((k + 1) % 4) - v(k), v((k + 3) % 4) - v(k));
+      return 4;
+    case Shape::tetrahedron: measures[0] = triple(v(1) - v(0), v(2) - v(0), v(3) - v(0)); return 1;
+    case Shape::hexahedron:
+      for (int k = 0; k < 8; ++k) {
+        const int* n = hexahedron_corners[k];
+        measures[k] = triple(v(n[0]) - v(k), v(n[1]) - v(k), v(n[2]) - v(k));
+      }
+      return 8;
+    default: return 0;
+  }
+}
+
+// Gmsh's quadratic shape functions at reference point r (simplices on [0,1], quadrilaterals on
+// [-1,1]); returns the number of nodes.
+int quadratic_shape_values(ElementType type, Point3 r, double* values) {
+  switch (type) {
+    case ElementType::triangle6:
+    case ElementType::tetrahedron10: {
+      const bool tet = type == ElementType::tetrahedron10;
+      const double lambda[4] = {1 - r.x - r.y - r.z, r.x, r.y, r.z};
+      constexpr int edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+      const int n_corners = tet ? 4 : 3, n_edges = tet ? 6 : 3;
+      for (int k = 0; k < n_corners; ++k) values[k] = lambda[k] * (2 * lambda[k] - 1);
+      for (int k = 0; k < n_edges; ++k) values[n_corners + k] = 4 * lambda[edges[k][0]] * lambda[edges[k][1]];
+      return n_corners + n_edges;
+    }
+    case ElementType::quadrilateral8: {
+      for (int k = 0; k < 4; ++k) {
+        const Point3 c = reference_vertex(Shape::quadrilateral, k);
+        values[k] = 0.25 * (1 + r.x * c.x) * (1 + r.y * c.y) * (r.x * c.x + r.y * c.y - 1);
+        const Point3 m = 0.5 * (c + reference_vertex(Shape::quadrilateral, (k + 1) % 4));
+        values[4 + k] = m.x == 0 ? 0.5 * (1 - r.x * r.x) * (1 + r.y * m.y) : 0.5 * (1 + r.x * m.x) * (1 - r.y * r.y);
+      }
+      return 8;
+    }
+    case ElementType::quadrilateral9: {
+      // Products of the 1D quadratic Lagrange polynomials through -1, 0, 1.
+      const auto lagrange = [](double x, double node) {
+        return node == 0 ? 1 - x * x : 0.5 * x * (x + node);
+      };
+      for (int k = 0; k < 4; ++k) {
+        const Point3 c = reference_vertex(Shape::quadrilateral, k);
+        const Point3 m = 0.5 * (c + reference_vertex(Shape::quadrilateral, (k + 1) % 4));
+        values[k] = lagrange(r.x, c.x) * lagrange(r.y, c.y);
+        values[4 + k] = lagrange(r.x, m.x) * lagrange(r.y, m.y);
+      }
+      values[8] = lagrange(r.x, 0) * lagrange(r.y, 0);
+      return 9;
+    }
+    default: return 0;
+  }
+}
+
+// det J of a quadratic element at reference point r. Central differences are exact here: the
+// maps are at most quadratic in each reference coordinate.
+double quadratic_jacobian(const Mesh& mesh, index_t e, Point3 r) {
+  const ElementType type = mesh.element_types[e];
+  const int dim = dimension(shape_of(type));
+  Point3 columns[3];
+  for (int d = 0; d < dim; ++d) {
+    Point3 step{0, 0, 0};
+    (d == 0 ? step.x : d == 1 ? step.y : step.z) = 0.25;
+    double plus[10], minus[10];
+    const int n = quadratic_shape_values(type, r + step, plus);
+    quadratic_shape_values(type, r - step, minus);
+    columns[d] = {0, 0, 0};
+    for (int k = 0; k < n; ++k) columns[d] = columns[d] + (2.0 * (plus[k] - minus[k])) * vertex(mesh, e, k);
+  }
+  return dim == 2 ? cross_z(columns[0], columns[1]) : triple(columns[0], columns[1], columns[2]);
+}
+
+// A curved element whose vertices are positively oriented can still fold over where its edge
+// nodes bulge across the opposite side; det J at the nodes exposes that. The corners and the
+// midpoints of all corner pairs cover every node (the quadrilaterals' diagonals meet at the centre).
+bool folds_inside(const Mesh& mesh, index_t e) {
+  const Shape shape = mesh.element_shape(e);
+  std::vector<Point3> corners;
+  for (int k = 0; k < n_vertices(shape); ++k) {
+    const Point3 v = reference_vertex(shape, k);
+    const Point3 shift{1, 1, shape == Shape::tetrahedron ? 1.0 : 0.0};
+    corners.push_back(shape == Shape::quadrilateral ? v : 0.5 * (v + shift));
+  }
+  for (std::size_t a = 0; a < corners.size(); ++a)
+    for (std::size_t b = a; b < corners.size(); ++b)
+      if (quadratic_jacobian(mesh, e, 0.5 * (corners[a] + corners[b])) <= 0) return true;
+  return false;
+}
+
+std::string describe_element(const Mesh& mesh, index_t e) {
+  std::string text = cat("element ", e, " (", type_name(mesh.element_types[e]), ", vertices");
+  for (int k = 0; k < n_vertices(mesh.element_shape(e)); ++k)
+    text += cat(k == 0 ? " " : ", ", describe_node(mesh, mesh.element_node_ids(e)[k]));
+  return text + ")";
+}
+
+// A mirror image in the reference element, which flips the orientation of a linear element.
+void reorient(Mesh& mesh, index_t e) {
+  index_t* nodes = mesh.element_nodes.data() + mesh.element_offsets[e];
+  switch (mesh.element_shape(e)) {
+    case Shape::triangle:
+    case Shape::tetrahedron: std::swap(nodes[1], nodes[2]); break;
+    case Shape::quadrilateral: std::swap(nodes[1], nodes[3]); break;
+    case Shape::hexahedron:
+      std::swap(nodes[1], nodes[3]);
+      std::swap(nodes[5], nodes[7]);
+      break;
+    default: break;
+  }
+}
+
+class ItemList {
+ public:
+  void add(const std::string& item) {
+    if (count_++ < list_limit) items_ += (items_.empty() ? "" : "; ") + item;
+  }
+  std::size_t count() const { return count_; }
+  std::string items() const { return items_ + (count_ > list_limit ? "; ..." : ""); }
+
+ private:
+  std::string items_;
+  std::size_t count_ = 0;
+};
+
+bool check_node_ids(const Mesh& mesh, std::vector<std::string>& errors) {
+  ItemList bad;
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    if (mesh.element_n_nodes(e) != n_nodes(mesh.element_types[e])) {
+      bad.add(cat("element ", e, " has ", mesh.element_n_nodes(e), " nodes, a ",
+                  type_name(mesh.element_types[e]), " has ", n_nodes(mesh.element_types[e])));
+      continue;
+    }
+    for (int k = 0; k < mesh.element_n_nodes(e); ++k) {
+      const index_t id = mesh.element_node_ids(e)[k];
+      if (id < 0 || id >= mesh.n_nodes())
+        bad.add(cat("element ", e, " uses node ", id, " (the mesh has ", mesh.n_nodes(), " nodes)"));
+    }
+  }
+  if (bad.count() > 0) errors.push_back(cat(bad.count(), " bad element node lists: ", bad.items()));
+  return bad.count() == 0;
+}
+
+void check_shapes(Mesh& mesh, MeshReport& report) {
+  ItemList degenerate, non_convex, inverted_curved, reoriented;
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    const int dim = dimension(mesh.element_shape(e));
+    if (dim != mesh.dimension) {
+      report.errors.push_back(cat(describe_element(mesh, e), " is ", dim, "D in a ", mesh.dimension,
+                                  "D mesh"));
+      continue;
+    }
+    double measures[8];
+    const int n = corner_measures(mesh, e, measures);
+    double mean = 0;
+    for (int k = 0; k < n; ++k) mean += measures[k] / n;
+    const auto [low, high] = std::minmax_element(measures, measures + n);
+    if (std::abs(mean) < zero_measure * std::pow(element_diameter(mesh, e), dim)) {
+      degenerate.add(describe_element(mesh, e));
+    } else if (*low <= 0 && *high >= 0) {
+      non_convex.add(describe_element(mesh, e));
+    } else if (geometric_order(mesh.element_types[e]) > 1) {
+      if (*high < 0 || folds_inside(mesh, e)) inverted_curved.add(describe_element(mesh, e));
+    } else if (*high < 0) {
+      reorient(mesh, e);
+      reoriented.add(cat(e));
+    }
+  }
+  const char* measure = mesh.dimension == 3 ? "volume" : "area";
+  if (degenerate.count() > 0)
+    report.errors.push_back(cat(degenerate.count(), " elements have zero ", measure, ": ", degenerate.items()));
+  if (non_convex.count() > 0)
+    report.errors.push_back(cat(non_convex.count(),
+                                " elements are not convex (a corner of 180 degrees or more, or twisted): ",
+                                non_convex.items()));
+  if (inverted_curved.count() > 0)
+    report.errors.push_back(cat(inverted_curved.count(),
+                                " curved elements are inverted or fold over (det J <= 0 at a node), which "
+                                "renumbering cannot repair: ",
+                                inverted_curved.items()));
+  if (reoriented.count() > 0)
+    report.notes.push_back(cat("reoriented ", reoriented.count(),
+                               " inverted elements to positive orientation (first: ", reoriented.items(), ")"));
+}
+
+bool check_duplicates(const Mesh& mesh, std::vector<std::string>& errors) {
+  std::vector<std::pair<std::array<index_t, 8>, index_t>> keyed(mesh.n_elements());
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    // Padding that sorts last, so the whole array is sorted (see connectivity.cpp).
+    std::array<index_t, 8> key;
+    key.fill(std::numeric_limits<index_t>::max());
+    const int n = n_vertices(mesh.element_shape(e));
+    std::copy(mesh.element_node_ids(e), mesh.element_node_ids(e) + n, key.begin());
+    std::sort(key.begin(), key.end());
+    keyed[e] = {key, e};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  ItemList duplicates;
+  for (std::size_t k = 1; k < keyed.size(); ++k)
+    if (keyed[k].first == keyed[k - 1].first)
+      duplicates.add(cat("elements ", keyed[k - 1].second, " and ", keyed[k].second,
+                         " have the same vertices"));
+  if (duplicates.count() > 0)
+    errors.push_back(cat(duplicates.count(), " duplicate elements: ", duplicates.items()));
+  return duplicates.count() == 0;
+}
+
+}  // namespace
+
+std::string describe_node(const Mesh& mesh, index_t node) {
+  const Point3 p = mesh.nodes[node];
+  char text[96];
+  if (mesh.dimension == 3)
+    std::snprintf(text, sizeof text, " (%.9g, %.9g, %.9g)", p.x, p.y, p.z);
+  else
+    std::snprintf(text, sizeof text, " (%.9g, %.9g)", p.x, p.y);
+  return cat(node, text);
+}
+
+double element_diameter(const Mesh& mesh, index_t e) {
+  const int n = n_vertices(mesh.element_shape(e));
+  double largest = 0;
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) largest = std::max(largest, norm(vertex(mesh, e, b) - vertex(mesh, e, a)));
+  return largest;
+}
+
+double min_angle_degrees(const Mesh& mesh, index_t e) {
+  const Shape shape = mesh.element_shape(e);
+  const auto v = [&](int k) { return vertex(mesh, e, k); };
+  double smallest = std::numbers::pi;
+  if (shape == Shape::tetrahedron) {
+    Point3 normals[4];
+    for (int f = 0; f < 4; ++f) {
+      const Point3 a = v(face_vertex(shape, f, 0));
+      normals[f] = cross(v(face_vertex(shape, f, 1)) - a, v(face_vertex(shape, f, 2)) - a);
+    }
+    // The dihedral angle at the edge two faces share is pi minus the angle of their normals.
+    for (int f = 0; f < 4; ++f)
+      for (int g = f + 1; g < 4; ++g)
+        smallest = std::min(smallest, std::numbers::pi - angle_between(normals[f], normals[g]));
+  } else {
+    // Corner angles of the element's faces (2D: of the element itself).
+    const bool solid = dimension(shape) == 3;
+    const int polygons = solid ? n_faces(shape) : 1;
+    for (int f = 0; f < polygons; ++f) {
+      const int n = solid ? n_face_vertices(shape) : n_vertices(shape);
+      const auto corner = [&](int k) { return v(solid ? face_vertex(shape, f, k % n) : k % n); };
+      for (int k = 0; k < n; ++k)
+        smallest = std::min(smallest, angle_between(corner(k + 1) - corner(k), corner(k + n - 1) - corner(k)));
+    }
+  }
+  return smallest * 180.0 / std::numbers::pi;
+}
+
+MeshReport validate_mesh(Mesh& mesh) {
+  MeshReport report;
+  if (!check_node_ids(mesh, report.errors)) return report;
+  check_shapes(mesh, report);
+  if (!check_duplicates(mesh, report.errors)) return report;
+  build_connectivity(mesh, report.errors);
+
+  ItemList slivers;
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    const double angle = min_angle_degrees(mesh, e);
+    if (angle < sliver_angle_degrees) slivers.add(cat("element ", e, " (", angle, " degrees)"));
+  }
+  if (slivers.count() > 0)
+    report.warnings.push_back(cat(slivers.count(), " elements have an angle below ", sliver_angle_degrees,
+                                  " degree, which shrinks the stable time step: ", slivers.items()));
+  return report;
+}
+
+void validate_or_throw(Mesh& mesh) {
+  const MeshReport report = validate_mesh(mesh);
+  if (report.ok()) return;
+  constexpr std::size_t shown = 3;
+  std::string message = cat("mesh ", mesh.source, " is invalid: ");
+  for (std::size_t k = 0; k < std::min(shown, report.errors.size()); ++k)
+    message += (k == 0 ? "" : "; and ") + report.errors[k];
+  if (report.errors.size() > shown) message += cat(" (and ", report.errors.size() - shown, " more problems)");
+  throw InputError(message);
+}
+
+}  // namespace flowdg

@@ -1,0 +1,65 @@
+#pragma once
+// Explicit Runge-Kutta schemes in one register form, so the DG operator can fuse any of them into
+// its element kernel. Per stage i, with k = R(u_s) evaluated at time t + c_i dt:
+//   q   <- q_q q + q_k dt k + q_0 u0 + q_s u_s
+//   u_s <- u_q q + u_k dt k + u_0 u0 + u_s u_s        (q here is the value just updated)
+// u_s is the stage solution (the solution itself at the start and end of a step), u0 the solution at
+// the start of the step and q an auxiliary register. A term whose coefficient is exactly 0 is skipped,
+// not multiplied: registers that a stage ignores (q before the first stage of a 2N scheme, u0 in a
+// scheme that never allocates it) may hold anything, NaN included, and 0 * NaN = NaN.
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "flowdg/core/hd.hpp"
+
+namespace flowdg {
+
+struct RungeKuttaStage {
+  double c, q_q, q_k, q_0, q_s, u_q, u_k, u_0, u_s;
+};
+
+struct RungeKuttaScheme {
+  std::string name;
+  int order;
+  std::vector<RungeKuttaStage> stages;
+  bool uses_u0;  ///< some coefficient on u0 is nonzero: the solver must keep a copy of u at step start
+  bool uses_q;   ///< some coefficient on q is nonzero: the solver must allocate q
+  int n_stages() const { return static_cast<int>(stages.size()); }
+};
+
+/// "ssp-rk2" (Heun), "ssp-rk3" (Shu-Osher), "rk4" (classical), "lsrk54" (Carpenter-Kennedy 2N).
+/// Unknown names throw InputError listing the valid ones.
+RungeKuttaScheme runge_kutta_scheme(std::string_view name);
+std::vector<std::string> runge_kutta_scheme_names();
+
+/// One stage's register update at one degree of freedom, as the fused kernels must perform it.
+/// dt_k = dt * R(u_s); u0 and q may be anything where their coefficients are 0.
+FLOWDG_HD inline void apply_runge_kutta_stage(const RungeKuttaStage& stage, double dt_k, double u0,
+                                              double& q, double& u_s) {
+  const auto term = [](double coefficient, double value) {
+    return coefficient == 0.0 ? 0.0 : coefficient * value;
+  };
+  q = term(stage.q_q, q) + term(stage.q_k, dt_k) + term(stage.q_0, u0) + term(stage.q_s, u_s);
+  u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);
+}
+
+/// Reference driver: one step of `scheme` from time t, with rhs(time, u, k) writing k = R(u).
+/// The specification that the fused device kernels must match.
+template <class F>
+void runge_kutta_step(const RungeKuttaScheme& scheme, double t, double dt, std::vector<double>& u, F&& rhs) {
+  const std::size_t n = u.size();
+  const double unused = std::numeric_limits<double>::quiet_NaN();  // poisons any illegal read
+  const std::vector<double> u0 = scheme.uses_u0 ? u : std::vector<double>(n, unused);
+  std::vector<double> q(n, unused);
+  std::vector<double> k(n);
+  for (const RungeKuttaStage& stage : scheme.stages) {
+    rhs(t + stage.c * dt, std::as_const(u), k);
+    for (std::size_t i = 0; i < n; ++i) apply_runge_kutta_stage(stage, dt * k[i], u0[i], q[i], u[i]);
+  }
+}
+
+}  // namespace flowdg

@@ -1,0 +1,149 @@
+// Mesh specs, the mesh summary, the broken sample files and the `flowdg mesh info` command.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/mesh/mesh_info.hpp"
+#include "mesh_invariants.hpp"
+
+using namespace flowdg;
+using flowdg::testing::contains;
+
+namespace {
+
+std::string input_error_of(const std::string& spec) {
+  try {
+    load_mesh(spec);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+CommandResult run_cli(const std::string& arguments) {
+  const auto directory = std::filesystem::temp_directory_path();
+  const std::string out = (directory / "flowdg_mesh_info_test.out").string();
+  const std::string err = (directory / "flowdg_mesh_info_test.err").string();
+  const int status = std::system(cat("'", FLOWDG_CLI, "' ", arguments, " >", out, " 2>", err).c_str());
+  const auto read = [](const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
+}
+
+std::string data(const std::string& name) { return cat(FLOWDG_TEST_DATA_DIR, "/", name); }
+
+}  // namespace
+
+TEST(MeshInfo, BuiltinSpecsGiveTheDocumentedMeshes) {
+  EXPECT_EQ(load_mesh("builtin:annulus").n_elements(), 180);
+  EXPECT_EQ(load_mesh("builtin:annulus?refine=2").n_elements(), 2880);
+  const Mesh rectangle = load_mesh("builtin:rectangle?nx=10&ny=5");
+  EXPECT_EQ(rectangle.n_elements(), 100);
+  EXPECT_EQ(rectangle.source, "builtin:rectangle?nx=10&ny=5");
+  EXPECT_EQ(load_mesh("builtin:rectangle?cells=quadrilaterals&nx=3&ny=2&refine=1").n_elements(), 24);
+  const Mesh box = load_mesh("builtin:box?n=2&lz=3");
+  EXPECT_EQ(box.n_elements(), 48);
+  EXPECT_EQ(box.nodes.back().z, 3.0);
+  EXPECT_EQ(load_mesh("builtin:box?n=2&nx=1").n_elements(), 24);
+}
+
+TEST(MeshInfo, BadSpecsAreOneLineInputErrors) {
+  EXPECT_TRUE(contains(input_error_of("builtin:disk"), "unknown built-in mesh 'disk' (known: annulus, rectangle, box)"));
+  EXPECT_TRUE(contains(input_error_of("builtin:annulus?levels=2"), "'levels=2' is not key=value with a known key"));
+  EXPECT_TRUE(contains(input_error_of("builtin:rectangle?nx=ten"), "nx=ten is not an integer"));
+  EXPECT_TRUE(contains(input_error_of("builtin:rectangle?x1=1.5e"), "x1=1.5e is not a number"));
+  EXPECT_TRUE(contains(input_error_of("builtin:rectangle?cells=hexagons"), "cells must be triangles or quadrilaterals"));
+  EXPECT_TRUE(contains(input_error_of("builtin:annulus?refine=-1"), "refine must be >= 0"));
+  EXPECT_NE(input_error_of(data("no_such_file.msh")), "no error");
+}
+
+TEST(MeshInfo, SummaryOfAUniformRectangleIsExact) {
+  // 0.2 x 0.2 cells cut into right isosceles triangles: every h is 0.2 sqrt 2, every min angle 45.
+  Mesh mesh = load_mesh("builtin:rectangle?x1=2&nx=10&ny=5");
+  const MeshInfo info = mesh_info(mesh);
+  EXPECT_TRUE(info.report.ok());
+  EXPECT_EQ(info.dimension, 2);
+  EXPECT_EQ(info.n_nodes, 66);
+  EXPECT_EQ(info.element_counts, (std::vector<std::pair<std::string, index_t>>{{"triangle3", 100}}));
+  ASSERT_TRUE(info.has_faces);
+  EXPECT_EQ(info.n_boundary_faces, 30);
+  EXPECT_EQ(info.n_interior_faces, 135);
+  EXPECT_EQ(info.tag_face_counts,
+            (std::vector<std::pair<std::string, index_t>>{{"bottom", 10}, {"right", 5}, {"top", 10}, {"left", 5}}));
+  EXPECT_NEAR(info.h_min, 0.2 * std::sqrt(2.0), 1e-15);
+  EXPECT_NEAR(info.h_max, 0.2 * std::sqrt(2.0), 1e-15);
+  EXPECT_NEAR(info.worst_angle_degrees, 45.0, 1e-12);
+  const std::string json = to_json(info);
+  EXPECT_TRUE(contains(json, "\"elements\": {\"triangle3\": 100}"));
+  EXPECT_TRUE(contains(json, "\"boundary_tags\": {\"bottom\": 10, \"right\": 5, \"top\": 10, \"left\": 5}"));
+  EXPECT_TRUE(contains(json, "\"valid\": true"));
+}
+
+// Each broken sample file gives its own error (or, for a clockwise straight triangle, its repair).
+TEST(MeshInfo, BrokenSampleFilesGiveTheirSpecificError) {
+  const std::map<std::string, std::string> expected{
+      {"bad_duplicate_element.msh", "error: 1 duplicate elements: elements 0 and 2 have the same vertices"},
+      {"bad_edge_three_triangles.msh", "error: 1 faces are shared by more than two elements"},
+      {"bad_hanging_node.msh", "error: 1 non-conforming (hanging) faces: node 6 (1, 0.5)"},
+      {"bad_inverted_curved_triangle.msh", "error: 1 curved elements are inverted or fold over"},
+      {"bad_inverted_triangle.msh", "note: reoriented 1 inverted elements to positive orientation (first: 1)"},
+      {"bad_untagged_boundary.msh", "error: 1 boundary faces have no boundary tag: face with nodes 0 (0, 0), 3 (0, 1)"},
+      {"bad_zero_area_triangle.msh", "error: 1 elements have zero area"},
+  };
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FLOWDG_TEST_DATA_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("bad_")) continue;
+    SCOPED_TRACE(name);
+    const auto found = expected.find(name);
+    ASSERT_NE(found, expected.end()) << "a new broken sample: add what it must report";
+    Mesh mesh = load_mesh(entry.path().string());
+    const MeshInfo info = mesh_info(mesh);
+    EXPECT_EQ(info.report.ok(), name == "bad_inverted_triangle.msh");
+    EXPECT_TRUE(contains(to_text(info), found->second));
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(expected.size()));
+}
+
+TEST(MeshInfo, CommandPrintsTheSummaryOfABuiltinMesh) {
+  const CommandResult result = run_cli("mesh info builtin:annulus");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  for (const char* line : {"source: builtin:annulus\n", "nodes: 114\n", "elements: 180 (triangle3: 180)\n",
+                           "faces: 293 (boundary 46, interior 247)\n", "  inner: 18 faces\n",
+                           "  outer: 18 faces\n", "  inflow: 5 faces\n", "  outflow: 5 faces\n", "valid\n"})
+    EXPECT_TRUE(contains(result.out, line));
+
+  const CommandResult json = run_cli("mesh info --json 'builtin:annulus?refine=1'");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(contains(json.out, "\"boundary_faces\": 92,\n  \"interior_faces\": 1034"));  // 1126 in all
+}
+
+TEST(MeshInfo, CommandRefusesAnInvalidMeshWithExitCode2) {
+  const CommandResult result = run_cli(cat("mesh info '", data("bad_hanging_node.msh"), "'"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(contains(result.out, "invalid\n"));
+  EXPECT_TRUE(contains(result.err, "flowdg: error: mesh "));
+  EXPECT_TRUE(contains(result.err, "is invalid: 1 non-conforming (hanging) faces"));
+
+  const CommandResult missing = run_cli("mesh info builtin:annulus?refine=x");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(contains(missing.err, "refine=x is not an integer"));
+}

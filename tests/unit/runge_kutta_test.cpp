@@ -1,0 +1,186 @@
+// Runge-Kutta schemes: register bookkeeping, order conditions of the tableau the registers imply,
+// observed convergence orders, exact amplification factors, names.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/time/runge_kutta.hpp"
+
+using namespace flowdg;
+
+namespace {
+
+class RungeKuttaEach : public ::testing::TestWithParam<std::string> {};
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& scheme) {
+  std::string name = scheme.param;
+  for (char& letter : name)
+    if (letter == '-') letter = '_';  // gtest names allow letters, digits and '_' only
+  return name;
+}
+INSTANTIATE_TEST_SUITE_P(Schemes, RungeKuttaEach, ::testing::ValuesIn(runge_kutta_scheme_names()), test_name);
+
+/// Butcher tableau (a, b, c) implied by the register form: each register is tracked as its
+/// coefficients on (u0, dt k_1, ..., dt k_s), stage i's input u_s gives row i of a, and the final u_s
+/// gives b. Unused registers start as NaN, so reading one poisons the tableau.
+struct Tableau {
+  std::vector<std::vector<double>> a;
+  std::vector<double> b, c, u0_weight;
+};
+
+Tableau tableau(const RungeKuttaScheme& scheme) {
+  const int s = scheme.n_stages();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> u_s(s + 1, 0.0), q(s + 1, nan);
+  u_s[0] = 1.0;
+  Tableau result;
+  for (int i = 0; i < s; ++i) {
+    result.a.emplace_back(u_s.begin() + 1, u_s.end());
+    result.u0_weight.push_back(u_s[0]);
+    result.c.push_back(scheme.stages[i].c);
+    for (int j = 0; j <= s; ++j)
+      apply_runge_kutta_stage(scheme.stages[i], j == i + 1 ? 1.0 : 0.0, j == 0 ? 1.0 : 0.0, q[j], u_s[j]);
+  }
+  result.b.assign(u_s.begin() + 1, u_s.end());
+  result.u0_weight.push_back(u_s[0]);
+  return result;
+}
+
+/// y' = A y with A = [[a, -b], [b, a]], i.e. y1 + i y2 times the complex number a + i b.
+auto complex_multiplication(std::complex<double> lambda) {
+  return [lambda](double, const std::vector<double>& y, std::vector<double>& k) {
+    k[0] = lambda.real() * y[0] - lambda.imag() * y[1];
+    k[1] = lambda.imag() * y[0] + lambda.real() * y[1];
+  };
+}
+
+std::complex<double> solve_linear(const RungeKuttaScheme& scheme, std::complex<double> lambda, double end,
+                                  int n_steps) {
+  std::vector<double> y{1.0, 0.0};
+  const double dt = end / n_steps;
+  for (int step = 0; step < n_steps; ++step)
+    runge_kutta_step(scheme, step * dt, dt, y, complex_multiplication(lambda));
+  return {y[0], y[1]};
+}
+
+double solve_nonlinear(const RungeKuttaScheme& scheme, int n_steps) {
+  // y' = -y^2 + sin t, y(0) = 1, up to t = 2: autonomous terms alone would not test the c_i.
+  std::vector<double> y{1.0};
+  const double dt = 2.0 / n_steps;
+  const auto rhs = [](double t, const std::vector<double>& value, std::vector<double>& k) {
+    k[0] = -value[0] * value[0] + std::sin(t);
+  };
+  for (int step = 0; step < n_steps; ++step) runge_kutta_step(scheme, step * dt, dt, y, rhs);
+  return y[0];
+}
+
+}  // namespace
+
+TEST_P(RungeKuttaEach, RegisterFlagsMatchTheCoefficients) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  EXPECT_EQ(scheme.name, GetParam());
+  bool reads_u0 = false, reads_q = false;
+  for (const RungeKuttaStage& stage : scheme.stages) {
+    reads_u0 = reads_u0 || stage.q_0 != 0.0 || stage.u_0 != 0.0;
+    reads_q = reads_q || stage.q_q != 0.0 || stage.q_k != 0.0 || stage.q_0 != 0.0 || stage.q_s != 0.0 ||
+              stage.u_q != 0.0;
+  }
+  EXPECT_EQ(scheme.uses_u0, reads_u0);
+  EXPECT_EQ(scheme.uses_q, reads_q);
+  EXPECT_EQ(scheme.stages.front().q_q, 0.0) << "q is read before it is written";
+}
+
+TEST_P(RungeKuttaEach, ImpliedTableauMeetsTheOrderConditions) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  const Tableau t = tableau(scheme);
+  const int s = scheme.n_stages();
+  for (int i = 0; i < s; ++i) {
+    EXPECT_EQ(t.u0_weight[i], 1.0) << "stage " << i;
+    double row_sum = 0.0;
+    for (int j = 0; j < s; ++j) {
+      row_sum += t.a[i][j];
+      if (j >= i) {
+        EXPECT_EQ(t.a[i][j], 0.0) << "not explicit: a(" << i << "," << j << ")";
+      }
+    }
+    EXPECT_NEAR(row_sum, t.c[i], 1e-15) << "stage " << i;
+  }
+  EXPECT_EQ(t.u0_weight[s], 1.0);
+
+  // The eight conditions up to order 4 (Butcher's rooted trees).
+  double sums[8] = {};
+  for (int i = 0; i < s; ++i) {
+    const double b = t.b[i], c = t.c[i];
+    sums[0] += b;
+    sums[1] += b * c;
+    sums[2] += b * c * c;
+    sums[4] += b * c * c * c;
+    for (int j = 0; j < s; ++j) {
+      const double a = t.a[i][j], cj = t.c[j];
+      sums[3] += b * a * cj;
+      sums[5] += b * c * a * cj;
+      sums[6] += b * a * cj * cj;
+      for (int k = 0; k < s; ++k) sums[7] += b * a * t.a[j][k] * t.c[k];
+    }
+  }
+  const double exact[8] = {1.0, 1.0 / 2, 1.0 / 3, 1.0 / 6, 1.0 / 4, 1.0 / 8, 1.0 / 12, 1.0 / 24};
+  const int order_of[8] = {1, 2, 3, 3, 4, 4, 4, 4};
+  for (int condition = 0; condition < 8; ++condition)
+    if (order_of[condition] <= scheme.order) {
+      EXPECT_NEAR(sums[condition], exact[condition], 1e-14) << "condition " << condition;
+    }
+  // One order higher fails: the nominal order is the true one.
+  if (scheme.order < 4) {
+    bool all_next_hold = true;
+    for (int condition = 0; condition < 8; ++condition)
+      if (order_of[condition] == scheme.order + 1)
+        all_next_hold = all_next_hold && std::abs(sums[condition] - exact[condition]) < 1e-10;
+    EXPECT_FALSE(all_next_hold);
+  }
+}
+
+TEST_P(RungeKuttaEach, ObservedOrderOnADampedRotation) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  const std::complex<double> lambda(-0.5, 2.0);
+  const std::complex<double> exact = std::exp(2.0 * lambda);
+  const double coarse = std::abs(solve_linear(scheme, lambda, 2.0, 40) - exact);
+  const double fine = std::abs(solve_linear(scheme, lambda, 2.0, 80) - exact);
+  EXPECT_NEAR(std::log2(coarse / fine), scheme.order, 0.1);
+}
+
+TEST_P(RungeKuttaEach, ObservedOrderOnANonlinearNonautonomousEquation) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  const double y1 = solve_nonlinear(scheme, 40), y2 = solve_nonlinear(scheme, 80), y4 = solve_nonlinear(scheme, 160);
+  EXPECT_NEAR(std::log2(std::abs(y1 - y2) / std::abs(y2 - y4)), scheme.order, 0.1);
+}
+
+TEST(RungeKuttaAmplification, EqualsTheTaylorPolynomialForSchemesWithAsManyStagesAsOrder) {
+  for (const auto& [name, degree] :
+       {std::pair{"ssp-rk2", 2}, std::pair{"ssp-rk3", 3}, std::pair{"rk4", 4}}) {
+    const RungeKuttaScheme scheme = runge_kutta_scheme(name);
+    ASSERT_EQ(scheme.n_stages(), degree);
+    for (const std::complex<double> z : {std::complex<double>(-1.0, 0.0), std::complex<double>(0.0, 0.5)}) {
+      std::complex<double> taylor = 1.0, term = 1.0;
+      for (int power = 1; power <= degree; ++power) taylor += (term *= z / static_cast<double>(power));
+      EXPECT_NEAR(std::abs(solve_linear(scheme, z, 1.0, 1) - taylor), 0.0, 1e-15) << name << " z=" << z;
+    }
+  }
+}
+
+TEST(RungeKuttaNames, UnknownSchemeThrowsListingTheValidNames) {
+  try {
+    runge_kutta_scheme("rk45");
+    FAIL() << "no error for an unknown scheme";
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("rk45"), std::string::npos) << message;
+    for (const std::string& name : runge_kutta_scheme_names())
+      EXPECT_NE(message.find(name), std::string::npos) << message;
+  }
+}
