@@ -173,6 +173,26 @@ TEST(Euler2d, FreeStreamIsPreservedOnAPerturbedMesh) {
   for (const double r : solver.residual(t)) ASSERT_LE(std::fabs(r), 1e-11);
 }
 
+TEST(Euler2d, FreeStreamIsPreservedAtEveryCompiledOrder) {
+  for (int order = 0; order <= max_order(); ++order) {
+    const Case problem = make_case(free_stream_case, {cat("solver.order=", order)});
+    Solver solver(problem.mesh, problem.connectivity, problem.options);
+    solver.project(problem.initial, 0.0);
+    const std::vector<double> initial = solver.coefficients();
+    const RungeKuttaScheme scheme = runge_kutta_scheme("lsrk54");
+    double t = 0;
+    for (int step = 0; step < 10; ++step) {
+      const double dt = solver.stable_time_step(0.5);
+      solver.step(scheme, t, dt);
+      t += dt;
+    }
+    const std::vector<double> final = solver.coefficients();
+    double deviation = 0;
+    for (std::size_t i = 0; i < final.size(); ++i) deviation = std::max(deviation, std::fabs(final[i] - initial[i]));
+    EXPECT_LE(deviation, 1e-12) << "p = " << order;
+  }
+}
+
 TEST(Euler2d, MassMomentumAndEnergyAreConservedOnAPeriodicMesh) {
   const Case problem = make_case(periodic_vortex_case);
   EXPECT_EQ(problem.connectivity.n_boundary_faces(), 0);

@@ -51,8 +51,7 @@ struct FaceData {
   index_t n_faces = 0, n_boundary = 0;
 };
 
-/// Runge-Kutta register update of one stage (runge_kutta.hpp's generic form). Terms whose
-/// coefficient is exactly zero are skipped, so registers not yet written (NaN) never leak in.
+/// One stage's register update (runge_kutta.hpp's form, applied by apply_runge_kutta_stage).
 struct StageUpdate {
   RungeKuttaStage stage{};
   double dt = 0;
@@ -223,27 +222,16 @@ FLOWDG_UNROLL
       }
     }
 
-    const RungeKuttaStage& s = update.stage;
     for (int v = 0; v < NV; ++v) {
-FLOWDG_UNROLL
+      FLOWDG_UNROLL
       for (int j = 0; j < Np; ++j) {
         const index_t index = (static_cast<index_t>(v) * Np + j) * K + e;
-        const double dtk = update.dt * rhs[v][j];
-        const double current = u[index];
-        double q_new = 0.0;
-        if (update.q.data != nullptr) {
-          if (s.q_q != 0.0) q_new += s.q_q * update.q[index];
-          if (s.q_k != 0.0) q_new += s.q_k * dtk;
-          if (s.q_0 != 0.0) q_new += s.q_0 * update.u0[index];
-          if (s.q_s != 0.0) q_new += s.q_s * current;
-          update.q[index] = q_new;
-        }
-        double u_new = 0.0;
-        if (s.u_q != 0.0) u_new += s.u_q * q_new;
-        if (s.u_k != 0.0) u_new += s.u_k * dtk;
-        if (s.u_0 != 0.0) u_new += s.u_0 * update.u0[index];
-        if (s.u_s != 0.0) u_new += s.u_s * current;
-        u[index] = u_new;
+        double q = update.q.data != nullptr ? update.q[index] : 0.0;
+        double u_s = u[index];
+        apply_runge_kutta_stage(update.stage, update.dt * rhs[v][j],
+                                update.u0.data != nullptr ? update.u0[index] : 0.0, q, u_s);
+        if (update.q.data != nullptr) update.q[index] = q;
+        u[index] = u_s;
       }
     }
   }
