@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh ci
-cd build && ctest --output-on-failure -j "$(nproc)" "$@"
+# One OpenMP thread per test process: ctest runs nproc processes at once, and oversubscribed
+# OpenMP barriers spin (tenfold slower on 2 cores).
+cd build && OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} ctest --output-on-failure -j "$(nproc)" "$@"
