@@ -22,6 +22,7 @@ struct CaseArguments {
   std::vector<std::string> overrides;
   std::string backend = "auto";
   std::string output;
+  std::string restart;
 };
 
 void add_case_options(CLI::App* command, CaseArguments& arguments) {
@@ -30,10 +31,12 @@ void add_case_options(CLI::App* command, CaseArguments& arguments) {
   command->add_option("--backend", arguments.backend, "cpu, cuda or auto (cuda when a GPU is present)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   command->add_option("--output", arguments.output, "Output directory (default: [output] directory, or runs/<case name>)");
+  command->add_option("--restart", arguments.restart, "Continue from a checkpoint (.h5) written by an earlier run of the same case")
+      ->check(CLI::ExistingFile);
 }
 
-Config read_config(const CaseArguments& arguments) {
-  Config config = arguments.file.empty() ? Config::from_string(euler2d::default_case_toml(), "builtin:default-case")
+Config read_config(const CaseArguments& arguments, Backend backend) {
+  Config config = arguments.file.empty() ? Config::from_string(euler2d::default_case_toml(backend), "builtin:default-case")
                                          : Config::from_file(arguments.file);
   for (const std::string& assignment : arguments.overrides) config.set(assignment);
   if (!arguments.output.empty()) config.set("output.directory=" + json::quote(arguments.output));
@@ -74,13 +77,15 @@ std::vector<int> parse_list(const std::string& text, const char* what) {
 
 void add_run_commands(CLI::App& app) {
   static CaseArguments run_arguments;
-  auto* run = app.add_subcommand("run", "Run a case (the built-in supersonic vortex when no case file is given)");
+  auto* run = app.add_subcommand("run", "Run a case (the built-in double Mach reflection when no case file is given)");
   add_case_options(run, run_arguments);
   run->callback([] {
-    const Config config = read_config(run_arguments);
     const Backend backend = choose_backend(run_arguments.backend);
+    const Config config = read_config(run_arguments, backend);
     const euler2d::Case problem = euler2d::load_case(config, backend);
-    euler2d::run_case(problem);
+    euler2d::RunOptions options;
+    options.restart = run_arguments.restart;
+    euler2d::run_case(problem, options);
   });
 
   static CaseArguments convergence_arguments;
@@ -93,8 +98,9 @@ void add_run_commands(CLI::App& app) {
   convergence->callback([] {
     const std::vector<int> orders = parse_list(orders_text, "--orders");
     const std::vector<int> levels = parse_list(levels_text, "--levels");
-    const Config base = read_config(convergence_arguments);
+    if (!convergence_arguments.restart.empty()) throw InputError("convergence does not take --restart");
     const Backend backend = choose_backend(convergence_arguments.backend);
+    const Config base = read_config(convergence_arguments, backend);
     const long long base_refine = base.table("mesh").integer_or("refine", 0);
     std::string output_directory;
     // errors[order index][level index]

@@ -85,3 +85,50 @@ TEST(GpuEuler2d, TimeStepReductionAgreesWithCpu) {
   }
   EXPECT_EQ(dts[0], dts[1]);
 }
+
+TEST(GpuEuler2d, LimitedDoubleMachAgreesWithCpuAfter50Steps) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  const char* double_mach = R"(
+[mesh]
+file = "builtin:double-mach?ny=12"
+[flow]
+kind = "double-mach"
+[solver]
+order = 1
+limiter = "barth-jespersen"
+positivity = true
+[time]
+end_time = 1
+[boundary.left]
+type = "prescribed"
+[boundary.bottom-inflow]
+type = "prescribed"
+[boundary.wall]
+type = "slip-wall"
+[boundary.top]
+type = "prescribed"
+[boundary.right]
+type = "outflow"
+)";
+  std::vector<double> results[2];
+  int i = 0;
+  for (Backend backend : {Backend::cpu, Backend::cuda}) {
+    const Case problem = load_case(Config::from_string(double_mach, "gpu-test"), backend);
+    Solver solver(problem.mesh, problem.connectivity, problem.options);
+    solver.project(problem.initial, 0.0);
+    const RungeKuttaScheme scheme = runge_kutta_scheme("ssp-rk2");
+    double t = 0;
+    for (int step = 0; step < 50; ++step) {
+      solver.step(scheme, t, 1e-4);
+      t += 1e-4;
+    }
+    results[i++] = solver.coefficients();
+  }
+  double difference = 0, size = 0;
+  for (std::size_t k = 0; k < results[0].size(); ++k) {
+    difference = std::max(difference, std::fabs(results[0][k] - results[1][k]));
+    size = std::max(size, std::fabs(results[0][k]));
+  }
+  std::printf("limited double Mach: max |cpu - cuda| / max |cpu| = %.3e\n", difference / size);
+  EXPECT_LE(difference, 1e-12 * size);
+}

@@ -290,6 +290,11 @@ TEST(Euler2dCase, BadCaseFilesAreRejectedBeforeAnyWork) {
   expect_error({"boundary.inner.type=\"sticky\""}, "unknown boundary condition 'sticky'");
   expect_error({"time.scheme=\"euler\""}, "euler");
   expect_error({"flow.kind=\"tornado\""}, "tornado");
+  expect_error({"solver.limiter=\"minmod\""}, "unknown limiter 'minmod'");
+  expect_error({"solver.positivity=1"}, "expected true or false");
+  expect_error({"output.vtu_cells=\"quadratic\""}, "vtu_cells");
+  expect_error({"output.every=3"}, "unknown key 'every'");
+  expect_error({"mesh.file=\"builtin:double-mach?ny=7\""}, "multiple of 6");
   // A mesh tag without a condition.
   std::string toml = supersonic_vortex_case;
   toml = toml.substr(0, toml.find("[boundary.outflow]"));

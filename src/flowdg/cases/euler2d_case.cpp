@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "flowdg/backend/backend.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/io/checkpoint.hpp"
 #include "flowdg/io/json.hpp"
+#include "flowdg/io/vtu.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/mesh/periodic.hpp"
@@ -35,9 +38,11 @@ Flow read_flow(const Config& config, const Gas& gas) {
     flow.kind = FlowKind::isentropic_vortex;
   } else if (kind == "supersonic-vortex") {
     flow.kind = FlowKind::supersonic_vortex;
+  } else if (kind == "double-mach") {
+    flow.kind = FlowKind::double_mach;
   } else {
     throw InputError(cat(table.where(), " kind: unknown flow '", kind,
-                         "' (valid: uniform, isentropic-vortex, supersonic-vortex)"));
+                         "' (valid: uniform, isentropic-vortex, supersonic-vortex, double-mach)"));
   }
   flow.state = read_state(table, flow.state);
   flow.strength = table.double_or("strength", flow.strength);
@@ -83,7 +88,7 @@ Case load_case(const Config& config, Backend backend) {
   problem.source = config.where();
 
   const Config solver = config.table("solver");
-  solver.allow_only({"order", "flux", "gamma"});
+  solver.allow_only({"order", "flux", "gamma", "limiter", "positivity"});
   problem.options.backend = backend;
   const long long order = solver.integer_or("order", 1);
   if (order < 0 || order > max_order())
@@ -91,6 +96,13 @@ Case load_case(const Config& config, Backend backend) {
   problem.options.order = static_cast<int>(order);
   problem.options.flux = parse_riemann_solver(solver.string_or("flux", "hllc"));
   problem.options.gas.gamma = solver.double_or("gamma", 1.4);
+  const std::string limiter = solver.string_or("limiter", "none");
+  if (limiter == "barth-jespersen") {
+    problem.options.limiter = Limiter::barth_jespersen;
+  } else if (limiter != "none") {
+    throw InputError(cat(solver.where(), " limiter: unknown limiter '", limiter, "' (valid: none, barth-jespersen)"));
+  }
+  problem.options.positivity = solver.bool_or("positivity", false);
   if (!(problem.options.gas.gamma > 1.0)) throw InputError(cat(solver.where(), " gamma: must be > 1"));
 
   problem.initial = read_flow(config, problem.options.gas);
@@ -183,8 +195,9 @@ Case load_case(const Config& config, Backend backend) {
     }
   }
   // Errors are measured against the [flow]: the exact solution for the built-in vortices, the
-  // free stream for a uniform flow (free-stream preservation).
-  problem.has_exact = true;
+  // free stream for a uniform flow (free-stream preservation). The double Mach flow is only the
+  // initial and boundary data.
+  problem.has_exact = problem.initial.kind != FlowKind::double_mach;
 
   const Config time = config.table("time");
   time.allow_only({"scheme", "cfl", "dt", "end_time", "max_steps", "steady_tolerance", "progress_every"});
@@ -202,44 +215,57 @@ Case load_case(const Config& config, Backend backend) {
     throw InputError(cat(time.where(), ": give end_time, max_steps or steady_tolerance, or the run never ends"));
 
   const Config output = config.table("output");
-  output.allow_only({"directory"});
+  output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every"});
   problem.output_directory = output.string_or("directory", cat("runs/", problem.name));
+  problem.output.vtu = output.bool_or("vtu", true);
+  problem.output.vtu_every = output.integer_or("vtu_every", 0);
+  problem.output.checkpoint_every = output.integer_or("checkpoint_every", 0);
+  const std::string cells = output.string_or("vtu_cells", "lagrange");
+  if (cells != "lagrange" && cells != "subdivided")
+    throw InputError(cat(output.where(), " vtu_cells: '", cells, "' (valid: lagrange, subdivided)"));
+  problem.output.lagrange_cells = cells == "lagrange";
+  if (problem.output.vtu_every < 0 || problem.output.checkpoint_every < 0)
+    throw InputError(cat(output.where(), ": vtu_every and checkpoint_every must be >= 0"));
   return problem;
 }
 
-std::string default_case_toml() {
-  return R"(# Built-in default: the supersonic vortex (Fuhry, Giuliani & Krivodonova 2015, section 5.1)
-# on mesh B (720 triangles), p = 2, run to a steady state from the exact solution.
+std::string default_case_toml(Backend backend) {
+  return cat(R"(# Built-in default: the double Mach reflection (Woodward & Colella 1984; Fuhry, Giuliani &
+# Krivodonova 2015, section 5.2) at p = 1 with the Barth-Jespersen limiter and SSP-RK2, to t = 0.2.
 [case]
-name = "supersonic-vortex"
+name = "double-mach"
 
 [mesh]
-file = "builtin:annulus"
-refine = 1
+file = "builtin:double-mach?ny=)", backend == Backend::cuda ? 90 : 48, R"("
 
 [flow]
-kind = "supersonic-vortex"
-mach_inner = 2.25
+kind = "double-mach"
 
 [solver]
-order = 2
+order = 1
 flux = "hllc"
+limiter = "barth-jespersen"
+positivity = true
 
 [time]
-scheme = "ssp-rk3"
-cfl = 0.5
-steady_tolerance = 1e-12
-max_steps = 200000
+scheme = "ssp-rk2"
+cfl = 0.4
+end_time = 0.2
 
-[boundary.inner]
-type = "curvature-wall"
-[boundary.outer]
-type = "curvature-wall"
-[boundary.inflow]
-type = "inflow"
-[boundary.outflow]
+[boundary.left]
+type = "prescribed"
+[boundary.bottom-inflow]
+type = "prescribed"
+[boundary.wall]
+type = "slip-wall"
+[boundary.top]
+type = "prescribed"
+[boundary.right]
 type = "outflow"
-)";
+
+[output]
+vtu_every = 0
+)");
 }
 
 namespace {
@@ -291,37 +317,145 @@ void write_summary(const Case& problem, const Solver& solver, const RunResult& r
   std::filesystem::rename(temporary, path);  // never leave a half-written summary
 }
 
+namespace {
+
+/// Writes the run's files; every file is replaced atomically by the writers.
+class OutputWriter {
+ public:
+  OutputWriter(const Case& problem, const Solver& solver)
+      : problem_(problem), solver_(solver), directory_(problem.output_directory),
+        series_((std::filesystem::path(problem.output_directory) / "solution.pvd").string()) {}
+
+  void vtu(const std::vector<double>& coefficients, double time, const std::string& name) {
+    const SolutionView view{&solver_.vertices(), solver_.n_elements(), solver_.order(), &coefficients, problem_.options.gas};
+    VtuOptions options;
+    options.cells = problem_.output.lagrange_cells ? VtuCells::lagrange : VtuCells::subdivided;
+    write_vtu((std::filesystem::path(directory_) / name).string(), view, time, options);
+  }
+  void vtu_in_series(const std::vector<double>& coefficients, double time, long long step) {
+    const std::string name = cat("solution_", std::string(8 - std::min<std::size_t>(8, std::to_string(step).size()), '0'), step, ".vtu");
+    vtu(coefficients, time, name);
+    series_.add(time, name);
+  }
+  void checkpoint(const std::vector<double>& coefficients, double time, long long step, const std::string& name) {
+    Checkpoint data;
+    data.case_toml = problem_.toml;
+    data.mesh_source = problem_.mesh.source;
+    data.mesh_hash = mesh_hash(problem_.mesh);
+    data.n_elements = solver_.n_elements();
+    data.order = solver_.order();
+    data.n_variables = n_variables;
+    data.time = time;
+    data.step = step;
+    data.scheme = problem_.time.scheme;
+    data.physics = "euler2d";
+    data.coefficients = coefficients;
+    write_checkpoint((std::filesystem::path(directory_) / name).string(), data);
+  }
+
+ private:
+  const Case& problem_;
+  const Solver& solver_;
+  std::string directory_;
+  PvdSeries series_;
+};
+
+/// A live line on a terminal (carriage return), plain lines otherwise.
+class Progress {
+ public:
+  explicit Progress(bool quiet) : quiet_(quiet), terminal_(isatty(fileno(stdout)) != 0) {}
+  void report(const std::string& line) {
+    if (quiet_) return;
+    if (terminal_) {
+      std::printf("\r%-110s", line.c_str());
+      live_ = true;
+    } else {
+      std::printf("%s\n", line.c_str());
+    }
+    std::fflush(stdout);
+  }
+  void finish() {
+    if (live_) std::printf("\n");
+    live_ = false;
+  }
+  bool terminal() const { return terminal_; }
+
+ private:
+  bool quiet_, terminal_, live_ = false;
+};
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  if (seconds < 60) return cat(static_cast<long long>(seconds), "s");
+  if (seconds < 3600) return cat(static_cast<long long>(seconds / 60), "m", static_cast<long long>(seconds) % 60, "s");
+  return cat(static_cast<long long>(seconds / 3600), "h", static_cast<long long>(seconds / 60) % 60, "m");
+}
+
+}  // namespace
+
 RunResult run_case(const Case& problem, const RunOptions& run_options) {
   using clock = std::chrono::steady_clock;
   const auto setup_start = clock::now();
   Solver solver(problem.mesh, problem.connectivity, problem.options);
-  solver.project(problem.initial, 0.0);
+  double t = 0;
+  long long step = 0;
+  if (!run_options.restart.empty()) {
+    const Checkpoint checkpoint = read_checkpoint(run_options.restart);
+    check_compatible(checkpoint, problem.mesh, problem.options.order, "euler2d");
+    solver.set_coefficients(checkpoint.coefficients);
+    t = checkpoint.time;
+    step = checkpoint.step;
+  } else {
+    solver.project(problem.initial, 0.0);
+  }
   const RungeKuttaScheme scheme = runge_kutta_scheme(problem.time.scheme);
   RunResult result;
   result.stages = scheme.n_stages();
+  result.time = t;
   synchronize(problem.options.backend);
   result.setup_seconds = std::chrono::duration<double>(clock::now() - setup_start).count();
+  const bool write_files = run_options.write_summary;
+  if (write_files) std::filesystem::create_directories(problem.output_directory);
+  OutputWriter writer(problem, solver);
 
   const TimeControl& control = problem.time;
   if (!run_options.quiet)
-    std::printf("flowdg: %s on %s: %lld elements, p = %d, %lld DOF, %s, %s\n", problem.name.c_str(),
+    std::printf("flowdg: %s on %s: %lld elements, p = %d, %lld DOF, %s, %s%s\n", problem.name.c_str(),
                 describe(problem.options.backend).c_str(), static_cast<long long>(solver.n_elements()), solver.order(),
-                static_cast<long long>(solver.dof()), scheme.name.c_str(), problem.mesh.source.c_str());
+                static_cast<long long>(solver.dof()), scheme.name.c_str(), problem.mesh.source.c_str(),
+                run_options.restart.empty() ? "" : cat(", restarted from ", run_options.restart, " at t = ", t, ", step ", step).c_str());
   const bool steady = control.steady_tolerance > 0;
-  double t = 0;
+  const double t_start = t;
+  const long long first_step = step;
+  double saved_time = t;
+  long long saved_step = step;
+  solver.save_snapshot();
+  Progress progress(run_options.quiet);
   const auto start = clock::now();
   auto last_report = start;
+  auto rate = [&](double elapsed) {
+    return elapsed > 0 ? static_cast<double>(solver.dof()) * result.stages * static_cast<double>(step - first_step) / elapsed : 0.0;
+  };
   try {
+    if (write_files && problem.output.vtu && problem.output.vtu_every > 0 && run_options.restart.empty())
+      writer.vtu_in_series(solver.coefficients(), t, step);
     while (true) {
       if (t >= control.end_time * (1 - 1e-14)) break;
-      if (control.max_steps >= 0 && result.steps >= control.max_steps) break;
-      // A CFL time step checks every element mean; a fixed one is checked at each report.
+      if (control.max_steps >= 0 && step >= control.max_steps) break;
+      // A CFL time step checks every element mean; a fixed one is checked before snapshots and output.
       double dt = control.fixed_dt ? *control.fixed_dt : solver.stable_time_step(control.cfl);
+      if (step > first_step && (step - first_step) % run_options.snapshot_every == 0) {
+        if (control.fixed_dt) (void)solver.stable_time_step(1.0);
+        solver.save_snapshot();
+        saved_time = t;
+        saved_step = step;
+      }
       if (t + dt > control.end_time) dt = control.end_time - t;
       solver.step(scheme, t, dt, steady);
       t += dt;
-      ++result.steps;
+      ++step;
       result.time = t;
+      result.steps = step - first_step;
       if (steady) {
         result.last_change = solver.last_change();
         if (!std::isfinite(result.last_change)) (void)solver.stable_time_step(1.0);
@@ -330,45 +464,79 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
           break;
         }
       }
+      const bool vtu_now = write_files && problem.output.vtu && problem.output.vtu_every > 0 && step % problem.output.vtu_every == 0;
+      const bool checkpoint_now = write_files && problem.output.checkpoint_every > 0 && step % problem.output.checkpoint_every == 0;
+      if (vtu_now || checkpoint_now) {
+        (void)solver.stable_time_step(1.0);  // never write a broken state
+        const std::vector<double> coefficients = solver.coefficients();
+        if (vtu_now) writer.vtu_in_series(coefficients, t, step);
+        if (checkpoint_now) writer.checkpoint(coefficients, t, step, "checkpoint.h5");
+      }
       const auto now = clock::now();
-      const bool report = control.progress_every > 0 ? result.steps % control.progress_every == 0
-                                                     : now - last_report > std::chrono::seconds(2);
+      const bool report = control.progress_every > 0 ? step % control.progress_every == 0
+                                                     : now - last_report > std::chrono::milliseconds(progress.terminal() ? 250 : 2000);
       if (report) {
-        if (control.fixed_dt) (void)solver.stable_time_step(1.0);
         last_report = now;
         const double elapsed = std::chrono::duration<double>(now - start).count();
-        if (!run_options.quiet) {
-          std::printf("  step %8lld  t = %-12.6g dt = %-11.4e wall %7.1f s  %.3g DOF-stages/s", result.steps, t, dt, elapsed,
-                      static_cast<double>(solver.dof()) * result.stages * static_cast<double>(result.steps) / elapsed);
-          if (steady) std::printf("  change %.3e", result.last_change);
-          std::printf("\n");
-          std::fflush(stdout);
+        double remaining = NAN;
+        if (std::isfinite(control.end_time)) remaining = elapsed * (control.end_time - t) / (t - t_start);
+        if (control.max_steps >= 0) {
+          const double by_steps = elapsed * static_cast<double>(control.max_steps - step) / static_cast<double>(step - first_step);
+          remaining = std::isfinite(remaining) ? std::min(remaining, by_steps) : by_steps;
         }
+        char text[160];
+        std::snprintf(text, sizeof text, "  step %lld  t = %.6g  dt = %.3e  wall %s  ETA %s  %.3g DOF-stages/s", step, t, dt,
+                      format_duration(elapsed).c_str(), steady ? "steady" : format_duration(remaining).c_str(), rate(elapsed));
+        std::string line = text;
+        if (steady) {
+          std::snprintf(text, sizeof text, "  change %.3e", result.last_change);
+          line += text;
+        }
+        progress.report(line);
       }
     }
-    if (control.fixed_dt) (void)solver.stable_time_step(1.0);  // a broken final state is not "completed"
+    (void)solver.stable_time_step(1.0);  // a broken final state is not "completed"
   } catch (const NumericalError& error) {
+    progress.finish();
     synchronize(problem.options.backend);
     result.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
-    result.status = cat("failed at step ", result.steps, ", t = ", t, ": ", error.what());
-    if (run_options.write_summary) write_summary(problem, solver, result);
-    throw NumericalError(cat(error.what(), " at step ", result.steps, ", t = ", t, " (summary written to ",
-                             problem.output_directory, "/summary.json)"));
+    result.status = cat("failed at step ", step, ", t = ", t, ": ", error.what());
+    std::string saved_note;
+    if (write_files) {
+      const std::vector<double> good = solver.snapshot();
+      writer.checkpoint(good, saved_time, saved_step, "last_good.h5");
+      if (problem.output.vtu) writer.vtu(good, saved_time, "last_good.vtu");
+      write_summary(problem, solver, result);
+      saved_note = cat("; the last good state (step ", saved_step, ", t = ", saved_time, ") is in ", problem.output_directory,
+                       "/last_good.h5 and last_good.vtu, the summary in summary.json");
+    }
+    throw NumericalError(cat(error.what(), ", at step ", step, ", t = ", t, saved_note));
   }
+  progress.finish();
   synchronize(problem.options.backend);
   result.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
   if (problem.has_exact) result.errors = solver.errors(problem.initial, t);
   if (!run_options.quiet) {
     std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, t, result.wall_seconds,
-                result.wall_seconds > 0 ? static_cast<double>(solver.dof()) * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0,
-                steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
+                rate(result.wall_seconds), steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
     if (result.errors)
       std::printf("flowdg: L2 error: rho %.4e  rho_u %.4e  rho_v %.4e  energy %.4e\n", result.errors->l2[0], result.errors->l2[1],
                   result.errors->l2[2], result.errors->l2[3]);
   }
-  if (run_options.write_summary) {
+  if (write_files) {
+    const std::vector<double> coefficients = solver.coefficients();
+    if (problem.output.vtu) {
+      if (problem.output.vtu_every > 0) {
+        if (step % problem.output.vtu_every != 0) writer.vtu_in_series(coefficients, t, step);
+      } else {
+        writer.vtu(coefficients, t, "solution.vtu");
+      }
+    }
+    writer.checkpoint(coefficients, t, step, "checkpoint.h5");
     write_summary(problem, solver, result);
-    if (!run_options.quiet) std::printf("flowdg: wrote %s/summary.json\n", problem.output_directory.c_str());
+    if (!run_options.quiet)
+      std::printf("flowdg: wrote %s/{summary.json,checkpoint.h5%s}\n", problem.output_directory.c_str(),
+                  problem.output.vtu ? (problem.output.vtu_every > 0 ? ",solution.pvd" : ",solution.vtu") : "");
   }
   return result;
 }

@@ -32,6 +32,12 @@ struct Case {
   bool has_exact = false;          ///< errors are reported against `initial` at the final time
   TimeControl time;
   std::string output_directory;
+  struct Output {
+    bool vtu = true;                 ///< write VTU files (the final state at least)
+    long long vtu_every = 0;         ///< also every N steps (0: final only)
+    bool lagrange_cells = true;      ///< high-order Lagrange cells, else subdivided linear ones
+    long long checkpoint_every = 0;  ///< HDF5 checkpoint every N steps (0: final only)
+  } output;
 };
 
 /// Builds a case from its configuration. Every problem (unknown key, wrong type, missing mesh,
@@ -39,8 +45,10 @@ struct Case {
 /// here, before any work. `backend` is where the solver will run.
 Case load_case(const Config& config, Backend backend);
 
-/// The built-in default case (the supersonic vortex on mesh B at p = 2).
-std::string default_case_toml();
+/// The built-in default case: the double Mach reflection at p = 1 with the Barth-Jespersen
+/// limiter, on 18,432 triangles on the CPU (about three minutes on 2 cores) and on the 2015 paper's
+/// mesh-A size (64,800 triangles) on a GPU.
+std::string default_case_toml(Backend backend);
 
 struct RunResult {
   long long steps = 0;
@@ -56,12 +64,17 @@ struct RunResult {
 
 struct RunOptions {
   bool quiet = false;
-  bool write_summary = true;
+  bool write_summary = true;     ///< also the VTU files and checkpoints
+  std::string restart;           ///< checkpoint to continue from ("" to start from the flow)
+  long long snapshot_every = 10; ///< steps between device copies of the last good state
 };
 
-/// Projects the initial data, runs the time loop (progress lines on stdout), evaluates errors
-/// where an exact solution is known and writes OUTPUT/summary.json. A non-physical state stops the
-/// run with a NumericalError after the summary records where and when.
+/// Projects the initial data (or reads the restart checkpoint), runs the time loop (a live progress
+/// line on a terminal, plain lines otherwise), evaluates errors where an exact solution is known,
+/// and writes OUTPUT/summary.json, OUTPUT/solution_<step>.vtu + solution.pvd and
+/// OUTPUT/checkpoint.h5 (each replaced atomically). A non-physical state stops the run with a
+/// NumericalError naming the element, place, variable and time; the last good state (at most
+/// snapshot_every steps old) is written to OUTPUT/last_good.h5 and last_good.vtu first.
 RunResult run_case(const Case& problem, const RunOptions& options = {});
 
 /// Writes summary.json for a run (DESIGN.md's fields).

@@ -14,6 +14,7 @@ enum class FlowKind : int {
   uniform,             ///< constant state (free stream)
   isentropic_vortex,   ///< Shu's isentropic vortex advected by a uniform flow (exact at all t)
   supersonic_vortex,   ///< steady supersonic flow between two circular arcs (exact, steady)
+  double_mach,         ///< Woodward-Colella: a Mach 10 shock at 60 degrees moving along a wall
 };
 
 /// A flow field U(x, y, t). Parameters not used by a kind are ignored.
@@ -28,11 +29,14 @@ struct Flow {
   // supersonic vortex
   double mach_inner = 2.25;             ///< M_i at r = r_inner
   double r_inner = 1.0;
+  // double Mach reflection
+  double shock_x0 = 1.0 / 6.0;          ///< where the shock meets the wall at t = 0
 
   FLOWDG_HD State operator()(double x, double y, double t) const {
     switch (kind) {
       case FlowKind::isentropic_vortex: return isentropic_vortex(x, y, t);
       case FlowKind::supersonic_vortex: return supersonic_vortex(x, y);
+      case FlowKind::double_mach: return double_mach(x, y, t);
       default: return to_conservative(state, gas);
     }
   }
@@ -56,6 +60,17 @@ struct Flow {
     const double rho = std::pow(temperature, 1.0 / (g - 1.0));
     const Primitive w{rho, state.u - amplitude * dy, state.v + amplitude * dx, rho * temperature};
     return to_conservative(w, gas);
+  }
+
+  /// Double Mach reflection (2015 paper, section 5.2): post-shock (8, 8.25 cos 30, -8.25 sin 30,
+  /// 116.5) behind the exact shock x = x0 + (y + 20 t) / sqrt(3) (60 degrees to the wall, speed
+  /// 10), pre-shock (1.4, 0, 0, 1) ahead of it. Used for the initial data and the top and inflow
+  /// boundaries.
+  FLOWDG_HD State double_mach(double x, double y, double t) const {
+    const double sqrt3 = 1.73205080756887729353;
+    const Primitive post{8.0, 8.25 * 0.5 * sqrt3, -8.25 * 0.5, 116.5};
+    const Primitive pre{1.4, 0.0, 0.0, 1.0};
+    return to_conservative(x < shock_x0 + (y + 20.0 * t) / sqrt3 ? post : pre, gas);
   }
 
   /// Supersonic vortex (2015 paper, section 5.1): rho = (1 + (g-1)/2 M_i^2 (1 - r_i^2/r^2))^(1/(g-1)),

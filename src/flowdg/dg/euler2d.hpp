@@ -40,9 +40,16 @@ struct BoundaryCondition {
   double center_x = 0, center_y = 0;  ///< curvature_wall: the circle's centre
 };
 
+enum class Limiter : int {
+  none,
+  barth_jespersen,  ///< p = 1: Barth-Jespersen; p > 1: troubled cells to a limited linear part
+};
+
 struct SolverOptions {
   int order = 1;
   RiemannSolver flux = RiemannSolver::hllc;
+  Limiter limiter = Limiter::none;  ///< applied after every Runge-Kutta stage
+  bool positivity = false;          ///< Zhang-Shu scaling after every stage (after the limiter)
   Gas gas{};
   Backend backend = Backend::cpu;
   /// Indexed by mesh boundary tag; every tag with faces must have one.
@@ -66,7 +73,8 @@ class Solver {
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
 
-  /// L2 projection of a flow at time t onto the basis (a quadrature rule of degree 2p + 2).
+  /// L2 projection of a flow at time t onto the basis (a quadrature rule of degree 2p + 2), then
+  /// the limiter and positivity scaling when they are configured.
   void project(const Flow& flow, double t);
   /// dt = cfl * min over elements of h_e / ((2p + 1) * (|v| + c) at the element mean), h_e the
   /// element's smallest altitude. Throws NumericalError if the state is not admissible.
@@ -74,6 +82,8 @@ class Solver {
   /// One Runge-Kutta step from t to t + dt. With monitor_change, last_change() reports
   /// max |c_new - c_old| afterwards (costs one extra pass over the coefficients).
   void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false);
+  /// Applies the configured limiter and positivity scaling once (what every stage does).
+  void apply_limiter();
   /// The right-hand side dc/dt of Eq. (12) at time t (for tests and diagnostics).
   std::vector<double> residual(double t);
   /// max |c_new - c_old| over all coefficients for the last monitored step.
@@ -88,6 +98,15 @@ class Solver {
 
   std::vector<double> coefficients() const;
   void set_coefficients(const std::vector<double>& values);
+  /// Keeps a copy of the current coefficients on the device (the last state known to be good).
+  void save_snapshot();
+  /// The coefficients last saved by save_snapshot() (empty if none).
+  std::vector<double> snapshot() const;
+  /// "element 12 near (0.31, 0.12): density -0.02, pressure 3.1" for the first element whose mean
+  /// or quadrature-point state is not admissible, or "" if there is none.
+  std::string describe_bad_state() const;
+  /// Element vertices, [3 * e + k] (host copy, for output).
+  const std::vector<Point3>& vertices() const;
 
   int order() const { return options_.order; }
   int n_basis() const;

@@ -237,6 +237,136 @@ FLOWDG_UNROLL
   }
 };
 
+/// Slope limiting and positivity of one element, after a stage (2015 paper, section 4.3.5).
+/// Barth-Jespersen: per variable, alpha = the largest factor on the element's slope such that no
+/// value at an edge quadrature point leaves [min, max] of the centroid values of the element and
+/// its edge neighbours; the linear coefficients are multiplied by alpha. For p > 1 the element is
+/// left untouched while its full polynomial stays, at the edge points, inside the bounds of the
+/// means of every element sharing a vertex with it (the wider stencil keeps smooth data from being
+/// flagged, so smooth regions keep high order); otherwise its higher modes are dropped and the
+/// linear part is limited as for p = 1.
+/// Zhang-Shu positivity then scales the element's deviation from its mean so that density and
+/// pressure are at least epsilon at every volume and edge quadrature point. Only the element's
+/// own non-constant coefficients change, so reading the neighbours' means is race-free.
+template <int P>
+struct LimiterKernel {
+  View<double> u;
+  View<const index_t> element_face_code;
+  View<const index_t> face_element_m, face_element_p;
+  View<const index_t> vertex_neighbour_offsets, vertex_neighbours;  ///< CSR, elements sharing a vertex
+  Tables tables;
+  index_t K;
+  Gas gas;
+  bool limit_slopes;
+  bool positivity;
+
+  static constexpr int Np = basis_count(P), Nfq = P + 1;
+  static constexpr double phi0 = 0.70710678118654752440;  // phi_0 on the reference triangle
+
+  FLOWDG_HD double& coefficient(int v, int j, index_t e) const { return u[(static_cast<index_t>(v) * Np + j) * K + e]; }
+
+  FLOWDG_HD void limit(index_t e) const {
+    index_t neighbours[3];
+    for (int l = 0; l < 3; ++l) {
+      const index_t code = element_face_code[l * K + e];
+      neighbours[l] = (code & 1) != 0 ? face_element_m[code >> 1] : face_element_p[code >> 1];  // boundary: e
+    }
+    for (int v = 0; v < NV; ++v) {
+      const double mean = coefficient(v, 0, e) * phi0;
+      double low = mean, high = mean;
+      for (int l = 0; l < 3; ++l) {
+        const double other = u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
+        low = other < low ? other : low;
+        high = other > high ? other : high;
+      }
+      if constexpr (P > 1) {
+        double wide_low = mean, wide_high = mean;
+        for (index_t k = vertex_neighbour_offsets[e]; k < vertex_neighbour_offsets[e + 1]; ++k) {
+          const double other = u[static_cast<index_t>(v) * Np * K + vertex_neighbours[k]] * phi0;
+          wide_low = other < wide_low ? other : wide_low;
+          wide_high = other > wide_high ? other : wide_high;
+        }
+        bool inside = true;
+        for (int point = 0; point < 3 * Nfq && inside; ++point) {
+          double value = 0;
+          for (int j = 0; j < Np; ++j) value += coefficient(v, j, e) * tables.face_phi[point * Np + j];
+          inside = value >= wide_low && value <= wide_high;
+        }
+        if (inside) continue;
+        for (int j = 3; j < Np; ++j) coefficient(v, j, e) = 0.0;
+      }
+      double alpha = 1.0;
+      for (int point = 0; point < 3 * Nfq; ++point) {
+        double deviation = 0;  // linear part minus the mean (phi_1, phi_2 have zero mean)
+        for (int j = 1; j < 3; ++j) deviation += coefficient(v, j, e) * tables.face_phi[point * Np + j];
+        const double bound = deviation > 0 ? high - mean : low - mean;
+        if (deviation != 0 && bound / deviation < alpha) alpha = bound / deviation;
+      }
+      alpha = alpha < 0 ? 0 : alpha;
+      if (alpha < 1.0)
+        for (int j = 1; j < 3; ++j) coefficient(v, j, e) *= alpha;
+    }
+  }
+
+  /// State at point `point` of the 3 Nfq edge points followed by the volume points.
+  FLOWDG_HD State point_state(index_t e, int point) const {
+    const double* phi = point < 3 * Nfq ? &tables.face_phi[point * Np] : &tables.volume_phi[(point - 3 * Nfq) * Np];
+    State state;
+    for (int v = 0; v < NV; ++v) {
+      double value = 0;
+      for (int j = 0; j < Np; ++j) value += coefficient(v, j, e) * phi[j];
+      state[v] = value;
+    }
+    return state;
+  }
+
+  FLOWDG_HD void enforce_positivity(index_t e) const {
+    State mean;
+    for (int v = 0; v < NV; ++v) mean[v] = coefficient(v, 0, e) * phi0;
+    if (!is_admissible(mean, gas)) return;  // nothing to scale towards; the time-step check reports it
+    const double epsilon = fmin(1e-13, fmin(mean[0], pressure(mean, gas)));
+    const int n_points = 3 * Nfq + tables.n_volume_points;
+    // Density: one factor for the density's own deviation.
+    double lowest = mean[0];
+    for (int point = 0; point < n_points; ++point) {
+      const double rho = point_state(e, point)[0];
+      lowest = rho < lowest ? rho : lowest;
+    }
+    if (lowest < epsilon) {
+      const double theta = (mean[0] - epsilon) / (mean[0] - lowest);
+      for (int j = 1; j < Np; ++j) coefficient(0, j, e) *= theta;
+    }
+    // Pressure: p is concave in U, so p(mean + t (U - mean)) >= epsilon on [0, t*] with t* found by
+    // bisection per point; all variables' deviations are scaled by the smallest t*.
+    double theta = 1.0;
+    for (int point = 0; point < n_points; ++point) {
+      const State state = point_state(e, point);
+      if (pressure(state, gas) >= epsilon && state[0] >= epsilon) continue;
+      double good = 0.0, bad = 1.0;
+      for (int iteration = 0; iteration < 50; ++iteration) {
+        const double middle = 0.5 * (good + bad);
+        const State trial = mean + middle * (state - mean);
+        if (trial[0] >= epsilon && pressure(trial, gas) >= epsilon) {
+          good = middle;
+        } else {
+          bad = middle;
+        }
+      }
+      theta = good < theta ? good : theta;
+    }
+    if (theta < 1.0)
+      for (int v = 0; v < NV; ++v)
+        for (int j = 1; j < Np; ++j) coefficient(v, j, e) *= theta;
+  }
+
+  FLOWDG_HD void operator()(index_t e) const {
+    if constexpr (P >= 1) {
+      if (limit_slopes) limit(e);
+      if (positivity) enforce_positivity(e);
+    }
+  }
+};
+
 /// h_e / (|v| + c) at the element mean; h_e is the smallest altitude (2 area / longest edge).
 struct TimeStepKernel {
   View<const double> u;
@@ -294,10 +424,11 @@ struct Solver::Data {
   Backend backend{};
   int order = 0, Np = 0, Nfq = 0, Nq = 0;
   index_t K = 0, F = 0, B = 0;
-  Array<double> u, u0, q, flux;
+  Array<double> u, u0, q, flux, saved;
   Array<double> geometry, h;
   Array<index_t> element_face_code;
   Array<index_t> face_element_m, face_element_p;
+  Array<index_t> vertex_neighbour_offsets, vertex_neighbours;
   Array<int> face_local_m, face_local_p;
   Array<double> face_geometry, boundary_points;
   Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
@@ -451,6 +582,33 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   d.boundary_points = Array<double>(space, boundary_points);
   d.element_face_code = Array<index_t>(space, face_code);
 
+  // Elements sharing a vertex (the p > 1 limiter's detection stencil).
+  {
+    std::vector<index_t> node_offsets(mesh.n_nodes() + 1, 0), node_elements(3 * K);
+    for (index_t e = 0; e < K; ++e)
+      for (int k = 0; k < 3; ++k) ++node_offsets[mesh.element_node_ids(e)[k] + 1];
+    for (index_t n = 0; n < mesh.n_nodes(); ++n) node_offsets[n + 1] += node_offsets[n];
+    std::vector<index_t> fill(node_offsets.begin(), node_offsets.end() - 1);
+    for (index_t e = 0; e < K; ++e)
+      for (int k = 0; k < 3; ++k) node_elements[fill[mesh.element_node_ids(e)[k]]++] = e;
+    std::vector<index_t> offsets(K + 1, 0), neighbours;
+    std::vector<index_t> list;
+    for (index_t e = 0; e < K; ++e) {
+      list.clear();
+      for (int k = 0; k < 3; ++k) {
+        const index_t n = mesh.element_node_ids(e)[k];
+        for (index_t i = node_offsets[n]; i < node_offsets[n + 1]; ++i)
+          if (node_elements[i] != e) list.push_back(node_elements[i]);
+      }
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+      neighbours.insert(neighbours.end(), list.begin(), list.end());
+      offsets[e + 1] = static_cast<index_t>(neighbours.size());
+    }
+    d.vertex_neighbour_offsets = Array<index_t>(space, offsets);
+    d.vertex_neighbours = Array<index_t>(space, neighbours);
+  }
+
   // Boundary conditions by tag.
   for (std::size_t tag = 0; tag + 1 < connectivity.tag_offsets.size(); ++tag) {
     const index_t begin = connectivity.tag_offsets[tag], end = connectivity.tag_offsets[tag + 1];
@@ -477,6 +635,13 @@ void Solver::set_coefficients(const std::vector<double>& values) {
   data_->u.assign(values);
 }
 
+void Solver::save_snapshot() {
+  if (data_->saved.size() != data_->u.size()) data_->saved = Array<double>(space_of(data_->backend), data_->u.size());
+  data_->saved.copy_from(data_->u);
+}
+std::vector<double> Solver::snapshot() const { return data_->saved.to_host(); }
+const std::vector<Point3>& Solver::vertices() const { return data_->vertices; }
+
 // ---- projection, errors, totals (host, OpenMP) -----------------------------------------------
 
 void Solver::project(const Flow& flow, double t) {
@@ -499,6 +664,8 @@ void Solver::project(const Flow& flow, double t) {
     }
   }
   data_->u.assign(coefficients);
+  // A projected discontinuity over- and undershoots like any stage result does.
+  if (options_.limiter != Limiter::none || options_.positivity) apply_limiter();
 }
 
 ErrorNorms Solver::errors(const Flow& exact, double t) const {
@@ -560,6 +727,12 @@ index_t Solver::first_bad_element() const {
   const Data& d = *data_;
   const std::vector<double> c = coefficients();
   std::vector<double> values(d.Np);
+  // Element means first: they are what the time-step check sees.
+  for (index_t e = 0; e < d.K; ++e) {
+    State mean;
+    for (int v = 0; v < NV; ++v) mean[v] = c[static_cast<std::size_t>(v) * d.Np * d.K + e] * 0.70710678118654752440;
+    if (!is_admissible(mean, options_.gas)) return e;
+  }
   const QuadratureRule rule = triangle_rule(2 * d.order);
   for (index_t e = 0; e < d.K; ++e)
     for (int k = 0; k < rule.size(); ++k) {
@@ -574,24 +747,47 @@ index_t Solver::first_bad_element() const {
   return -1;
 }
 
+std::string Solver::describe_bad_state() const {
+  const index_t bad = first_bad_element();
+  if (bad < 0) return "";
+  const Data& d = *data_;
+  const std::vector<double> c = coefficients();
+  State mean;
+  for (int v = 0; v < NV; ++v) mean[v] = c[static_cast<std::size_t>(v) * d.Np * d.K + bad] * 0.70710678118654752440;
+  const Point3* v = &d.vertices[3 * bad];
+  const char* names[] = {"density", "x-momentum", "y-momentum", "energy"};
+  std::string what;
+  for (int k = 0; k < NV; ++k)
+    if (!std::isfinite(mean[k])) what += cat(what.empty() ? "" : ", ", names[k], " is ", mean[k]);
+  if (what.empty()) {
+    what = cat("mean density ", mean[0], ", mean pressure ", pressure(mean, options_.gas));
+    if (is_admissible(mean, options_.gas)) what += " (the mean is admissible; a quadrature-point state is not)";
+  }
+  return cat("element ", bad, " near (", (v[0].x + v[1].x + v[2].x) / 3, ", ", (v[0].y + v[1].y + v[2].y) / 3, "): ", what);
+}
+
 // ---- stepping --------------------------------------------------------------------------------
 
 double Solver::stable_time_step(double cfl) const {
   const Data& d = *data_;
   const double smallest = reduce_min<double>(d.backend, d.K, TimeStepKernel{d.u.view(), d.h.view(), d.K, d.Np, options_.gas});
   if (!(smallest > 0)) {
-    const index_t bad = first_bad_element();
-    std::string where = "an element mean";
-    if (bad >= 0) {
-      const Point3* v = &d.vertices[3 * bad];
-      where = cat("element ", bad, " near (", (v[0].x + v[1].x + v[2].x) / 3, ", ", (v[0].y + v[1].y + v[2].y) / 3, ")");
-    }
-    throw NumericalError(cat("non-physical state (negative density or pressure, or NaN) at ", where));
+    const std::string where = describe_bad_state();
+    throw NumericalError(cat("non-physical state (negative density or pressure, or NaN) at ",
+                             where.empty() ? "an element mean" : where));
   }
   return cfl * smallest / (2 * d.order + 1);
 }
 
 namespace {
+template <int P>
+void launch_limiter(Solver::Data& d, const SolverOptions& options) {
+  for_each(d.backend, d.K,
+           LimiterKernel<P>{d.u.view(), d.element_face_code.view(), d.face_element_m.view(), d.face_element_p.view(),
+                            d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(), d.tables(), d.K, options.gas,
+                            options.limiter == Limiter::barth_jespersen, options.positivity});
+}
+
 void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, const StageUpdate& update) {
   const Tables tables = d.tables();
   const FaceData faces = d.faces();
@@ -609,6 +805,7 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
     for_each(d.backend, d.K,
              ElementKernel<P>{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
                               d.K, d.F, options.gas, update});
+    if (options.limiter != Limiter::none || options.positivity) launch_limiter<P>(d, options);
   });
 }
 }  // namespace
@@ -630,6 +827,10 @@ void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool moni
   }
   if (monitor_change)
     last_change_ = reduce_max<double>(d.backend, d.u.size(), ChangeKernel{d.u.view(), d.u0.view()});
+}
+
+void Solver::apply_limiter() {
+  with_order(data_->order, [&](auto order) { launch_limiter<decltype(order)::value>(*data_, options_); });
 }
 
 std::vector<double> Solver::residual(double t) {

@@ -24,6 +24,10 @@ const char* const mesh_spec_help =
     "                     seed=1, refine=0\n"
     "  builtin:box        [0,lx] x [0,ly] x [0,lz] in tetrahedra. Keys: lx=1, ly=1, lz=1, n=4 (or\n"
     "                     nx, ny, nz)\n"
+    "  builtin:double-mach [0,4] x [0,1] in 8 ny^2 triangles (perturbed), tags left, right, top,\n"
+    "                     bottom-inflow (x < 1/6), wall. Keys: ny=30 (a multiple of 6),\n"
+    "                     perturbation=0.25, seed=1. ny = 90, 180, 360 give about the 2015 paper's\n"
+    "                     double Mach meshes A, B, C (64,800, 259,200, 1,036,800 triangles)\n"
     "Examples: builtin:annulus?refine=2, builtin:rectangle?nx=10&ny=5, builtin:box?n=4";
 
 namespace {
@@ -113,8 +117,24 @@ Mesh builtin_mesh(const std::string& spec) {
     return box_tetrahedra(p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0), p.get("nx", n),
                           p.get("ny", n), p.get("nz", n));
   }
+  if (name == "double-mach") {
+    // [0,4] x [0,1] with x = 1/6 on a node, so the bottom splits exactly into the post-shock
+    // inflow part (x < 1/6) and the reflecting wall.
+    const Parameters p(spec, query, {"ny", "perturbation", "seed"});
+    const int ny = p.get("ny", 30);
+    if (ny < 6 || ny % 6 != 0) throw InputError(cat("mesh spec '", spec, "': ny must be a positive multiple of 6"));
+    Mesh mesh = rectangle_triangles(0.0, 4.0, 0.0, 1.0, 4 * ny, ny, TriangleLayout::perturbed,
+                                    p.get("perturbation", 0.25), p.get<std::uint64_t>("seed", 1));
+    const int bottom = mesh.require_tag("bottom");
+    mesh.boundary_names[bottom] = "wall";
+    const int inflow = mesh.tag_id("bottom-inflow");
+    for (TaggedFacet& facet : mesh.tagged_facets)
+      if (facet.tag == bottom && mesh.nodes[facet.vertices[0]].x + mesh.nodes[facet.vertices[1]].x < 2.0 / 6.0)
+        facet.tag = inflow;
+    return mesh;
+  }
   throw InputError(cat("mesh spec '", spec, "': unknown built-in mesh '", name,
-                       "' (known: annulus, rectangle, box)"));
+                       "' (known: annulus, rectangle, box, double-mach)"));
 }
 
 std::string json_string(std::string_view text) {
