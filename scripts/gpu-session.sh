@@ -55,6 +55,30 @@ if [ "${THROUGHPUT:-1}" = 1 ]; then
   done
 fi
 
+# 5. double Mach reflection on mesh C (1,036,800 triangles), p = 1, Barth-Jespersen, SSP-RK2, to
+#    t = 0.2 (the 2015 paper's Table 4 run); then the limiter's cost over 200 steps, on and off.
+#    Needs meshio for the picture: a wheel carried in .whl.
+if [ "${DOUBLE_MACH:-1}" = 1 ]; then
+  dmr=/tmp/flowdg-dmr
+  timeout 300 .bundle/run flowdg run --backend cuda --set mesh.file='"builtin:double-mach?ny=360"' --set time.progress_every=1000 \
+    --output $dmr > "$out/logs/double_mach.log" 2>&1
+  note "double mach mesh C: exit $? | $(grep -E '^flowdg: [0-9]+ steps' "$out/logs/double_mach.log")"
+  cp $dmr/summary.json "$out/logs/double_mach_summary.json" 2>/dev/null
+  grep -E '"(elements|steps|wall_seconds|setup_seconds|peak_device_bytes|throughput_dof_stage_per_second)"' $dmr/summary.json | tee -a "$summary"
+  if ls .whl/*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl > /dev/null 2>&1
+    PYTHONPATH=/tmp/site timeout 240 python3 tools/plot_field.py $dmr/solution.vtu --field density --contours 30 \
+      --xlim 0 3 --ylim 0 1 --output "$out/double_mach_density.png" > "$out/logs/plot.log" 2>&1
+    note "picture: exit $?"
+  fi
+  for limiter in barth-jespersen none; do
+    timeout 120 .bundle/run flowdg run --backend cuda --set mesh.file='"builtin:double-mach?ny=360"' --set solver.limiter="\"$limiter\"" \
+      --set solver.positivity=false --set time.max_steps=200 --set output.vtu=false --output /tmp/flowdg-dmr-$limiter \
+      > "$out/logs/limiter_$limiter.log" 2>&1
+    note "200 steps mesh C, limiter $limiter: exit $? | $(grep -E '^flowdg: [0-9]+ steps' "$out/logs/limiter_$limiter.log")"
+  done
+fi
+
 tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence throughput 2>/dev/null)
 rm -rf "$out/logs" "$out/convergence" "$out/throughput"
 echo "==== summary"

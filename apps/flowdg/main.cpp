@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);  // prints usage; exit code 0 for --help, non-zero otherwise
+    // Prints the usage or the problem; --help and --version exit 0, every command-line error 2.
+    return app.exit(error) == 0 ? 0 : 2;
   } catch (const flowdg::Error& error) {
     std::fprintf(stderr, "flowdg: error: %s\n", error.what());
     return error.exit_code();

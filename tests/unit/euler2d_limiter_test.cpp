@@ -320,3 +320,88 @@ TEST(Euler2dRun, ABlowUpStopsWithWhereAndWhenAndKeepsTheLastGoodState) {
   EXPECT_NE(text.find("\"status\": \"failed at step"), std::string::npos) << text;
   std::filesystem::remove_all(directory);
 }
+
+TEST(Euler2dLimiter, CharacteristicMatricesAreInverseEigenvectorsOfTheFluxJacobian) {
+  std::mt19937_64 random(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const Gas gas;
+  for (int sample = 0; sample < 200; ++sample) {
+    const State U = to_conservative({1.0 + 0.5 * unit(random), 2.0 * unit(random), 2.0 * unit(random), 1.0 + 0.5 * unit(random)}, gas);
+    const double angle = 3.14159 * unit(random), nx = std::cos(angle), ny = std::sin(angle);
+    double right[4][4], left[4][4];
+    characteristic_matrices(U, nx, ny, gas, right, left);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double product = 0;
+        for (int k = 0; k < 4; ++k) product += left[i][k] * right[k][j];
+        ASSERT_NEAR(product, i == j ? 1.0 : 0.0, 1e-12) << i << " " << j;
+      }
+    const double un = (U[1] * nx + U[2] * ny) / U[0], c = sound_speed(U, gas);
+    const double eigenvalues[4] = {un - c, un, un, un + c};
+    for (int k = 0; k < 4; ++k) {
+      const double step = 1e-6;
+      State plus = U, minus = U;
+      for (int v = 0; v < 4; ++v) {
+        plus[v] += step * right[v][k];
+        minus[v] -= step * right[v][k];
+      }
+      const State derivative = (1.0 / (2 * step)) * (normal_flux(plus, nx, ny, gas) - normal_flux(minus, nx, ny, gas));
+      for (int v = 0; v < 4; ++v) ASSERT_NEAR(derivative[v], eigenvalues[k] * right[v][k], 1e-6 * (1 + std::fabs(eigenvalues[k]))) << k;
+    }
+  }
+}
+
+TEST(Euler2dLimiter, CharacteristicLimitingBoundsEachFieldAndIsIdempotent) {
+  const Case problem = make_case({"solver.positivity=false", "solver.limit_variables=\"characteristic\""});
+  Solver solver(problem.mesh, problem.connectivity, problem.options);
+  const index_t K = solver.n_elements();
+  const int Np = solver.n_basis();
+  solver.set_coefficients(random_coefficients(K, Np, 0.3, 17));
+  solver.apply_limiter();
+  const std::vector<double> limited = solver.coefficients();
+  const EdgeValues edge(1);
+  std::vector<std::vector<index_t>> neighbours(K);
+  for (const Face& face : problem.connectivity.faces)
+    if (face.element_p >= 0) {
+      neighbours[face.element_m].push_back(face.element_p);
+      neighbours[face.element_p].push_back(face.element_m);
+    }
+  auto mean_of = [&](index_t e) {
+    State mean;
+    for (int v = 0; v < 4; ++v) mean[v] = limited[static_cast<std::size_t>(v) * Np * K + e] * phi0;
+    return mean;
+  };
+  for (index_t e = 0; e < K; ++e) {
+    const State mean = mean_of(e);
+    double nx = mean[1], ny = mean[2];
+    const double length = std::hypot(nx, ny);
+    nx /= length;
+    ny /= length;
+    double right[4][4], left[4][4];
+    characteristic_matrices(mean, nx, ny, problem.options.gas, right, left);
+    for (int k = 0; k < 4; ++k) {
+      auto field = [&](const State& state) {
+        double w = 0;
+        for (int v = 0; v < 4; ++v) w += left[k][v] * state[v];
+        return w;
+      };
+      double low = field(mean), high = low;
+      for (index_t other : neighbours[e]) {
+        low = std::min(low, field(mean_of(other)));
+        high = std::max(high, field(mean_of(other)));
+      }
+      const double scale = std::max(std::fabs(low), std::fabs(high)) + 1.0;
+      for (int point = 0; point < edge.n_points; ++point) {
+        State state;
+        for (int v = 0; v < 4; ++v) {
+          state[v] = 0;
+          for (int j = 0; j < Np; ++j) state[v] += limited[(static_cast<std::size_t>(v) * Np + j) * K + e] * edge.phi[point * Np + j];
+        }
+        ASSERT_GE(field(state), low - 1e-12 * scale) << "element " << e << " field " << k;
+        ASSERT_LE(field(state), high + 1e-12 * scale) << "element " << e << " field " << k;
+      }
+    }
+  }
+  solver.apply_limiter();
+  EXPECT_LE(max_relative_difference(solver.coefficients(), limited), 1e-14);
+}

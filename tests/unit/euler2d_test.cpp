@@ -291,6 +291,7 @@ TEST(Euler2dCase, BadCaseFilesAreRejectedBeforeAnyWork) {
   expect_error({"time.scheme=\"euler\""}, "euler");
   expect_error({"flow.kind=\"tornado\""}, "tornado");
   expect_error({"solver.limiter=\"minmod\""}, "unknown limiter 'minmod'");
+  expect_error({"solver.limit_variables=\"primitive\""}, "limit_variables");
   expect_error({"solver.positivity=1"}, "expected true or false");
   expect_error({"output.vtu_cells=\"quadratic\""}, "vtu_cells");
   expect_error({"output.every=3"}, "unknown key 'every'");

@@ -88,7 +88,7 @@ Case load_case(const Config& config, Backend backend) {
   problem.source = config.where();
 
   const Config solver = config.table("solver");
-  solver.allow_only({"order", "flux", "gamma", "limiter", "positivity"});
+  solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity"});
   problem.options.backend = backend;
   const long long order = solver.integer_or("order", 1);
   if (order < 0 || order > max_order())
@@ -103,6 +103,10 @@ Case load_case(const Config& config, Backend backend) {
     throw InputError(cat(solver.where(), " limiter: unknown limiter '", limiter, "' (valid: none, barth-jespersen)"));
   }
   problem.options.positivity = solver.bool_or("positivity", false);
+  const std::string variables = solver.string_or("limit_variables", "conserved");
+  if (variables != "conserved" && variables != "characteristic")
+    throw InputError(cat(solver.where(), " limit_variables: '", variables, "' (valid: conserved, characteristic)"));
+  problem.options.characteristic_limiting = variables == "characteristic";
   if (!(problem.options.gas.gamma > 1.0)) throw InputError(cat(solver.where(), " gamma: must be > 1"));
 
   problem.initial = read_flow(config, problem.options.gas);

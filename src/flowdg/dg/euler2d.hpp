@@ -49,6 +49,7 @@ struct SolverOptions {
   int order = 1;
   RiemannSolver flux = RiemannSolver::hllc;
   Limiter limiter = Limiter::none;  ///< applied after every Runge-Kutta stage
+  bool characteristic_limiting = false;  ///< limit characteristic variables (along the mean velocity)
   bool positivity = false;          ///< Zhang-Shu scaling after every stage (after the limiter)
   Gas gas{};
   Backend backend = Backend::cpu;

@@ -258,6 +258,7 @@ struct LimiterKernel {
   index_t K;
   Gas gas;
   bool limit_slopes;
+  bool characteristic;  ///< limit characteristic instead of conserved variables
   bool positivity;
 
   static constexpr int Np = basis_count(P), Nfq = P + 1;
@@ -265,47 +266,110 @@ struct LimiterKernel {
 
   FLOWDG_HD double& coefficient(int v, int j, index_t e) const { return u[(static_cast<index_t>(v) * Np + j) * K + e]; }
 
+  /// The largest alpha <= 1 keeping mean + alpha (s1 phi_1 + s2 phi_2) inside [low, high] at every
+  /// edge point.
+  FLOWDG_HD double barth_jespersen_factor(double mean, double low, double high, double s1, double s2) const {
+    double alpha = 1.0;
+    for (int point = 0; point < 3 * Nfq; ++point) {
+      const double deviation = s1 * tables.face_phi[point * Np + 1] + s2 * tables.face_phi[point * Np + 2];
+      const double bound = deviation > 0 ? high - mean : low - mean;
+      if (deviation != 0 && bound / deviation < alpha) alpha = bound / deviation;
+    }
+    return alpha < 0 ? 0 : alpha;
+  }
+
+  /// For p > 1: whether variable v's polynomial leaves, at an edge point, the range of the means of
+  /// the element and every element sharing a vertex with it.
+  FLOWDG_HD bool troubled(int v, index_t e) const {
+    const double mean = coefficient(v, 0, e) * phi0;
+    double low = mean, high = mean;
+    for (index_t k = vertex_neighbour_offsets[e]; k < vertex_neighbour_offsets[e + 1]; ++k) {
+      const double other = u[static_cast<index_t>(v) * Np * K + vertex_neighbours[k]] * phi0;
+      low = other < low ? other : low;
+      high = other > high ? other : high;
+    }
+    for (int point = 0; point < 3 * Nfq; ++point) {
+      double value = 0;
+      for (int j = 0; j < Np; ++j) value += coefficient(v, j, e) * tables.face_phi[point * Np + j];
+      if (value < low || value > high) return true;
+    }
+    return false;
+  }
+
   FLOWDG_HD void limit(index_t e) const {
     index_t neighbours[3];
     for (int l = 0; l < 3; ++l) {
       const index_t code = element_face_code[l * K + e];
       neighbours[l] = (code & 1) != 0 ? face_element_m[code >> 1] : face_element_p[code >> 1];  // boundary: e
     }
-    for (int v = 0; v < NV; ++v) {
-      const double mean = coefficient(v, 0, e) * phi0;
-      double low = mean, high = mean;
+    bool limit_variable[NV] = {true, true, true, true};
+    if constexpr (P > 1) {
+      bool any = false;
+      for (int v = 0; v < NV; ++v) any = (limit_variable[v] = troubled(v, e)) || any;
+      if (!any) return;
+      if (characteristic)  // the characteristic fields mix all variables: reduce them all
+        for (int v = 0; v < NV; ++v) limit_variable[v] = true;
+      for (int v = 0; v < NV; ++v)
+        if (limit_variable[v])
+          for (int j = 3; j < Np; ++j) coefficient(v, j, e) = 0.0;
+    }
+    if (!characteristic) {
+      for (int v = 0; v < NV; ++v) {
+        if (!limit_variable[v]) continue;
+        const double mean = coefficient(v, 0, e) * phi0;
+        double low = mean, high = mean;
+        for (int l = 0; l < 3; ++l) {
+          const double other = u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
+          low = other < low ? other : low;
+          high = other > high ? other : high;
+        }
+        const double alpha = barth_jespersen_factor(mean, low, high, coefficient(v, 1, e), coefficient(v, 2, e));
+        if (alpha < 1.0)
+          for (int j = 1; j < 3; ++j) coefficient(v, j, e) *= alpha;
+      }
+      return;
+    }
+    // Characteristic variables of the flux Jacobian at the element mean, along the mean velocity.
+    State mean;
+    for (int v = 0; v < NV; ++v) mean[v] = coefficient(v, 0, e) * phi0;
+    if (!is_admissible(mean, gas)) return;
+    double nx = mean[1], ny = mean[2];
+    const double length = sqrt(nx * nx + ny * ny);
+    if (length > 1e-12 * mean[0]) {
+      nx /= length;
+      ny /= length;
+    } else {
+      nx = 1.0;
+      ny = 0.0;
+    }
+    double right[4][4], left[4][4];
+    characteristic_matrices(mean, nx, ny, gas, right, left);
+    double alpha[4], slopes[4][2];
+    bool limited = false;
+    for (int k = 0; k < NV; ++k) {
+      double w_mean = 0, low = 0, high = 0;
+      for (int v = 0; v < NV; ++v) w_mean += left[k][v] * mean[v];
+      low = high = w_mean;
       for (int l = 0; l < 3; ++l) {
-        const double other = u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
+        double other = 0;
+        for (int v = 0; v < NV; ++v) other += left[k][v] * u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
         low = other < low ? other : low;
         high = other > high ? other : high;
       }
-      if constexpr (P > 1) {
-        double wide_low = mean, wide_high = mean;
-        for (index_t k = vertex_neighbour_offsets[e]; k < vertex_neighbour_offsets[e + 1]; ++k) {
-          const double other = u[static_cast<index_t>(v) * Np * K + vertex_neighbours[k]] * phi0;
-          wide_low = other < wide_low ? other : wide_low;
-          wide_high = other > wide_high ? other : wide_high;
-        }
-        bool inside = true;
-        for (int point = 0; point < 3 * Nfq && inside; ++point) {
-          double value = 0;
-          for (int j = 0; j < Np; ++j) value += coefficient(v, j, e) * tables.face_phi[point * Np + j];
-          inside = value >= wide_low && value <= wide_high;
-        }
-        if (inside) continue;
-        for (int j = 3; j < Np; ++j) coefficient(v, j, e) = 0.0;
+      for (int j = 0; j < 2; ++j) {
+        slopes[k][j] = 0;
+        for (int v = 0; v < NV; ++v) slopes[k][j] += left[k][v] * coefficient(v, j + 1, e);
       }
-      double alpha = 1.0;
-      for (int point = 0; point < 3 * Nfq; ++point) {
-        double deviation = 0;  // linear part minus the mean (phi_1, phi_2 have zero mean)
-        for (int j = 1; j < 3; ++j) deviation += coefficient(v, j, e) * tables.face_phi[point * Np + j];
-        const double bound = deviation > 0 ? high - mean : low - mean;
-        if (deviation != 0 && bound / deviation < alpha) alpha = bound / deviation;
-      }
-      alpha = alpha < 0 ? 0 : alpha;
-      if (alpha < 1.0)
-        for (int j = 1; j < 3; ++j) coefficient(v, j, e) *= alpha;
+      alpha[k] = barth_jespersen_factor(w_mean, low, high, slopes[k][0], slopes[k][1]);
+      limited = limited || alpha[k] < 1.0;
     }
+    if (!limited) return;  // leave the coefficients exactly as they are
+    for (int v = 0; v < NV; ++v)
+      for (int j = 0; j < 2; ++j) {
+        double value = 0;
+        for (int k = 0; k < NV; ++k) value += right[v][k] * alpha[k] * slopes[k][j];
+        coefficient(v, j + 1, e) = value;
+      }
   }
 
   /// State at point `point` of the 3 Nfq edge points followed by the volume points.
@@ -360,10 +424,8 @@ struct LimiterKernel {
   }
 
   FLOWDG_HD void operator()(index_t e) const {
-    if constexpr (P >= 1) {
-      if (limit_slopes) limit(e);
-      if (positivity) enforce_positivity(e);
-    }
+    if (limit_slopes) limit(e);
+    if (positivity) enforce_positivity(e);
   }
 };
 
@@ -782,10 +844,11 @@ double Solver::stable_time_step(double cfl) const {
 namespace {
 template <int P>
 void launch_limiter(Solver::Data& d, const SolverOptions& options) {
-  for_each(d.backend, d.K,
+  if constexpr (P >= 1)  // a constant per element has nothing to limit
+    for_each(d.backend, d.K,
            LimiterKernel<P>{d.u.view(), d.element_face_code.view(), d.face_element_m.view(), d.face_element_p.view(),
                             d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(), d.tables(), d.K, options.gas,
-                            options.limiter == Limiter::barth_jespersen, options.positivity});
+                            options.limiter == Limiter::barth_jespersen, options.characteristic_limiting, options.positivity});
 }
 
 void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, const StageUpdate& update) {

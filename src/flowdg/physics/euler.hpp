@@ -90,4 +90,30 @@ FLOWDG_HD inline bool is_admissible(const State& U, const Gas& gas) {
   return U[0] > 0.0 && pressure(U, gas) > 0.0;
 }
 
+/// Eigenvectors of the flux Jacobian d(F(U).n)/dU at U for the unit normal n: the columns of
+/// `right` are the acoustic (v.n - c), entropy, shear and acoustic (v.n + c) waves; `left` is its
+/// inverse, so left * U are the characteristic variables.
+FLOWDG_HD inline void characteristic_matrices(const State& U, double nx, double ny, const Gas& gas,
+                                              double (&right)[4][4], double (&left)[4][4]) {
+  const double u = U[1] / U[0], v = U[2] / U[0];
+  const double c = sound_speed(U, gas);
+  const double kinetic = 0.5 * (u * u + v * v);
+  const double enthalpy = (U[3] + pressure(U, gas)) / U[0];
+  const double normal = u * nx + v * ny, tangential = -u * ny + v * nx;
+  const double b1 = (gas.gamma - 1.0) / (c * c), b2 = b1 * kinetic;
+  const double columns[4][4] = {{1.0, u - c * nx, v - c * ny, enthalpy - c * normal},
+                                {1.0, u, v, kinetic},
+                                {0.0, -ny, nx, tangential},
+                                {1.0, u + c * nx, v + c * ny, enthalpy + c * normal}};
+  for (int row = 0; row < 4; ++row)
+    for (int column = 0; column < 4; ++column) right[row][column] = columns[column][row];
+  const double rows[4][4] = {
+      {0.5 * (b2 + normal / c), -0.5 * (b1 * u + nx / c), -0.5 * (b1 * v + ny / c), 0.5 * b1},
+      {1.0 - b2, b1 * u, b1 * v, -b1},
+      {-tangential, -ny, nx, 0.0},
+      {0.5 * (b2 - normal / c), -0.5 * (b1 * u - nx / c), -0.5 * (b1 * v - ny / c), 0.5 * b1}};
+  for (int row = 0; row < 4; ++row)
+    for (int column = 0; column < 4; ++column) left[row][column] = rows[row][column];
+}
+
 }  // namespace flowdg::euler2d
