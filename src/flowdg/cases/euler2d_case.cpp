@@ -240,7 +240,7 @@ std::string default_case_toml(Backend backend) {
 name = "double-mach"
 
 [mesh]
-file = "builtin:double-mach?ny=)", backend == Backend::cuda ? 90 : 48, R"("
+file = "builtin:double-mach?ny=)", backend == Backend::cuda ? 90 : 72, R"("
 
 [flow]
 kind = "double-mach"

@@ -46,7 +46,7 @@ struct Case {
 Case load_case(const Config& config, Backend backend);
 
 /// The built-in default case: the double Mach reflection at p = 1 with the Barth-Jespersen
-/// limiter, on 18,432 triangles on the CPU (about three minutes on 2 cores) and on the 2015 paper's
+/// limiter, on 41,472 triangles on the CPU (about three minutes on 2 cores) and on the 2015 paper's
 /// mesh-A size (64,800 triangles) on a GPU.
 std::string default_case_toml(Backend backend);
 
