@@ -65,7 +65,7 @@ TEST(MeshInfo, BuiltinSpecsGiveTheDocumentedMeshes) {
 }
 
 TEST(MeshInfo, BadSpecsAreOneLineInputErrors) {
-  EXPECT_TRUE(contains(input_error_of("builtin:disk"), "unknown built-in mesh 'disk' (known: annulus, rectangle, box)"));
+  EXPECT_TRUE(contains(input_error_of("builtin:disk"), "unknown built-in mesh 'disk' (known: annulus, rectangle, box, double-mach)"));
   EXPECT_TRUE(contains(input_error_of("builtin:annulus?levels=2"), "'levels=2' is not key=value with a known key"));
   EXPECT_TRUE(contains(input_error_of("builtin:rectangle?nx=ten"), "nx=ten is not an integer"));
   EXPECT_TRUE(contains(input_error_of("builtin:rectangle?x1=1.5e"), "x1=1.5e is not a number"));
