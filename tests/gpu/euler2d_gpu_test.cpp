@@ -6,38 +6,23 @@
 
 #include "flowdg/cases/euler2d_case.hpp"
 #include "flowdg/core/config.hpp"
+#include "../unit/example_cases.hpp"
 #include "gpu_test_util.hpp"
 
 using namespace flowdg;
 using namespace flowdg::euler2d;
 
 namespace {
-const char* supersonic_vortex_case = R"(
-[case]
-name = "supersonic-vortex"
-[mesh]
-file = "builtin:annulus"
-refine = 2
-[flow]
-kind = "supersonic-vortex"
-[solver]
-order = 3
-flux = "hllc"
-[time]
-scheme = "ssp-rk3"
-max_steps = 100
-[boundary.inner]
-type = "curvature-wall"
-[boundary.outer]
-type = "curvature-wall"
-[boundary.inflow]
-type = "inflow"
-[boundary.outflow]
-type = "outflow"
-)";
+/// The shipped supersonic vortex example on mesh C at p = 3.
+Config supersonic_vortex_case() {
+  Config config = Config::from_string(flowdg::testing::example_case("supersonic_vortex.toml"), "gpu-test");
+  for (const char* assignment : {"mesh.refine=2", "solver.order=3", "time.steady_tolerance=0", "time.max_steps=100"})
+    config.set(assignment);
+  return config;
+}
 
 std::vector<double> run_steps(Backend backend, const std::string& flux, const std::string& scheme_name) {
-  Config config = Config::from_string(supersonic_vortex_case, "gpu-test");
+  Config config = supersonic_vortex_case();
   config.set("solver.flux=\"" + flux + "\"");
   const Case problem = load_case(config, backend);
   Solver solver(problem.mesh, problem.connectivity, problem.options);
@@ -78,7 +63,7 @@ TEST(GpuEuler2d, TimeStepReductionAgreesWithCpu) {
   double dts[2];
   int i = 0;
   for (Backend backend : {Backend::cpu, Backend::cuda}) {
-    const Case problem = load_case(Config::from_string(supersonic_vortex_case, "gpu-test"), backend);
+    const Case problem = load_case(supersonic_vortex_case(), backend);
     Solver solver(problem.mesh, problem.connectivity, problem.options);
     solver.project(problem.initial, 0.0);
     dts[i++] = solver.stable_time_step(0.5);
@@ -88,33 +73,12 @@ TEST(GpuEuler2d, TimeStepReductionAgreesWithCpu) {
 
 TEST(GpuEuler2d, LimitedDoubleMachAgreesWithCpuAfter50Steps) {
   FLOWDG_REQUIRE_CUDA_DEVICE();
-  const char* double_mach = R"(
-[mesh]
-file = "builtin:double-mach?ny=12"
-[flow]
-kind = "double-mach"
-[solver]
-order = 1
-limiter = "barth-jespersen"
-positivity = true
-[time]
-end_time = 1
-[boundary.left]
-type = "prescribed"
-[boundary.bottom-inflow]
-type = "prescribed"
-[boundary.wall]
-type = "slip-wall"
-[boundary.top]
-type = "prescribed"
-[boundary.right]
-type = "outflow"
-)";
   for (const std::string variables : {"conserved", "characteristic"}) {
     std::vector<double> results[2];
     int i = 0;
     for (Backend backend : {Backend::cpu, Backend::cuda}) {
-      Config config = Config::from_string(double_mach, "gpu-test");
+      Config config = Config::from_string(flowdg::testing::example_case("double_mach.toml"), "gpu-test");
+      config.set("mesh.file=\"builtin:double-mach?ny=12\"");
       config.set("solver.limit_variables=\"" + variables + "\"");
       const Case problem = load_case(config, backend);
       Solver solver(problem.mesh, problem.connectivity, problem.options);

@@ -15,42 +15,19 @@
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/quadrature.hpp"
 #include "flowdg/io/checkpoint.hpp"
+#include "example_cases.hpp"
 
 using namespace flowdg;
 using namespace flowdg::euler2d;
 
 namespace {
 
-const char* double_mach_case = R"(
-[case]
-name = "double-mach-small"
-[mesh]
-file = "builtin:double-mach?ny=6"
-[flow]
-kind = "double-mach"
-[solver]
-order = 1
-flux = "hllc"
-limiter = "barth-jespersen"
-positivity = true
-[time]
-scheme = "ssp-rk2"
-cfl = 0.4
-end_time = 0.2
-[boundary.left]
-type = "prescribed"
-[boundary.bottom-inflow]
-type = "prescribed"
-[boundary.wall]
-type = "slip-wall"
-[boundary.top]
-type = "prescribed"
-[boundary.right]
-type = "outflow"
-)";
+const std::string double_mach_case = flowdg::testing::example_case("double_mach.toml");
 
+/// The double Mach example on a small mesh (288 triangles).
 Case make_case(const std::vector<std::string>& overrides) {
   Config config = Config::from_string(double_mach_case, "limiter-test");
+  config.set("mesh.file=\"builtin:double-mach?ny=6\"");
   for (const auto& assignment : overrides) config.set(assignment);
   return load_case(config, Backend::cpu);
 }

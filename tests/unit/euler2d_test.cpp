@@ -10,6 +10,7 @@
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/time/runge_kutta.hpp"
+#include "example_cases.hpp"
 
 using namespace flowdg;
 using namespace flowdg::euler2d;
@@ -115,40 +116,42 @@ type = "prescribed"
 type = "prescribed"
 )";
 
-const char* supersonic_vortex_case = R"(
-[case]
-name = "supersonic-vortex"
-[mesh]
-file = "builtin:annulus"
-[flow]
-kind = "supersonic-vortex"
-mach_inner = 2.25
-[solver]
-order = 1
-flux = "hllc"
-[time]
-scheme = "ssp-rk3"
-cfl = 0.6
-steady_tolerance = 1e-10
-max_steps = 100000
-[boundary.inner]
-type = "curvature-wall"
-[boundary.outer]
-type = "curvature-wall"
-[boundary.inflow]
-type = "inflow"
-[boundary.outflow]
-type = "outflow"
-)";
+// The shipped example, with the CI-sized steady tolerance (1e-10) and CFL 0.6.
+const std::string supersonic_vortex_case = flowdg::testing::example_case("supersonic_vortex.toml");
+const std::vector<std::string> supersonic_ci = {"time.cfl=0.6", "time.steady_tolerance=1e-10", "time.max_steps=100000"};
 
-double run_error(const std::string& toml, int order, int refine, bool quiet = true) {
-  Case problem = make_case(toml, {cat("solver.order=", order), cat("mesh.refine=", refine)});
+double run_error(const std::string& toml, int order, int refine, std::vector<std::string> overrides = {}) {
+  overrides.push_back(cat("solver.order=", order));
+  overrides.push_back(cat("mesh.refine=", refine));
+  Case problem = make_case(toml, overrides);
   RunOptions options;
-  options.quiet = quiet;
+  options.quiet = true;
   options.write_summary = false;
   const RunResult result = run_case(problem, options);
   EXPECT_TRUE(result.errors.has_value());
   return result.errors->l2[0];
+}
+
+}  // namespace
+
+namespace {
+
+/// Advances `steps` CFL-0.5 steps from t = 0; returns the final time.
+double advance(Solver& solver, const std::string& scheme_name, int steps) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(scheme_name);
+  double t = 0;
+  for (int step = 0; step < steps; ++step) {
+    const double dt = solver.stable_time_step(0.5);
+    solver.step(scheme, t, dt);
+    t += dt;
+  }
+  return t;
+}
+
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double difference = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) difference = std::max(difference, std::fabs(a[i] - b[i]));
+  return difference;
 }
 
 }  // namespace
@@ -158,17 +161,8 @@ TEST(Euler2d, FreeStreamIsPreservedOnAPerturbedMesh) {
   Solver solver(problem.mesh, problem.connectivity, problem.options);
   solver.project(problem.initial, 0.0);
   const std::vector<double> initial = solver.coefficients();
-  const RungeKuttaScheme scheme = runge_kutta_scheme("ssp-rk3");
-  double t = 0;
-  for (int step = 0; step < 100; ++step) {
-    const double dt = solver.stable_time_step(0.5);
-    solver.step(scheme, t, dt);
-    t += dt;
-  }
-  const std::vector<double> final = solver.coefficients();
-  double deviation = 0;
-  for (std::size_t i = 0; i < final.size(); ++i) deviation = std::max(deviation, std::fabs(final[i] - initial[i]));
-  EXPECT_LE(deviation, 1e-12);
+  const double t = advance(solver, "ssp-rk3", 100);
+  EXPECT_LE(max_difference(solver.coefficients(), initial), 1e-12);
   // The residual of the free stream vanishes to rounding, element by element.
   for (const double r : solver.residual(t)) ASSERT_LE(std::fabs(r), 1e-11);
 }
@@ -179,17 +173,8 @@ TEST(Euler2d, FreeStreamIsPreservedAtEveryCompiledOrder) {
     Solver solver(problem.mesh, problem.connectivity, problem.options);
     solver.project(problem.initial, 0.0);
     const std::vector<double> initial = solver.coefficients();
-    const RungeKuttaScheme scheme = runge_kutta_scheme("lsrk54");
-    double t = 0;
-    for (int step = 0; step < 10; ++step) {
-      const double dt = solver.stable_time_step(0.5);
-      solver.step(scheme, t, dt);
-      t += dt;
-    }
-    const std::vector<double> final = solver.coefficients();
-    double deviation = 0;
-    for (std::size_t i = 0; i < final.size(); ++i) deviation = std::max(deviation, std::fabs(final[i] - initial[i]));
-    EXPECT_LE(deviation, 1e-12) << "p = " << order;
+    advance(solver, "lsrk54", 10);
+    EXPECT_LE(max_difference(solver.coefficients(), initial), 1e-12) << "p = " << order;
   }
 }
 
@@ -199,13 +184,7 @@ TEST(Euler2d, MassMomentumAndEnergyAreConservedOnAPeriodicMesh) {
   Solver solver(problem.mesh, problem.connectivity, problem.options);
   solver.project(problem.initial, 0.0);
   const auto before = solver.totals();
-  const RungeKuttaScheme scheme = runge_kutta_scheme("lsrk54");
-  double t = 0;
-  for (int step = 0; step < 40; ++step) {
-    const double dt = solver.stable_time_step(0.5);
-    solver.step(scheme, t, dt);
-    t += dt;
-  }
+  advance(solver, "lsrk54", 40);
   const auto after = solver.totals();
   for (int v = 0; v < n_variables; ++v) {
     const double scale = std::max(std::fabs(before[v]), 400.0);  // domain area times a unit state
@@ -263,7 +242,7 @@ TEST(Euler2d, SupersonicVortexMatchesThePaperOnMeshesAToC) {
   for (int order = 1; order <= 2; ++order) {
     std::vector<double> errors;
     for (int level = 0; level < 3; ++level) {
-      errors.push_back(run_error(supersonic_vortex_case, order, level));
+      errors.push_back(run_error(supersonic_vortex_case, order, level, supersonic_ci));
       EXPECT_LE(errors.back(), 3.0 * paper[order - 1][level]) << "p = " << order << " mesh " << char('A' + level);
     }
     const double rate = std::log2(errors[1] / errors[2]);

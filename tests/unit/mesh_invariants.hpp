@@ -22,6 +22,17 @@ inline ::testing::AssertionResult contains(const std::string& text, const std::s
   return ::testing::AssertionFailure() << "'" << part << "' is not in: " << text;
 }
 
+/// A mesh of one element type from explicit nodes and element node lists.
+inline Mesh mesh_of(int dimension, std::vector<Point3> nodes, ElementType type,
+                    const std::vector<std::vector<index_t>>& elements) {
+  Mesh mesh;
+  mesh.dimension = dimension;
+  mesh.nodes = std::move(nodes);
+  mesh.source = "test";
+  for (const auto& element : elements) mesh.add_element(type, element.data());
+  return mesh;
+}
+
 inline double length(Point3 a) { return std::sqrt(dot(a, a)); }
 
 inline Point3 element_vertex(const Mesh& mesh, index_t e, int k) {

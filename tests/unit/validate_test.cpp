@@ -15,20 +15,11 @@
 
 using namespace flowdg;
 using flowdg::testing::contains;
+using flowdg::testing::mesh_of;
 using flowdg::testing::expect_valid_connectivity;
 using flowdg::testing::tag_all_boundary_faces;
 
 namespace {
-
-Mesh mesh_of(int dimension, std::vector<Point3> nodes, ElementType type,
-             const std::vector<std::vector<index_t>>& elements) {
-  Mesh mesh;
-  mesh.dimension = dimension;
-  mesh.nodes = std::move(nodes);
-  mesh.source = "test";
-  for (const auto& element : elements) mesh.add_element(type, element.data());
-  return mesh;
-}
 
 std::string all_errors(const MeshReport& report) {
   std::string text;
