@@ -257,6 +257,33 @@ TEST(Euler2dRun, RestartContinuesBitForBit) {
   std::filesystem::remove_all(directory);
 }
 
+TEST(Euler2dRun, ARestartContinuesTheParaViewSeries) {
+  const auto directory = std::filesystem::temp_directory_path() / "flowdg-series-test";
+  std::filesystem::remove_all(directory);
+  auto run = [&](long long steps, const std::string& restart) {
+    Case problem = make_case({cat("time.max_steps=", steps), "output.vtu_every=10"});
+    problem.output_directory = directory.string();
+    RunOptions options;
+    options.quiet = true;
+    options.restart = restart;
+    run_case(problem, options);
+  };
+  run(20, "");
+  std::filesystem::copy_file(directory / "checkpoint.h5", directory / "at20.h5");
+  run(40, (directory / "at20.h5").string());
+  std::ifstream in(directory / "solution.pvd");
+  std::vector<std::string> files;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("file=\"");
+    if (at != std::string::npos) files.push_back(line.substr(at + 6, line.find('"', at + 6) - at - 6));
+  }
+  const std::vector<std::string> expected = {"solution_00000000.vtu", "solution_00000010.vtu", "solution_00000020.vtu",
+                                             "solution_00000030.vtu", "solution_00000040.vtu"};
+  EXPECT_EQ(files, expected);
+  for (const auto& file : files) EXPECT_TRUE(std::filesystem::exists(directory / file)) << file;
+  std::filesystem::remove_all(directory);
+}
+
 TEST(Euler2dRun, ABlowUpStopsWithWhereAndWhenAndKeepsTheLastGoodState) {
   const auto directory = std::filesystem::temp_directory_path() / "flowdg-blowup-test";
   std::filesystem::remove_all(directory);

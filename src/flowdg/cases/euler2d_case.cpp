@@ -341,6 +341,7 @@ class OutputWriter {
     vtu(coefficients, time, name);
     series_.add(time, name);
   }
+  void resume_series(double up_to_time) { series_.resume(up_to_time); }
   void checkpoint(const std::vector<double>& coefficients, double time, long long step, const std::string& name) {
     Checkpoint data;
     data.case_toml = problem_.toml;
@@ -421,6 +422,7 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
   const bool write_files = run_options.write_summary;
   if (write_files) std::filesystem::create_directories(problem.output_directory);
   OutputWriter writer(problem, solver);
+  if (write_files && !run_options.restart.empty()) writer.resume_series(t);
 
   const TimeControl& control = problem.time;
   if (!run_options.quiet)

@@ -1,5 +1,9 @@
 #include "flowdg/io/vtu.hpp"
 
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <optional>
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -346,6 +350,38 @@ void write_vtu(const std::string& path, const SolutionView& solution, double tim
 }
 
 PvdSeries::PvdSeries(std::string pvd_path) : path_(std::move(pvd_path)) {}
+
+namespace {
+/// The value of attribute `name` in a line like <DataSet timestep="0.1" ... file="a.vtu"/>.
+std::optional<std::string> xml_attribute(const std::string& line, const std::string& name) {
+  const auto start = line.find(" " + name + "=\"");
+  if (start == std::string::npos) return std::nullopt;
+  const auto begin = start + name.size() + 3;
+  const auto end = line.find('"', begin);
+  if (end == std::string::npos) return std::nullopt;
+  std::string value = line.substr(begin, end - begin);
+  const std::pair<const char*, char> entities[] = {{"&quot;", '"'}, {"&apos;", '\''}, {"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'}};
+  for (const auto& [entity, character] : entities)
+    for (auto at = value.find(entity); at != std::string::npos; at = value.find(entity, at + 1))
+      value.replace(at, std::strlen(entity), 1, character);
+  return value;
+}
+}  // namespace
+
+void PvdSeries::resume(double up_to_time) {
+  std::ifstream in(path_);
+  if (!in) return;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto time = xml_attribute(line, "timestep"), file = xml_attribute(line, "file");
+    if (!time || !file) continue;
+    double value = 0;
+    const auto [end, status] = std::from_chars(time->data(), time->data() + time->size(), value);
+    if (status != std::errc() || end != time->data() + time->size())
+      throw InputError(cat("cannot continue the series ", path_, ": timestep \"", *time, "\" is not a number"));
+    if (value <= up_to_time) entries_.emplace_back(value, *file);
+  }
+}
 
 void PvdSeries::add(double time, const std::string& vtu_file) {
   entries_.emplace_back(time, vtu_file);

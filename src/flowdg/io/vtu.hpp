@@ -45,6 +45,9 @@ void write_vtu(const std::string& path, const SolutionView& solution, double tim
 class PvdSeries {
  public:
   explicit PvdSeries(std::string pvd_path);
+  /// Takes over the entries up to `up_to_time` of an existing .pvd at the path (a restarted run
+  /// continues its series instead of starting a new one); nothing happens if there is none.
+  void resume(double up_to_time);
   /// `vtu_file` is relative to the .pvd's directory, as ParaView resolves it.
   void add(double time, const std::string& vtu_file);
 
