@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   flowdg::cli::add_info_command(app);
   flowdg::cli::add_mesh_commands(app);
   flowdg::cli::add_run_commands(app);
+  flowdg::cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -49,8 +49,9 @@ Backend choose_backend(const std::string& name) {
   return backend;
 }
 
-/// "0..3" or "0,1,2" or "2".
-std::vector<int> parse_list(const std::string& text, const char* what) {
+}  // namespace
+
+std::vector<int> parse_int_list(const std::string& text, const char* what) {
   std::vector<int> values;
   try {
     const auto dots = text.find("..");
@@ -73,8 +74,6 @@ std::vector<int> parse_list(const std::string& text, const char* what) {
   return values;
 }
 
-}  // namespace
-
 void add_run_commands(CLI::App& app) {
   static CaseArguments run_arguments;
   auto* run = app.add_subcommand("run", "Run a case (the built-in double Mach reflection when no case file is given)");
@@ -96,8 +95,8 @@ void add_run_commands(CLI::App& app) {
   convergence->add_option("--orders", orders_text, "Polynomial orders, e.g. 1,2,3,4");
   convergence->add_option("--levels", levels_text, "Uniform refinement levels added to the case's mesh, e.g. 0..3");
   convergence->callback([] {
-    const std::vector<int> orders = parse_list(orders_text, "--orders");
-    const std::vector<int> levels = parse_list(levels_text, "--levels");
+    const std::vector<int> orders = parse_int_list(orders_text, "--orders");
+    const std::vector<int> levels = parse_int_list(levels_text, "--levels");
     if (!convergence_arguments.restart.empty()) throw InputError("convergence does not take --restart");
     const Backend backend = choose_backend(convergence_arguments.backend);
     const Config base = read_config(convergence_arguments, backend);

@@ -62,6 +62,13 @@ struct ErrorNorms {
   std::array<double, n_variables> linf{};  ///< max over quadrature points of |U_h - U|
 };
 
+/// Time per Runge-Kutta stage of one group of kernel launches, and the bytes it must move.
+struct KernelTiming {
+  std::string name;      ///< "boundary faces", "interior faces", "element", "limiter"
+  double seconds = 0;    ///< mean per stage
+  double bytes = 0;      ///< per stage, by the model in time_kernels
+};
+
 /// Highest order compiled into the kernels.
 int max_order();
 
@@ -83,6 +90,10 @@ class Solver {
   /// One Runge-Kutta step from t to t + dt. With monitor_change, last_change() reports
   /// max |c_new - c_old| afterwards (costs one extra pass over the coefficients).
   void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false);
+  /// Runs `repeats` steps' worth of stages with a synchronisation after each group of launches and
+  /// returns each group's mean time per stage with the bytes it must move (the benchmark's model).
+  /// Changes the solution like `repeats` steps of size dt would.
+  std::vector<KernelTiming> time_kernels(const RungeKuttaScheme& scheme, double dt, int repeats);
   /// Applies the configured limiter and positivity scaling once (what every stage does).
   void apply_limiter();
   /// The right-hand side dc/dt of Eq. (12) at time t (for tests and diagnostics).

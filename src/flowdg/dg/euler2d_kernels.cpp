@@ -1,6 +1,7 @@
 // 2D Euler modal DG: set-up of geometry and basis tables, and the face and element kernels,
 // written once and run by the CPU (OpenMP) and CUDA backends. Compiled by nvcc when CUDA is on.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -851,9 +852,30 @@ void launch_limiter(Solver::Data& d, const SolverOptions& options) {
                             options.limiter == Limiter::barth_jespersen, options.characteristic_limiting, options.positivity});
 }
 
-void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, const StageUpdate& update) {
+/// Times each group of launches of a stage (synchronising in between), for the benchmark.
+struct StageTimer {
+  Backend backend;
+  std::vector<std::pair<std::string, double>> seconds;  // accumulated per group, in launch order
+  std::chrono::steady_clock::time_point last;
+  void start() {
+    synchronize(backend);
+    last = std::chrono::steady_clock::now();
+  }
+  void mark(const char* name) {
+    synchronize(backend);
+    const auto now = std::chrono::steady_clock::now();
+    auto it = std::find_if(seconds.begin(), seconds.end(), [&](const auto& entry) { return entry.first == name; });
+    if (it == seconds.end()) it = seconds.insert(seconds.end(), {name, 0.0});
+    it->second += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+};
+
+void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, const StageUpdate& update,
+               StageTimer* timer = nullptr) {
   const Tables tables = d.tables();
   const FaceData faces = d.faces();
+  if (timer != nullptr) timer->start();
   with_order(d.order, [&](auto order) {
     constexpr int P = decltype(order)::value;
     with_flux(options.flux, [&](auto flux) {
@@ -862,13 +884,19 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
         for_each(d.backend, range.end - range.begin,
                  BoundaryFaceKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas,
                                              range.condition, range.begin, t_stage});
+      if (timer != nullptr) timer->mark("boundary faces");
       for_each(d.backend, d.F - d.B,
                InteriorFaceKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas});
+      if (timer != nullptr) timer->mark("interior faces");
     });
     for_each(d.backend, d.K,
              ElementKernel<P>{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
                               d.K, d.F, options.gas, update});
-    if (options.limiter != Limiter::none || options.positivity) launch_limiter<P>(d, options);
+    if (timer != nullptr) timer->mark("element");
+    if (options.limiter != Limiter::none || options.positivity) {
+      launch_limiter<P>(d, options);
+      if (timer != nullptr) timer->mark("limiter");
+    }
   });
 }
 }  // namespace
@@ -894,6 +922,41 @@ void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool moni
 
 void Solver::apply_limiter() {
   with_order(data_->order, [&](auto order) { launch_limiter<decltype(order)::value>(*data_, options_); });
+}
+
+std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, double dt, int repeats) {
+  Data& d = *data_;
+  const Space space = space_of(d.backend);
+  if (scheme.uses_u0 && d.u0.size() != d.u.size()) d.u0 = Array<double>(space, d.u.size());
+  if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<double>(space, d.u.size());
+  StageUpdate update;
+  update.dt = dt;
+  if (scheme.uses_u0) update.u0 = d.u0.view();
+  if (scheme.uses_q) update.q = d.q.view();
+  StageTimer timer{d.backend, {}, {}};
+  if (scheme.uses_u0) d.u0.copy_from(d.u);
+  for (int repeat = 0; repeat < repeats; ++repeat)
+    for (const RungeKuttaStage& stage : scheme.stages) {
+      update.stage = stage;
+      run_stage(d, options_, stage.c * dt, update, &timer);
+    }
+  // Bytes each group must move per stage (each input read once, each output written once; the
+  // basis tables are a few kilobytes and stay in cache, so they are not counted).
+  const double word = sizeof(double), element_state = NV * d.Np * word, face_flux = NV * d.Nfq * word;
+  const double interior = static_cast<double>(d.F - d.B), boundary = static_cast<double>(d.B), K = static_cast<double>(d.K);
+  const double registers = (scheme.uses_u0 ? element_state : 0.0) + (scheme.uses_q ? 2 * element_state : 0.0);
+  const double faces_geometry = 3 * word + 2 * sizeof(index_t) + 2 * sizeof(int);
+  std::vector<KernelTiming> timings;
+  const double stages = static_cast<double>(repeats) * scheme.n_stages();
+  for (const auto& [name, seconds] : timer.seconds) {
+    double bytes = 0;
+    if (name == "interior faces") bytes = interior * (2 * element_state + faces_geometry + face_flux);
+    if (name == "boundary faces") bytes = boundary * (element_state + faces_geometry + 2 * d.Nfq * word + face_flux);
+    if (name == "element") bytes = K * (2 * element_state + static_cast<double>(n_geometry) * word + 3 * sizeof(index_t) + 3 * face_flux) + K * registers;
+    if (name == "limiter") bytes = K * (2 * element_state + 3 * sizeof(index_t) + 3 * NV * word);
+    timings.push_back({name, seconds / stages, bytes});
+  }
+  return timings;
 }
 
 std::vector<double> Solver::residual(double t) {

@@ -1,0 +1,56 @@
+// The benchmark harness runs (a smoke test: sizes and the bytes model are checked, never timings).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "flowdg/cases/euler2d_bench.hpp"
+
+using namespace flowdg;
+using namespace flowdg::euler2d;
+
+TEST(Bench, TinyCpuRunReportsSizesKernelsAndTheBytesModel) {
+  BenchOptions options;
+  options.orders = {1, 2};
+  options.refines = {0};
+  options.steps = 2;
+  options.warmup = 1;
+  options.copy_doubles = 1 << 16;
+  const BenchReport report = run_bench(options);
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_GT(report.copy_bytes_per_second, 0.0);
+  for (const BenchRow& row : report.rows) {
+    const int basis = (row.order + 1) * (row.order + 2) / 2;
+    EXPECT_EQ(row.elements, 180);
+    EXPECT_EQ(row.dof, 180 * basis * 4);
+    EXPECT_GT(row.dof_stages_per_second, 0.0);
+    // The solver's arrays per element: at least the coefficients and the two LSRK registers.
+    EXPECT_GE(row.bytes_per_element, 2.0 * 4 * basis * sizeof(double));
+    ASSERT_EQ(row.kernels.size(), 3u);  // boundary faces, interior faces, element (no limiter)
+    EXPECT_EQ(row.kernels[0].name, "boundary faces");
+    EXPECT_EQ(row.kernels[1].name, "interior faces");
+    EXPECT_EQ(row.kernels[2].name, "element");
+    // Mesh A has 46 boundary and 247 interior edges (293 in all).
+    const double state = 4.0 * basis * 8, flux = 4.0 * (row.order + 1) * 8, geometry = 3 * 8 + 2 * 8 + 2 * 4;
+    EXPECT_DOUBLE_EQ(row.kernels[1].bytes, 247 * (2 * state + geometry + flux));
+    EXPECT_DOUBLE_EQ(row.kernels[0].bytes, 46 * (state + geometry + 2 * (row.order + 1) * 8 + flux));
+  }
+  const std::string json = report.json();
+  for (const char* key : {"\"copy_bytes_per_second\"", "\"dof_stages_per_second\"", "\"tk_microseconds\"", "\"bytes_per_element\"",
+                          "\"bandwidth_fraction_of_copy\""})
+    EXPECT_NE(json.find(key), std::string::npos) << key;
+  EXPECT_NE(report.table().find("| 0 | 180 | 2 | 4320 |"), std::string::npos) << report.table();
+}
+
+TEST(Bench, CommandLineWritesTheTableAndJson) {
+  const auto path = std::filesystem::temp_directory_path() / "flowdg-bench.json";
+  std::filesystem::remove(path);
+  const std::string command = std::string(FLOWDG_CLI) + " bench --backend cpu --orders 1 --refine 0 --steps 2 --output " +
+                              path.string() + " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --orders x > /dev/null 2>&1").c_str()), 0);
+  std::filesystem::remove(path);
+}
