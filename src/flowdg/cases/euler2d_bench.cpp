@@ -97,7 +97,7 @@ std::string BenchReport::table() const {
                      format("%.0f", rate / 1e9), ", ", format("%.0f%%", 100.0 * rate / copy_bytes_per_second));
     }
     out += cat("| ", row.refine, " | ", row.elements, " | ", row.order, " | ", row.dof, " | ", format("%.1f", 1e6 * row.seconds_per_step),
-               " | ", format("%.3g", row.dof_stages_per_second), " | ", format("%.4f", row.tk_microseconds), " | ",
+               " | ", format("%.3g", row.dof_stages_per_second), " | ", format("%.3g", row.tk_microseconds), " | ",
                format("%.0f", row.bytes_per_element), " | ", kernels, " |\n");
   }
   return out;
