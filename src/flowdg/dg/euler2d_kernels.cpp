@@ -82,6 +82,13 @@ FLOWDG_UNROLL
   }
 }
 
+/// Stores w_q |e|/2 F_n at face point q, in the minus side's orientation and point order.
+template <int P>
+FLOWDG_HD FLOWDG_FORCEINLINE void store_face_flux(View<double> face_flux, index_t f, index_t F, int q, double weight,
+                                                  const State& flux) {
+  for (int v = 0; v < NV; ++v) face_flux[(static_cast<index_t>(v) * (P + 1) + q) * F + f] = weight * flux[v];
+}
+
 template <int P, class Flux>
 struct InteriorFaceKernel {
   View<const double> u;
@@ -102,11 +109,8 @@ struct InteriorFaceKernel {
     const double nx = faces.geometry[f], ny = faces.geometry[F + f];
     const double scale = faces.geometry[2 * F + f];
 FLOWDG_UNROLL
-    for (int q = 0; q < Nfq; ++q) {
-      const State flux_q = Flux{}(um[q], up[q], nx, ny, gas);
-      const double weight = scale * tables.face_weight[q];
-      for (int v = 0; v < NV; ++v) face_flux[(static_cast<index_t>(v) * Nfq + q) * F + f] = weight * flux_q[v];
-    }
+    for (int q = 0; q < Nfq; ++q)
+      store_face_flux<P>(face_flux, f, F, q, scale * tables.face_weight[q], Flux{}(um[q], up[q], nx, ny, gas));
   }
 };
 
@@ -152,9 +156,7 @@ FLOWDG_UNROLL
       const double x = faces.boundary_points[static_cast<index_t>(q) * B + f];
       const double y = faces.boundary_points[static_cast<index_t>(Nfq + q) * B + f];
       const State up = ghost_state(condition, um[q], nx, ny, x, y, t, gas);
-      const State flux_q = Flux{}(um[q], up, nx, ny, gas);
-      const double weight = scale * tables.face_weight[q];
-      for (int v = 0; v < NV; ++v) face_flux[(static_cast<index_t>(v) * Nfq + q) * F + f] = weight * flux_q[v];
+      store_face_flux<P>(face_flux, f, F, q, scale * tables.face_weight[q], Flux{}(um[q], up, nx, ny, gas));
     }
   }
 };

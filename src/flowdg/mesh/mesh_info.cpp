@@ -7,6 +7,7 @@
 #include <set>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/io/json.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
@@ -137,33 +138,17 @@ Mesh builtin_mesh(const std::string& spec) {
                        "' (known: annulus, rectangle, box, double-mach)"));
 }
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::string json_list(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (std::size_t k = 0; k < items.size(); ++k) out += (k == 0 ? "" : ", ") + json_string(items[k]);
+  for (std::size_t k = 0; k < items.size(); ++k) out += (k == 0 ? "" : ", ") + json::quote(items[k]);
   return out + "]";
 }
 
 std::string json_counts(const std::vector<std::pair<std::string, index_t>>& counts) {
   std::string out = "{";
   for (std::size_t k = 0; k < counts.size(); ++k)
-    out += cat(k == 0 ? "" : ", ", json_string(counts[k].first), ": ", counts[k].second);
+    out += cat(k == 0 ? "" : ", ", json::quote(counts[k].first), ": ", counts[k].second);
   return out + "}";
 }
 
@@ -239,7 +224,7 @@ std::string to_text(const MeshInfo& info) {
 }
 
 std::string to_json(const MeshInfo& info) {
-  std::string json = cat("{\n  \"source\": ", json_string(info.source), ",\n  \"dimension\": ",
+  std::string json = cat("{\n  \"source\": ", json::quote(info.source), ",\n  \"dimension\": ",
                          info.dimension, ",\n  \"nodes\": ", info.n_nodes,
                          ",\n  \"elements\": ", json_counts(info.element_counts), ",\n");
   if (info.has_faces)
