@@ -1,0 +1,27 @@
+// The CPU backend reproduces the stored pre-optimisation reference states (reference_states.hpp).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "reference_states.hpp"
+
+using namespace flowdg;
+using namespace flowdg::testing;
+
+TEST(ReferenceStates, CpuReproducesTheStoredStatesTo1e12) {
+  const bool write = std::getenv("FLOWDG_WRITE_REFERENCE_STATES") != nullptr;
+  for (const ReferenceCase& c : reference_cases()) {
+    const std::vector<double> state = run_reference_case(c, Backend::cpu);
+    if (write) {
+      write_reference(reference_path(c), state);
+      std::printf("wrote %s (%zu values)\n", reference_path(c).c_str(), state.size());
+      continue;
+    }
+    const std::vector<double> reference = read_reference(reference_path(c));
+    const double difference = relative_difference(state, reference);
+    EXPECT_LE(difference, 1e-12) << c.name;
+    std::printf("%-26s max |cpu - reference| / max |reference| = %.2e\n", c.name, difference);
+  }
+  if (write) GTEST_SKIP() << "reference states written, nothing compared";
+}
