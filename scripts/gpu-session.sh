@@ -3,10 +3,10 @@
 # vortex convergence table on the GPU, and throughput runs. Expects a bundle made here with
 #   ../shared/tools/bundle-libs .bundle build/bin/flowdg build/bin/flowdg_gpu_tests
 # and writes logs under $OUT (the device tool's output folder), a short summary last.
-# Parts can be skipped: SANITIZE=0, CONVERGENCE=0, THROUGHPUT=0.
+# Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU add parts.
 set -uo pipefail
 out=${OUT:-/tmp/flowdg-gpu}
-mkdir -p "$out/logs"
+mkdir -p "$out/logs" "$out/bench"
 summary="$out/summary.txt"
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
@@ -15,26 +15,27 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 note "device: $(cat "$out/logs/device.txt")"
 
 # 1. gpu-labelled tests
-timeout 300 .bundle/run flowdg_gpu_tests > "$out/logs/gpu_tests.log" 2>&1
-note "gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED) ' "$out/logs/gpu_tests.log" | tr '\n' ' ')"
-grep -E "cpu - cuda|FAILED|Failure|Expected|actual" "$out/logs/gpu_tests.log" | head -20 | tee -a "$summary"
+[ "${TESTS:-1}" = 1 ] && timeout 300 .bundle/run flowdg_gpu_tests > "$out/logs/gpu_tests.log" 2>&1
+[ "${TESTS:-1}" = 1 ] && note "gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED) ' "$out/logs/gpu_tests.log" | tr '\n' ' ')"
+[ "${TESTS:-1}" = 1 ] && grep -E "cpu - cuda|cuda - reference|FAILED|Failure|Expected|actual" "$out/logs/gpu_tests.log" | head -30 | tee -a "$summary"
 
 # 2. compute-sanitizer: memcheck over the gpu tests but the long Euler comparison and the
 #    deliberate out-of-memory test (an API error memcheck would count); racecheck on
 #    the kernels that use shared memory (reductions)
-if [ "${SANITIZE:-1}" = 1 ]; then
+if [ "${SANITIZE:-1}" = 1 ] && [ "${TESTS:-1}" = 1 ]; then
   export LD_LIBRARY_PATH=$PWD/.bundle/lib
   timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .bundle/bin/flowdg_gpu_tests \
     --gtest_filter='-GpuEuler2d.CudaAgrees*:*OutOfMemory*' > "$out/logs/memcheck.log" 2>&1
   note "memcheck: exit $? | $(grep -E 'ERROR SUMMARY' "$out/logs/memcheck.log" | tail -1)"
-  timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 .bundle/bin/flowdg_gpu_tests \
-    --gtest_filter='GpuBackend.Reductions*:GpuEuler2d.TimeStep*' > "$out/logs/racecheck.log" 2>&1
+  FLOWDG_REFERENCE_CASES=sv_p2_hllc,sv_p5_hllc timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuBackend.Reductions*:GpuEuler2d.TimeStep*:GpuEuler2d.CudaReproduces*' \
+    > "$out/logs/racecheck.log" 2>&1
   note "racecheck: exit $? | $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/logs/racecheck.log" | tail -1)"
   unset LD_LIBRARY_PATH
 fi
 
 # 3. supersonic vortex convergence, p = 1..4 on meshes A..D, steady state to 1e-14 (the paper's)
-if [ "${CONVERGENCE:-1}" = 1 ]; then
+if [ "${CONVERGENCE:-0}" = 1 ]; then
   timeout 300 .bundle/run flowdg convergence examples/supersonic_vortex.toml --backend cuda \
     --orders 1,2,3,4 --levels 0..3 --set time.steady_tolerance=1e-14 --set time.max_steps=400000 \
     --output "$out/convergence" > "$out/logs/convergence.log" 2>&1
@@ -42,23 +43,43 @@ if [ "${CONVERGENCE:-1}" = 1 ]; then
   grep -E "steady state|^\|" "$out/logs/convergence.log" | tail -24 | tee -a "$summary"
 fi
 
-# 4. throughput: mesh F (184,320 triangles) and two refinements more (2.9M), 200 steps, p = 1..4
-if [ "${THROUGHPUT:-1}" = 1 ]; then
-  for refine in 5 7; do
-    for p in 1 2 3 4; do
-      log="$out/logs/throughput_r${refine}_p$p.log"
-      timeout 120 .bundle/run flowdg run examples/supersonic_vortex.toml --backend cuda --set mesh.refine=$refine \
-        --set solver.order=$p --set time.steady_tolerance=0 --set time.max_steps=200 --set time.scheme='"lsrk54"' \
-        --output "$out/throughput/r${refine}_p$p" > "$log" 2>&1
-      note "throughput refine=$refine p=$p: exit $? | $(grep -E '^flowdg: [0-9]+ steps' "$log" | tail -1)"
-    done
+# 4. the benchmark suite (bench/euler2d_suite.cpp): SUITE=paper,sizes,dmr,large; results JSON/md under
+#    $out/bench (kept out of the tarball: they are the committed tables). KERNEL_AB=1 also runs
+#    the one-thread-per-element element kernel on 4M triangles for the optimisation log; CPU=1 the
+#    CPU backend with 1 and 16 threads (meshes D, E).
+if [ -n "${SUITE:-}" ]; then
+  timeout 580 .bundle/run flowdg_bench_suite --backend cuda --sections "$SUITE" --output "$out/bench" \
+    > "$out/logs/suite.log" 2> "$out/logs/suite.err"
+  note "bench suite ($SUITE): exit $?"
+  tail -3 "$out/logs/suite.err" | tee -a "$summary"
+fi
+if [ "${KERNEL_AB:-0}" = 1 ]; then
+  timeout 300 .bundle/run flowdg bench --backend cuda --meshes 4M --orders 2,3,4,5 --steps 0 --kernels thread \
+    --output "$out/bench/thread_kernel_4M.json" > "$out/logs/thread_kernel.log" 2>&1
+  note "thread-per-element kernel, 4M: exit $?"
+fi
+if [ "${NCU:-0}" = 1 ]; then
+  # Nsight Compute on the two kernels of a step at p = 1 and p = 4 (1M triangles): speed of light,
+  # occupancy, registers; a text report under $out/bench.
+  for p in 1 4; do
+    LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:'element_block_kernel|for_each_kernel' --launch-skip 12 \
+      --launch-count 3 --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+      .bundle/bin/flowdg bench --backend cuda --meshes 1M --orders $p --steps 2 --warmup 1 > "$out/bench/ncu_p$p.txt" 2>&1
+    note "ncu p=$p: exit $?"
+  done
+fi
+if [ "${CPU:-0}" = 1 ]; then
+  for threads in 1 16; do
+    timeout 400 .bundle/run flowdg_bench_suite --backend cpu --sections cpu --threads $threads --output "$out/bench/cpu_$threads" \
+      > "$out/logs/cpu_$threads.log" 2>&1
+    note "cpu suite, $threads threads: exit $?"
   done
 fi
 
 # 5. double Mach reflection on mesh C (1,036,800 triangles), p = 1, Barth-Jespersen, SSP-RK2, to
 #    t = 0.2 (the 2015 paper's Table 4 run); then the limiter's cost over 200 steps, on and off.
 #    Needs meshio for the picture: a wheel carried in .whl.
-if [ "${DOUBLE_MACH:-1}" = 1 ]; then
+if [ "${DOUBLE_MACH:-0}" = 1 ]; then
   dmr=/tmp/flowdg-dmr
   timeout 300 .bundle/run flowdg run --backend cuda --set mesh.file='"builtin:double-mach?ny=360"' --set time.progress_every=1000 \
     --output $dmr > "$out/logs/double_mach.log" 2>&1
@@ -79,7 +100,7 @@ if [ "${DOUBLE_MACH:-1}" = 1 ]; then
   done
 fi
 
-tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence throughput 2>/dev/null)
-rm -rf "$out/logs" "$out/convergence" "$out/throughput"
+tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence 2>/dev/null)
+rm -rf "$out/logs" "$out/convergence"
 echo "==== summary"
 cat "$summary"

@@ -13,16 +13,38 @@
 
 namespace flowdg::cli {
 
+namespace {
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) items.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+}  // namespace
+
 void add_bench_command(CLI::App& app) {
-  static std::string backend = "auto", orders = "1,2,3,4", refines = "3", output, scheme = "lsrk54", limiter = "none";
-  static int steps = 50, threads = 0;
-  auto* bench = app.add_subcommand("bench", "Time the 2D Euler solver on the supersonic-vortex meshes (refine 0..5 = meshes A..F)");
+  static std::string backend = "auto", problem = "supersonic-vortex", meshes, orders = "1,2,3,4", refines, output, scheme,
+                     limiter, kernels = "block";
+  static int steps = 50, warmup = 5, threads = 0;
+  auto* bench = app.add_subcommand("bench", "Time the 2D Euler solver: DSU/s, T_k, per-kernel time and bandwidth (table + JSON)");
   bench->add_option("--backend", backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  bench->add_option("--problem", problem, "supersonic-vortex (no limiter) or double-mach (Barth-Jespersen)")
+      ->check(CLI::IsMember({"supersonic-vortex", "double-mach"}));
+  bench->add_option("--meshes", meshes,
+                    "Meshes, e.g. A,B,C,D,E,F,1M,4M,16M: supersonic vortex A..F = the 2015 paper's meshes, rN = refine N, "
+                    "a size = the annulus of about that many triangles; double Mach A,B,C = ny 90,180,360 (default C)");
+  bench->add_option("--refine", refines, "Refinement levels of mesh A, e.g. 5,7 (the same as --meshes F,r7)");
   bench->add_option("--orders", orders, "Polynomial orders, e.g. 1,2,3,4");
-  bench->add_option("--refine", refines, "Refinement levels of mesh A, e.g. 5,7 (each x4 elements)");
   bench->add_option("--steps", steps, "Timed steps per run")->check(CLI::PositiveNumber);
-  bench->add_option("--scheme", scheme, "Runge-Kutta scheme");
-  bench->add_option("--limiter", limiter, "none or barth-jespersen");
+  bench->add_option("--warmup", warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
+  bench->add_option("--scheme", scheme, "Runge-Kutta scheme (default lsrk54; ssp-rk2 for double-mach)");
+  bench->add_option("--limiter", limiter, "none or barth-jespersen (default: the problem's)");
+  bench->add_option("--kernels", kernels, "GPU element kernel for p >= 2: block (shared memory) or thread (one per element)")
+      ->check(CLI::IsMember({"block", "thread"}));
   bench->add_option("--threads", threads, "OpenMP threads for the CPU backend (default: all)")->check(CLI::NonNegativeNumber);
   bench->add_option("--output", output, "Also write the results as JSON to this file");
   bench->callback([] {
@@ -31,11 +53,19 @@ void add_bench_command(CLI::App& app) {
 #endif
     euler2d::BenchOptions options;
     options.backend = parse_backend(backend);
+    options.problem = problem;
+    options.meshes = split_list(meshes);
+    if (!refines.empty())
+      for (const int level : parse_int_list(refines, "--refine"))
+        options.meshes.push_back(level >= 0 && level <= 5 ? std::string(1, static_cast<char>('A' + level)) : cat("r", level));
+    if (options.meshes.empty()) options.meshes = {"C"};
     options.orders = parse_int_list(orders, "--orders");
-    options.refines = parse_int_list(refines, "--refine");
     options.steps = steps;
+    options.warmup = warmup;
     options.scheme = scheme;
     options.limiter = limiter;
+    options.element_block_kernel = kernels == "block";
+    options.quiet = false;
     const euler2d::BenchReport report = euler2d::run_bench(options);
     std::printf("%s", report.table().c_str());
     if (!output.empty()) {

@@ -100,3 +100,19 @@ TEST(GpuEuler2d, LimitedDoubleMachAgreesWithCpuAfter50Steps) {
     EXPECT_LE(difference, 1e-12 * size) << variables;
   }
 }
+
+#include "../unit/reference_states.hpp"
+
+// The optimised CUDA kernels reproduce the states the pre-optimisation kernels wrote
+// (tests/data/reference_states, commit 0efa0f8) to 1e-12 relative: every order 1..6, every flux,
+// the boundary kinds, periodic faces, both limiters and positivity.
+TEST(GpuEuler2d, CudaReproducesThePreOptimisationReferenceStatesTo1e12) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  using namespace flowdg::testing;
+  for (const ReferenceCase& c : reference_cases()) {
+    const std::vector<double> reference = read_reference(reference_path(c));
+    const double difference = relative_difference(run_reference_case(c, Backend::cuda), reference);
+    EXPECT_LE(difference, 1e-12) << c.name;
+    std::printf("%-26s max |cuda - reference| / max |reference| = %.2e\n", c.name, difference);
+  }
+}

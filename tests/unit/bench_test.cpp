@@ -14,7 +14,7 @@ using namespace flowdg::euler2d;
 TEST(Bench, TinyCpuRunReportsSizesKernelsAndTheBytesModel) {
   BenchOptions options;
   options.orders = {1, 2};
-  options.refines = {0};
+  options.meshes = {"A"};
   options.steps = 2;
   options.warmup = 1;
   options.copy_doubles = 1 << 16;
@@ -23,25 +23,27 @@ TEST(Bench, TinyCpuRunReportsSizesKernelsAndTheBytesModel) {
   EXPECT_GT(report.copy_bytes_per_second, 0.0);
   for (const BenchRow& row : report.rows) {
     const int basis = (row.order + 1) * (row.order + 2) / 2;
+    EXPECT_EQ(row.mesh, "A");
     EXPECT_EQ(row.elements, 180);
     EXPECT_EQ(row.dof, 180 * basis * 4);
     EXPECT_GT(row.dof_stages_per_second, 0.0);
     // The solver's arrays per element: at least the coefficients and the two LSRK registers.
     EXPECT_GE(row.bytes_per_element, 2.0 * 4 * basis * sizeof(double));
-    ASSERT_EQ(row.kernels.size(), 3u);  // boundary faces, interior faces, element (no limiter)
-    EXPECT_EQ(row.kernels[0].name, "boundary faces");
-    EXPECT_EQ(row.kernels[1].name, "interior faces");
-    EXPECT_EQ(row.kernels[2].name, "element");
+    ASSERT_EQ(row.kernels.size(), 2u);  // faces, element (no limiter)
+    EXPECT_EQ(row.kernels[0].name, "faces");
+    EXPECT_EQ(row.kernels[1].name, "element");
     // Mesh A has 46 boundary and 247 interior edges (293 in all).
     const double state = 4.0 * basis * 8, flux = 4.0 * (row.order + 1) * 8, geometry = 3 * 8 + 2 * 8 + 2 * 4;
-    EXPECT_DOUBLE_EQ(row.kernels[1].bytes, 180 * state + 247 * (geometry + flux));
-    EXPECT_DOUBLE_EQ(row.kernels[0].bytes, 46 * (state + geometry + 2 * (row.order + 1) * 8 + flux));
+    EXPECT_DOUBLE_EQ(row.kernels[0].bytes, 180 * state + 293 * (geometry + flux) + 46 * 2 * (row.order + 1) * 8);
+    // Element: coefficients read and written, the two LSRK registers (q read and written), the
+    // geometry (5 doubles), three face codes and three faces' fluxes.
+    EXPECT_DOUBLE_EQ(row.kernels[1].bytes, 180 * (2 * state + 2 * state + 5 * 8 + 3 * 8 + 3 * flux));
   }
   const std::string json = report.json();
   for (const char* key : {"\"copy_bytes_per_second\"", "\"dof_stages_per_second\"", "\"tk_microseconds\"", "\"bytes_per_element\"",
                           "\"bandwidth_fraction_of_copy\""})
     EXPECT_NE(json.find(key), std::string::npos) << key;
-  EXPECT_NE(report.table().find("| 0 | 180 | 2 | 4320 |"), std::string::npos) << report.table();
+  EXPECT_NE(report.table().find("| A | 180 | 2 | 4320 |"), std::string::npos) << report.table();
 }
 
 TEST(Bench, CommandLineWritesTheTableAndJson) {
@@ -53,4 +55,34 @@ TEST(Bench, CommandLineWritesTheTableAndJson) {
   EXPECT_TRUE(std::filesystem::exists(path));
   EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --orders x > /dev/null 2>&1").c_str()), 0);
   std::filesystem::remove(path);
+}
+
+TEST(Bench, MeshLabelsNameThePapersMeshesAndSizes) {
+  EXPECT_NE(bench_case_toml("supersonic-vortex", "D").find("builtin:annulus?refine=3"), std::string::npos);
+  EXPECT_NE(bench_case_toml("supersonic-vortex", "r7").find("builtin:annulus?refine=7"), std::string::npos);
+  // 180 k^2 triangles: 1M -> k = 75 (1,012,500), 16M -> k = 298 (15,984,720).
+  EXPECT_NE(bench_case_toml("supersonic-vortex", "1M").find("n_radial=375&n_angular=1350"), std::string::npos);
+  EXPECT_NE(bench_case_toml("supersonic-vortex", "16M").find("n_radial=1490&n_angular=5364"), std::string::npos);
+  EXPECT_NE(bench_case_toml("double-mach", "C").find("builtin:double-mach?ny=360"), std::string::npos);
+  EXPECT_THROW(bench_case_toml("supersonic-vortex", "G"), InputError);
+  EXPECT_THROW(bench_case_toml("supersonic-vortex", "12x"), InputError);
+  EXPECT_THROW(bench_case_toml("navier-stokes", "A"), InputError);
+}
+
+TEST(Bench, DoubleMachReportsTheLimiterGroupAndItsModel) {
+  BenchOptions options;
+  options.problem = "double-mach";
+  options.meshes = {"2k"};  // ny = 18: 2,592 triangles
+  options.orders = {1};
+  options.steps = 2;
+  options.warmup = 1;
+  options.copy_doubles = 1 << 16;
+  const BenchReport report = run_bench(options);
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_EQ(report.scheme, "ssp-rk2");
+  EXPECT_EQ(report.rows[0].elements, 8 * 18 * 18);
+  ASSERT_EQ(report.rows[0].kernels.size(), 3u);
+  EXPECT_EQ(report.rows[0].kernels[2].name, "limiter");
+  EXPECT_GT(report.rows[0].kernels[2].bytes, 0.0);
+  EXPECT_NE(report.table().find("limiter/unlimited stage"), std::string::npos);
 }

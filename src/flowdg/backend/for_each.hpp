@@ -50,6 +50,13 @@ __global__ void for_each_kernel(index_t n, F f) {
   if (i < n) f(i);
 }
 
+/// The same with a register budget: at least MinBlocks blocks of for_each_block threads per SM.
+template <int MinBlocks, class F>
+__global__ void __launch_bounds__(for_each_block, MinBlocks) for_each_bounded_kernel(index_t n, F f) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
 template <class T, class Op>
 __device__ T block_reduce(T value, Op op, T* shared) {
   shared[threadIdx.x] = value;
@@ -84,13 +91,18 @@ __global__ void reduce_partials_kernel(int n_partials, T identity, Op op, T* par
 #endif
 }  // namespace detail
 
-template <class F>
+/// MinBlocks > 0 asks the CUDA compiler to fit that many 256-thread blocks per SM (a register
+/// budget of 65536 / (256 MinBlocks) per thread) for kernels whose occupancy limits them.
+template <int MinBlocks = 0, class F>
 void for_each(Backend backend, index_t n, F f) {
   if (n <= 0) return;
   if (backend == Backend::cuda) {
 #if defined(__CUDACC__)
     const auto blocks = static_cast<unsigned>((n + detail::for_each_block - 1) / detail::for_each_block);
-    detail::for_each_kernel<<<blocks, detail::for_each_block>>>(n, f);
+    if constexpr (MinBlocks > 0)
+      detail::for_each_bounded_kernel<MinBlocks><<<blocks, detail::for_each_block>>>(n, f);
+    else
+      detail::for_each_kernel<<<blocks, detail::for_each_block>>>(n, f);
     FLOWDG_CUDA_CHECK_LAUNCH();
 #else
     detail::throw_no_cuda_in_this_unit();

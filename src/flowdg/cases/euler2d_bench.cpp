@@ -1,28 +1,35 @@
 #include "flowdg/cases/euler2d_bench.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "flowdg/backend/bandwidth.hpp"
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/backend/timer.hpp"
 #include "flowdg/cases/euler2d_case.hpp"
 #include "flowdg/core/config.hpp"
+#include "flowdg/core/error.hpp"
 #include "flowdg/io/json.hpp"
 
 namespace flowdg::euler2d {
 
 namespace {
 
-const char* bench_case = R"(
+// The problems as case files (kept here so `flowdg bench` needs no files; examples/ has the
+// same cases for users).
+const char* supersonic_vortex_case = R"(
 [case]
-name = "bench"
+name = "bench-supersonic-vortex"
 [mesh]
-file = "builtin:annulus"
+file = "MESH"
 [flow]
 kind = "supersonic-vortex"
 [solver]
 flux = "hllc"
 [time]
+scheme = "lsrk54"
 cfl = 0.5
 max_steps = 0
 [boundary.inner]
@@ -35,68 +42,164 @@ type = "inflow"
 type = "outflow"
 )";
 
+const char* double_mach_case = R"(
+[case]
+name = "bench-double-mach"
+[mesh]
+file = "MESH"
+[flow]
+kind = "double-mach"
+[solver]
+flux = "hllc"
+limiter = "barth-jespersen"
+positivity = true
+[time]
+scheme = "ssp-rk2"
+cfl = 0.4
+max_steps = 0
+[boundary.left]
+type = "prescribed"
+[boundary.bottom-inflow]
+type = "prescribed"
+[boundary.wall]
+type = "slip-wall"
+[boundary.top]
+type = "prescribed"
+[boundary.right]
+type = "outflow"
+)";
+
 std::string format(const char* pattern, double value) {
   char text[64];
   std::snprintf(text, sizeof text, pattern, value);
   return text;
 }
 
+/// "250k", "1M", "1.5M", "5000" -> a triangle count, or -1.
+double parse_size(const std::string& label) {
+  if (label.empty()) return -1;
+  double scale = 1;
+  std::string digits = label;
+  if (label.back() == 'k' || label.back() == 'K') scale = 1e3;
+  if (label.back() == 'm' || label.back() == 'M') scale = 1e6;
+  if (scale != 1) digits.pop_back();
+  if (digits.empty() || digits.find_first_not_of("0123456789.") != std::string::npos) return -1;
+  try {
+    return std::stod(digits) * scale;
+  } catch (...) {
+    return -1;
+  }
+}
+
+std::string mesh_spec(const std::string& problem, const std::string& label) {
+  const double size = parse_size(label);
+  if (problem == "supersonic-vortex") {
+    if (label.size() == 1 && label[0] >= 'A' && label[0] <= 'F') return cat("builtin:annulus?refine=", label[0] - 'A');
+    if (label.size() >= 2 && label[0] == 'r' && label.find_first_not_of("0123456789", 1) == std::string::npos)
+      return cat("builtin:annulus?refine=", label.substr(1));
+    if (size >= 180) {
+      const int k = std::max(1, static_cast<int>(std::lround(std::sqrt(size / 180.0))));
+      return cat("builtin:annulus?n_radial=", 5 * k, "&n_angular=", 18 * k);
+    }
+  } else if (problem == "double-mach") {
+    if (label == "A") return "builtin:double-mach?ny=90";
+    if (label == "B") return "builtin:double-mach?ny=180";
+    if (label == "C") return "builtin:double-mach?ny=360";
+    if (size >= 288) {
+      const int ny = 6 * std::max(1, static_cast<int>(std::lround(std::sqrt(size / 8.0) / 6.0)));
+      return cat("builtin:double-mach?ny=", ny);
+    }
+  } else {
+    throw InputError(cat("bench: unknown problem '", problem, "' (known: supersonic-vortex, double-mach)"));
+  }
+  throw InputError(cat("bench: unknown mesh '", label, "' for ", problem,
+                       problem == "supersonic-vortex" ? " (A..F, rN for refine N, or a size such as 1M)"
+                                                      : " (A, B, C, or a size such as 1M)"));
+}
+
 }  // namespace
+
+std::string bench_case_toml(const std::string& problem, const std::string& mesh_label) {
+  const std::string spec = mesh_spec(problem, mesh_label);
+  std::string text = problem == "double-mach" ? double_mach_case : supersonic_vortex_case;
+  text.replace(text.find("MESH"), 4, spec);
+  return text;
+}
 
 BenchReport run_bench(const BenchOptions& options) {
   BenchReport report;
   report.device = describe(options.backend);
-  report.scheme = options.scheme;
-  const RungeKuttaScheme scheme = runge_kutta_scheme(options.scheme);
+  report.problem = options.problem;
+  report.scheme = !options.scheme.empty() ? options.scheme : (options.problem == "double-mach" ? "ssp-rk2" : "lsrk54");
+  const RungeKuttaScheme scheme = runge_kutta_scheme(report.scheme);
+  for (const std::string& label : options.meshes) (void)mesh_spec(options.problem, label);  // fail before any work
   const index_t probe = options.copy_doubles > 0 ? options.copy_doubles
                                                  : (options.backend == Backend::cuda ? index_t{1} << 27 : index_t{1} << 24);
   report.copy_bytes_per_second = copy_bandwidth(options.backend, probe);
-  for (const int refine : options.refines)
+  const Space space = space_of(options.backend);
+  for (const std::string& label : options.meshes) {
+    const auto mesh_start = std::chrono::steady_clock::now();
+    Config config = Config::from_string(bench_case_toml(options.problem, label), "builtin:bench");
+    config.set(cat("solver.order=", options.orders.empty() ? 1 : options.orders.front()));
+    if (!options.limiter.empty()) config.set("solver.limiter=" + json::quote(options.limiter));
+    const Case problem = load_case(config, options.backend);
+    const double mesh_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - mesh_start).count();
     for (const int order : options.orders) {
-      Config config = Config::from_string(bench_case, "builtin:bench");
-      config.set(cat("solver.order=", order));
-      config.set(cat("mesh.refine=", refine));
-      config.set("solver.limiter=" + json::quote(options.limiter));
-      const Case problem = load_case(config, options.backend);
-      const Space space = space_of(options.backend);
+      const auto solver_start = std::chrono::steady_clock::now();
+      SolverOptions solver_options = problem.options;
+      solver_options.order = order;
+      solver_options.element_block_kernel = options.element_block_kernel;
       const std::size_t before = bytes_in_use(space);
-      Solver solver(problem.mesh, problem.connectivity, problem.options);
+      Solver solver(problem.mesh, problem.connectivity, solver_options);
       solver.project(problem.initial, 0.0);
       const double dt = solver.stable_time_step(problem.time.cfl);
       double t = 0;
       for (int step = 0; step < options.warmup; ++step, t += dt) solver.step(scheme, t, dt);
       BenchRow row;
+      row.mesh = label;
       row.order = order;
-      row.refine = refine;
       row.elements = solver.n_elements();
       row.dof = solver.dof();
-      row.bytes_per_element = static_cast<double>(bytes_in_use(space) - before) / static_cast<double>(row.elements);
-      synchronize(options.backend);
-      const auto start = std::chrono::steady_clock::now();
-      for (int step = 0; step < options.steps; ++step, t += dt) solver.step(scheme, t, dt);
-      synchronize(options.backend);
-      row.seconds_per_step = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / options.steps;
+      row.memory_bytes = static_cast<double>(bytes_in_use(space) - before);
+      row.bytes_per_element = row.memory_bytes / static_cast<double>(row.elements);
+      row.device_memory_used = static_cast<double>(device_memory_used());
+      row.setup_seconds = mesh_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - solver_start).count();
+      // Auto: about 0.1 s at 2e10 DSU/s on a GPU, 1e8 on a CPU.
+      const double work = static_cast<double>(row.dof) * scheme.n_stages();
+      const int steps = options.steps > 0 ? options.steps
+                                          : static_cast<int>(std::clamp((options.backend == Backend::cuda ? 2e9 : 1e7) / work, 3.0, 2000.0));
+      DeviceTimer timer(options.backend);
+      const std::size_t start = timer.mark();
+      for (int step = 0; step < steps; ++step, t += dt) solver.step(scheme, t, dt);
+      row.seconds_per_step = timer.seconds(start, timer.mark()) / steps;
       row.dof_stages_per_second = static_cast<double>(row.dof) * scheme.n_stages() / row.seconds_per_step;
       row.tk_microseconds = 1e6 * row.seconds_per_step / static_cast<double>(row.dof);
-      row.kernels = solver.time_kernels(scheme, dt, std::max(1, options.steps / 5));
+      row.kernels = solver.time_kernels(scheme, dt, std::max(1, steps / 5));
+      if (!options.quiet)
+        std::fprintf(stderr, "bench: %s p=%d %lld elements: %.3g DSU/s\n", label.c_str(), order,
+                     static_cast<long long>(row.elements), row.dof_stages_per_second);
       report.rows.push_back(row);
     }
+  }
   return report;
 }
 
 std::string BenchReport::table() const {
-  std::string out = cat("device: ", device, "; scheme ", scheme, "; copy bandwidth ", format("%.1f", copy_bytes_per_second / 1e9),
-                        " GB/s (read + write)\n\n");
-  out += "| refine | elements | p | DOF | us/step | DSU/s | T_k (us) | bytes/element | kernel: us/stage, GB/s, % of copy |\n";
+  std::string out = cat("device: ", device, "; problem ", problem, "; scheme ", scheme, "; copy bandwidth ",
+                        format("%.1f", copy_bytes_per_second / 1e9), " GB/s (read + write)\n\n");
+  out += "| mesh | elements | p | DOF | us/step | DSU/s | T_k (us) | bytes/element | kernel: us/stage, GB/s, % of copy |\n";
   out += "|---|---|---|---|---|---|---|---|---|\n";
   for (const BenchRow& row : rows) {
     std::string kernels;
+    double limiter = 0, rest = 0;
     for (const KernelTiming& kernel : row.kernels) {
       const double rate = kernel.seconds > 0 ? kernel.bytes / kernel.seconds : 0.0;
       kernels += cat(kernels.empty() ? "" : "; ", kernel.name, " ", format("%.1f", 1e6 * kernel.seconds), ", ",
                      format("%.0f", rate / 1e9), ", ", format("%.0f%%", 100.0 * rate / copy_bytes_per_second));
+      (kernel.name == "limiter" ? limiter : rest) += kernel.seconds;
     }
-    out += cat("| ", row.refine, " | ", row.elements, " | ", row.order, " | ", row.dof, " | ", format("%.1f", 1e6 * row.seconds_per_step),
+    if (limiter > 0) kernels += cat("; limiter/unlimited stage ", format("%.0f%%", 100.0 * limiter / rest));
+    out += cat("| ", row.mesh, " | ", row.elements, " | ", row.order, " | ", row.dof, " | ", format("%.1f", 1e6 * row.seconds_per_step),
                " | ", format("%.3g", row.dof_stages_per_second), " | ", format("%.3g", row.tk_microseconds), " | ",
                format("%.0f", row.bytes_per_element), " | ", kernels, " |\n");
   }
@@ -114,15 +217,17 @@ std::string BenchReport::json() const {
       kernels.push_back(object.str());
     }
     json::Object entry;
-    entry.add_integer("refine", row.refine).add_integer("order", row.order).add_integer("elements", row.elements)
+    entry.add_string("mesh", row.mesh).add_integer("order", row.order).add_integer("elements", row.elements)
         .add_integer("dof", row.dof).add_number("seconds_per_step", row.seconds_per_step)
         .add_number("dof_stages_per_second", row.dof_stages_per_second).add_number("tk_microseconds", row.tk_microseconds)
-        .add_number("bytes_per_element", row.bytes_per_element).add("kernels", json::array(kernels));
+        .add_number("bytes_per_element", row.bytes_per_element).add_number("memory_bytes", row.memory_bytes)
+        .add_number("device_memory_used", row.device_memory_used).add_number("setup_seconds", row.setup_seconds)
+        .add("kernels", json::array(kernels));
     entries.push_back(entry.str());
   }
   json::Object document;
-  document.add_string("device", device).add_string("scheme", scheme).add_number("copy_bytes_per_second", copy_bytes_per_second)
-      .add("runs", json::array(entries));
+  document.add_string("device", device).add_string("problem", problem).add_string("scheme", scheme)
+      .add_number("copy_bytes_per_second", copy_bytes_per_second).add("runs", json::array(entries));
   return document.str() + "\n";
 }
 

@@ -51,6 +51,9 @@ struct SolverOptions {
   Limiter limiter = Limiter::none;  ///< applied after every Runge-Kutta stage
   bool characteristic_limiting = false;  ///< limit characteristic variables (along the mean velocity)
   bool positivity = false;          ///< Zhang-Shu scaling after every stage (after the limiter)
+  /// CUDA, p >= 2: the shared-memory element kernel (a block of elements per CUDA block); false
+  /// runs the one-thread-per-element kernel the CPU uses (kept for comparison in `flowdg bench`).
+  bool element_block_kernel = true;
   Gas gas{};
   Backend backend = Backend::cpu;
   /// Indexed by mesh boundary tag; every tag with faces must have one.
@@ -64,7 +67,7 @@ struct ErrorNorms {
 
 /// Time per Runge-Kutta stage of one group of kernel launches, and the bytes it must move.
 struct KernelTiming {
-  std::string name;      ///< "boundary faces", "interior faces", "element", "limiter"
+  std::string name;      ///< "faces", "element", "limiter"
   double seconds = 0;    ///< mean per stage
   double bytes = 0;      ///< per stage, by the model in time_kernels
 };

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/timer.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/element/basis.hpp"
@@ -61,58 +62,12 @@ struct StageUpdate {
 
 // ---- face kernels ----------------------------------------------------------------------------
 
-/// Traces of the P-th order solution of element e on local face l at the Nfq face points.
-template <int P>
-FLOWDG_HD FLOWDG_FORCEINLINE void face_traces(View<const double> u, index_t K, index_t e, int l,
-                                              const Tables& tables, bool reversed,
-                                              State (&trace)[P + 1]) {
-  constexpr int Np = basis_count(P), Nfq = P + 1;
-  for (int q = 0; q < Nfq; ++q)
-    for (int v = 0; v < NV; ++v) trace[q][v] = 0.0;
-  for (int v = 0; v < NV; ++v) {
-FLOWDG_UNROLL
-    for (int j = 0; j < Np; ++j) {
-      const double c = u[(static_cast<index_t>(v) * Np + j) * K + e];
-FLOWDG_UNROLL
-      for (int q = 0; q < Nfq; ++q) {
-        const int point = reversed ? Nfq - 1 - q : q;
-        trace[q][v] += c * tables.face_phi[(l * Nfq + point) * Np + j];
-      }
-    }
-  }
-}
-
 /// Stores w_q |e|/2 F_n at face point q, in the minus side's orientation and point order.
 template <int P>
 FLOWDG_HD FLOWDG_FORCEINLINE void store_face_flux(View<double> face_flux, index_t f, index_t F, int q, double weight,
                                                   const State& flux) {
   for (int v = 0; v < NV; ++v) face_flux[(static_cast<index_t>(v) * (P + 1) + q) * F + f] = weight * flux[v];
 }
-
-template <int P, class Flux>
-struct InteriorFaceKernel {
-  View<const double> u;
-  View<double> face_flux;
-  FaceData faces;
-  Tables tables;
-  index_t K;
-  Gas gas;
-
-  FLOWDG_HD void operator()(index_t i) const {
-    constexpr int Nfq = P + 1;
-    const index_t f = faces.n_boundary + i;
-    const index_t F = faces.n_faces;
-    State um[Nfq], up[Nfq];
-    face_traces<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, false, um);
-    // Eq. (16): the right element traverses the shared edge in the opposite direction.
-    face_traces<P>(u, K, faces.element_p[f], faces.local_face_p[f], tables, true, up);
-    const double nx = faces.geometry[f], ny = faces.geometry[F + f];
-    const double scale = faces.geometry[2 * F + f];
-FLOWDG_UNROLL
-    for (int q = 0; q < Nfq; ++q)
-      store_face_flux<P>(face_flux, f, F, q, scale * tables.face_weight[q], Flux{}(um[q], up[q], nx, ny, gas));
-  }
-};
 
 FLOWDG_HD inline State ghost_state(const BoundaryCondition& bc, const State& um, double nx, double ny,
                                    double x, double y, double t, const Gas& gas) {
@@ -131,33 +86,68 @@ FLOWDG_HD inline State ghost_state(const BoundaryCondition& bc, const State& um,
   return um;
 }
 
+/// The trace of the P-th order solution of element e on local face l at edge point `point`
+/// (summed over j in order, as the pre-optimisation per-face kernel did).
+template <int P>
+FLOWDG_HD FLOWDG_FORCEINLINE State face_trace_at(View<const double> u, index_t K, index_t e, int l, const Tables& tables,
+                                                 int point) {
+  constexpr int Np = basis_count(P), Nfq = P + 1;
+  const double* phi = &tables.face_phi[(l * Nfq + point) * Np];
+  State trace;
+  for (int v = 0; v < NV; ++v) {
+    double value = 0.0;
+FLOWDG_UNROLL
+    for (int j = 0; j < Np; ++j) value += u[(static_cast<index_t>(v) * Np + j) * K + e] * phi[j];
+    trace[v] = value;
+  }
+  return trace;
+}
+
+/// Boundary conditions of up to max_ranges consecutive ranges of boundary faces, for one launch.
+struct BoundaryRanges {
+  static constexpr int max_ranges = 6;
+  index_t end[max_ranges] = {};
+  BoundaryCondition condition[max_ranges] = {};
+  int n = 0;
+};
+
+/// All faces of a stage in one launch, one thread per (face, edge point): faces [first, last),
+/// boundary faces (f < B) taking the condition of their range, interior faces the right element's
+/// trace. A thread per point instead of per face keeps registers low (two states, not 2 (p + 1)),
+/// so occupancy stays high at every order; the p + 1 threads of a face are neighbours in the warp
+/// and share the elements' coefficients through L1.
 template <int P, class Flux>
-struct BoundaryFaceKernel {
+struct FacePointKernel {
   View<const double> u;
   View<double> face_flux;
   FaceData faces;
   Tables tables;
   index_t K;
   Gas gas;
-  BoundaryCondition condition;
+  BoundaryRanges boundary;
   index_t first_face;
   double t;
 
   FLOWDG_HD void operator()(index_t i) const {
     constexpr int Nfq = P + 1;
-    const index_t f = first_face + i;
+    const index_t f = first_face + i / Nfq;
+    const int q = static_cast<int>(i % Nfq);
     const index_t F = faces.n_faces, B = faces.n_boundary;
-    State um[Nfq];
-    face_traces<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, false, um);
+    const State um = face_trace_at<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, q);
     const double nx = faces.geometry[f], ny = faces.geometry[F + f];
-    const double scale = faces.geometry[2 * F + f];
-FLOWDG_UNROLL
-    for (int q = 0; q < Nfq; ++q) {
-      const double x = faces.boundary_points[static_cast<index_t>(q) * B + f];
-      const double y = faces.boundary_points[static_cast<index_t>(Nfq + q) * B + f];
-      const State up = ghost_state(condition, um[q], nx, ny, x, y, t, gas);
-      store_face_flux<P>(face_flux, f, F, q, scale * tables.face_weight[q], Flux{}(um[q], up, nx, ny, gas));
+    const double weight = faces.geometry[2 * F + f] * tables.face_weight[q];
+    if (f >= B) {
+      // Eq. (16): the right element traverses the shared edge in the opposite direction.
+      const State up = face_trace_at<P>(u, K, faces.element_p[f], faces.local_face_p[f], tables, Nfq - 1 - q);
+      store_face_flux<P>(face_flux, f, F, q, weight, Flux{}(um, up, nx, ny, gas));
+      return;
     }
+    int range = 0;
+    while (range + 1 < boundary.n && f >= boundary.end[range]) ++range;
+    const double x = faces.boundary_points[static_cast<index_t>(q) * B + f];
+    const double y = faces.boundary_points[static_cast<index_t>(Nfq + q) * B + f];
+    const State up = ghost_state(boundary.condition[range], um, nx, ny, x, y, t, gas);
+    store_face_flux<P>(face_flux, f, F, q, weight, Flux{}(um, up, nx, ny, gas));
   }
 };
 
@@ -240,6 +230,139 @@ FLOWDG_UNROLL
   }
 };
 
+#if defined(__CUDACC__)
+/// Elements per block of the shared-memory element kernel: a warp's 32 lanes take 32 consecutive
+/// elements, so every global load and store of a coefficient is one coalesced 256-byte access.
+/// Fewer at p >= 5 so that a block's shared memory stays under about 64 KB.
+template <int P>
+constexpr int block_elements() { return P >= 5 ? 16 : 32; }
+constexpr int element_block_threads = 256;
+
+/// The element kernel for p >= 2 on the GPU: a block of E elements works through shared memory,
+/// in three phases separated by barriers, so no thread holds an element's Np x 4 right-hand side
+/// in registers (ElementKernel<4> used 255 registers and spilled; this one stays under 64):
+///   1. the block's coefficients -> shared (coalesced);
+///   2. one thread per (element, volume point): U at the point, F(U), and the reference-space
+///      flux components w_k F . (dr/dx, dr/dy) and w_k F . (ds/dx, ds/dy) -> shared; then the
+///      element's face fluxes (sign applied) -> shared over the coefficients' space;
+///   3. one thread per (element, mode): the volume sum over points, the surface sum, and the
+///      Runge-Kutta stage update of the mode's four coefficients (coalesced stores).
+/// Every sum runs in the same order as ElementKernel's, so both give the same numbers.
+template <int P>
+__global__ void __launch_bounds__(element_block_threads) element_block_kernel(ElementKernel<P> k) {
+  constexpr int Np = basis_count(P), Nfq = P + 1, E = block_elements<P>();
+  constexpr int coefficient_items = NV * Np * E, face_items = 3 * NV * Nfq * E;
+  constexpr int first_region = coefficient_items > face_items ? coefficient_items : face_items;
+  extern __shared__ double shared[];
+  double* s_u = shared;                      // phase 1-2: [(v * Np + j) * E + el]
+  double* s_g = shared;                      // phase 2-3: [((l * NV + v) * Nfq + q) * E + el]
+  double* s_f = shared + first_region;       // [((v * 2 + d) * Nq + kq) * E + el]
+  __shared__ unsigned char s_plus[3 * E];
+  const int Nq = k.tables.n_volume_points;
+  const index_t K = k.K, F = k.F;
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(K - e0 < E ? K - e0 : E);
+
+  for (int i = threadIdx.x; i < coefficient_items; i += blockDim.x) {
+    const int el = i % E, item = i / E;
+    s_u[i] = el < n_local ? k.u[static_cast<index_t>(item) * K + e0 + el] : 0.0;
+  }
+  __syncthreads();
+
+  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+    const int el = i % E, kq = i / E;
+    if (el >= n_local) continue;
+    const index_t e = e0 + el;
+    State uk;
+    for (int v = 0; v < NV; ++v) {
+      double value = 0.0;
+FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) value += s_u[(v * Np + j) * E + el] * k.tables.volume_phi[kq * Np + j];
+      uk[v] = value;
+    }
+    State fx, fy;
+    flux(uk, k.gas, fx, fy);
+    const double drdx = k.geometry[rx * K + e], drdy = k.geometry[ry * K + e];
+    const double dsdx = k.geometry[sx * K + e], dsdy = k.geometry[sy * K + e];
+    const double w = k.tables.volume_weight[kq];
+    for (int v = 0; v < NV; ++v) {
+      s_f[((v * 2 + 0) * Nq + kq) * E + el] = w * (fx[v] * drdx + fy[v] * drdy);
+      s_f[((v * 2 + 1) * Nq + kq) * E + el] = w * (fx[v] * dsdx + fy[v] * dsdy);
+    }
+  }
+  __syncthreads();  // s_u is free from here on: the face fluxes take its place
+
+  for (int i = threadIdx.x; i < face_items; i += blockDim.x) {
+    const int el = i % E, item = i / E;  // item = (l * NV + v) * Nfq + q
+    if (el >= n_local) continue;
+    const int l = item / (NV * Nfq), v = (item / Nfq) % NV, q = item % Nfq;
+    const index_t e = e0 + el;
+    const index_t code = k.element_face_code[l * K + e];
+    const bool plus_side = (code & 1) != 0;
+    const double inverse_jacobian = k.geometry[inverse_det * K + e];
+    const double sign = plus_side ? inverse_jacobian : -inverse_jacobian;
+    s_g[i] = sign * k.face_flux[(static_cast<index_t>(v) * Nfq + q) * F + (code >> 1)];
+    if (v == 0 && q == 0) s_plus[l * E + el] = plus_side ? 1 : 0;
+  }
+  __syncthreads();
+
+  // One thread per (element, mode): the four variables share each basis-table load.
+  for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+    const int el = i % E, j = i / E;
+    if (el >= n_local) continue;
+    double rhs[NV] = {0.0, 0.0, 0.0, 0.0};
+    for (int kq = 0; kq < Nq; ++kq) {
+      const double dr = k.tables.volume_dphi_dr[kq * Np + j], ds = k.tables.volume_dphi_ds[kq * Np + j];
+FLOWDG_UNROLL
+      for (int v = 0; v < NV; ++v)
+        rhs[v] += s_f[((v * 2 + 0) * Nq + kq) * E + el] * dr + s_f[((v * 2 + 1) * Nq + kq) * E + el] * ds;
+    }
+    for (int l = 0; l < 3; ++l) {
+      const bool plus_side = s_plus[l * E + el] != 0;
+FLOWDG_UNROLL
+      for (int q = 0; q < Nfq; ++q) {
+        const double phi = k.tables.face_phi[(l * Nfq + (plus_side ? Nfq - 1 - q : q)) * Np + j];
+FLOWDG_UNROLL
+        for (int v = 0; v < NV; ++v) rhs[v] += s_g[((l * NV + v) * Nfq + q) * E + el] * phi;
+      }
+    }
+    const StageUpdate& update = k.update;
+FLOWDG_UNROLL
+    for (int v = 0; v < NV; ++v) {
+      const index_t index = static_cast<index_t>(v * Np + j) * K + e0 + el;
+      double q = update.q.data != nullptr ? update.q[index] : 0.0;
+      double u_s = k.u[index];
+      apply_runge_kutta_stage(update.stage, update.dt * rhs[v], update.u0.data != nullptr ? update.u0[index] : 0.0, q, u_s);
+      if (update.q.data != nullptr) update.q[index] = q;
+      k.u[index] = u_s;
+    }
+  }
+}
+
+/// Shared memory of one block of element_block_kernel<P>.
+template <int P>
+std::size_t element_block_shared_bytes(int n_volume_points) {
+  constexpr int Np = basis_count(P), Nfq = P + 1, E = block_elements<P>();
+  const int first_region = std::max(NV * Np * E, 3 * NV * Nfq * E);
+  return sizeof(double) * static_cast<std::size_t>(first_region + 2 * NV * n_volume_points * E);
+}
+
+template <int P>
+void launch_element_block_kernel(const ElementKernel<P>& kernel) {
+  const std::size_t shared = element_block_shared_bytes<P>(kernel.tables.n_volume_points);
+  static const bool configured = [&] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(element_block_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+    return true;
+  }();
+  (void)configured;
+  if (shared > 96 * 1024) throw Error(cat("element kernel at p = ", P, " needs ", shared, " bytes of shared memory per block"));
+  constexpr int E = block_elements<P>();
+  const auto blocks = static_cast<unsigned>((kernel.K + E - 1) / E);
+  element_block_kernel<P><<<blocks, element_block_threads, shared>>>(kernel);
+  FLOWDG_CUDA_CHECK_LAUNCH();
+}
+#endif
+
 /// Slope limiting and positivity of one element, after a stage (2015 paper, section 4.3.5).
 /// Barth-Jespersen: per variable, alpha = the largest factor on the element's slope such that no
 /// value at an edge quadrature point leaves [min, max] of the centroid values of the element and
@@ -251,18 +374,17 @@ FLOWDG_UNROLL
 /// Zhang-Shu positivity then scales the element's deviation from its mean so that density and
 /// pressure are at least epsilon at every volume and edge quadrature point. Only the element's
 /// own non-constant coefficients change, so reading the neighbours' means is race-free.
-template <int P>
+template <int P, bool Slopes, bool Characteristic, bool Positivity>
 struct LimiterKernel {
   View<double> u;
-  View<const index_t> element_face_code;
-  View<const index_t> face_element_m, face_element_p;
+  View<const index_t> element_neighbours;  ///< [l * K + e]: the element across face l (e itself on a boundary)
   View<const index_t> vertex_neighbour_offsets, vertex_neighbours;  ///< CSR, elements sharing a vertex
   Tables tables;
   index_t K;
   Gas gas;
-  bool limit_slopes;
-  bool characteristic;  ///< limit characteristic instead of conserved variables
-  bool positivity;
+  static constexpr bool limit_slopes = Slopes;
+  static constexpr bool characteristic = Characteristic;  ///< limit characteristic instead of conserved variables
+  static constexpr bool positivity = Positivity;
 
   static constexpr int Np = basis_count(P), Nfq = P + 1;
   static constexpr double phi0 = 0.70710678118654752440;  // phi_0 on the reference triangle
@@ -301,22 +423,19 @@ struct LimiterKernel {
 
   FLOWDG_HD void limit(index_t e) const {
     index_t neighbours[3];
-    for (int l = 0; l < 3; ++l) {
-      const index_t code = element_face_code[l * K + e];
-      neighbours[l] = (code & 1) != 0 ? face_element_m[code >> 1] : face_element_p[code >> 1];  // boundary: e
-    }
+    for (int l = 0; l < 3; ++l) neighbours[l] = element_neighbours[l * K + e];
     bool limit_variable[NV] = {true, true, true, true};
     if constexpr (P > 1) {
       bool any = false;
       for (int v = 0; v < NV; ++v) any = (limit_variable[v] = troubled(v, e)) || any;
       if (!any) return;
-      if (characteristic)  // the characteristic fields mix all variables: reduce them all
+      if constexpr (Characteristic)  // the characteristic fields mix all variables: reduce them all
         for (int v = 0; v < NV; ++v) limit_variable[v] = true;
       for (int v = 0; v < NV; ++v)
         if (limit_variable[v])
           for (int j = 3; j < Np; ++j) coefficient(v, j, e) = 0.0;
     }
-    if (!characteristic) {
+    if constexpr (!Characteristic) {
       for (int v = 0; v < NV; ++v) {
         if (!limit_variable[v]) continue;
         const double mean = coefficient(v, 0, e) * phi0;
@@ -427,8 +546,8 @@ struct LimiterKernel {
   }
 
   FLOWDG_HD void operator()(index_t e) const {
-    if (limit_slopes) limit(e);
-    if (positivity) enforce_positivity(e);
+    if constexpr (Slopes) limit(e);
+    if constexpr (Positivity) enforce_positivity(e);
   }
 };
 
@@ -492,6 +611,7 @@ struct Solver::Data {
   Array<double> u, u0, q, flux, saved;
   Array<double> geometry, h;
   Array<index_t> element_face_code;
+  Array<index_t> element_neighbours;  ///< [l * K + e]: across face l; e itself on a boundary
   Array<index_t> face_element_m, face_element_p;
   Array<index_t> vertex_neighbour_offsets, vertex_neighbours;
   Array<int> face_local_m, face_local_p;
@@ -646,6 +766,14 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   d.face_geometry = Array<double>(space, face_geometry);
   d.boundary_points = Array<double>(space, boundary_points);
   d.element_face_code = Array<index_t>(space, face_code);
+  if (options_.limiter != Limiter::none) {  // the limiter's face neighbours, one load each
+    std::vector<index_t> neighbours(static_cast<std::size_t>(3 * K));
+    for (index_t i = 0; i < 3 * K; ++i) {
+      const index_t f = face_code[i] >> 1;
+      neighbours[i] = (face_code[i] & 1) != 0 ? element_m[f] : element_p[f];  // a boundary face's element_p is e
+    }
+    d.element_neighbours = Array<index_t>(space, neighbours);
+  }
 
   // Elements sharing a vertex (the p > 1 limiter's detection stencil).
   {
@@ -847,29 +975,53 @@ double Solver::stable_time_step(double cfl) const {
 namespace {
 template <int P>
 void launch_limiter(Solver::Data& d, const SolverOptions& options) {
-  if constexpr (P >= 1)  // a constant per element has nothing to limit
-    for_each(d.backend, d.K,
-           LimiterKernel<P>{d.u.view(), d.element_face_code.view(), d.face_element_m.view(), d.face_element_p.view(),
-                            d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(), d.tables(), d.K, options.gas,
-                            options.limiter == Limiter::barth_jespersen, options.characteristic_limiting, options.positivity});
+  if constexpr (P >= 1) {  // a constant per element has nothing to limit
+    // One instantiation per combination of options, so each keeps only the registers it needs;
+    // at least 2 blocks of 256 threads per SM (<= 128 registers) for latency hiding.
+    auto launch = [&](auto slopes, auto characteristic, auto positivity) {
+      for_each<2>(d.backend, d.K,
+                  LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
+                      d.u.view(), d.element_neighbours.view(), d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(),
+                      d.tables(), d.K, options.gas});
+    };
+    using yes = std::true_type;
+    using no = std::false_type;
+    const bool slopes = options.limiter == Limiter::barth_jespersen;
+    if (slopes && options.characteristic_limiting) {
+      options.positivity ? launch(yes{}, yes{}, yes{}) : launch(yes{}, yes{}, no{});
+    } else if (slopes) {
+      options.positivity ? launch(yes{}, no{}, yes{}) : launch(yes{}, no{}, no{});
+    } else if (options.positivity) {
+      launch(no{}, no{}, yes{});
+    }
+  }
 }
 
-/// Times each group of launches of a stage (synchronising in between), for the benchmark.
+/// Times each group of launches of a stage with device events between the groups (no host
+/// synchronisation in the stage), for the benchmark.
 struct StageTimer {
-  Backend backend;
-  std::vector<std::pair<std::string, double>> seconds;  // accumulated per group, in launch order
-  std::chrono::steady_clock::time_point last;
-  void start() {
-    synchronize(backend);
-    last = std::chrono::steady_clock::now();
-  }
+  DeviceTimer timer;
+  struct Interval {
+    std::string name;
+    std::size_t begin, end;
+  };
+  std::vector<Interval> intervals;
+  std::size_t last = 0;
+  void start() { last = timer.mark(); }
   void mark(const char* name) {
-    synchronize(backend);
-    const auto now = std::chrono::steady_clock::now();
-    auto it = std::find_if(seconds.begin(), seconds.end(), [&](const auto& entry) { return entry.first == name; });
-    if (it == seconds.end()) it = seconds.insert(seconds.end(), {name, 0.0});
-    it->second += std::chrono::duration<double>(now - last).count();
+    const std::size_t now = timer.mark();
+    intervals.push_back({name, last, now});
     last = now;
+  }
+  /// Seconds per group name, summed over the stages, in launch order.
+  std::vector<std::pair<std::string, double>> seconds() {
+    std::vector<std::pair<std::string, double>> sums;
+    for (const Interval& interval : intervals) {
+      auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& entry) { return entry.first == interval.name; });
+      if (it == sums.end()) it = sums.insert(sums.end(), {interval.name, 0.0});
+      it->second += timer.seconds(interval.begin, interval.end);
+    }
+    return sums;
   }
 };
 
@@ -882,18 +1034,34 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
     constexpr int P = decltype(order)::value;
     with_flux(options.flux, [&](auto flux) {
       using Flux = decltype(flux);
-      for (const auto& range : d.boundary_ranges)
-        for_each(d.backend, range.end - range.begin,
-                 BoundaryFaceKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas,
-                                             range.condition, range.begin, t_stage});
-      if (timer != nullptr) timer->mark("boundary faces");
-      for_each(d.backend, d.F - d.B,
-               InteriorFaceKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas});
-      if (timer != nullptr) timer->mark("interior faces");
+      // Boundary ranges in groups of BoundaryRanges::max_ranges; the last launch also covers every
+      // interior face (one launch per stage for up to max_ranges boundary tags).
+      const index_t Nfq = P + 1;
+      std::size_t next = 0;
+      do {
+        BoundaryRanges group;
+        const index_t first = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.B;
+        while (next < d.boundary_ranges.size() && group.n < BoundaryRanges::max_ranges) {
+          group.end[group.n] = d.boundary_ranges[next].end;
+          group.condition[group.n++] = d.boundary_ranges[next++].condition;
+        }
+        const index_t last = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.F;
+        for_each(d.backend, (last - first) * Nfq,
+                 FacePointKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas, group, first, t_stage});
+      } while (next < d.boundary_ranges.size());
+      if (timer != nullptr) timer->mark("faces");
     });
-    for_each(d.backend, d.K,
-             ElementKernel<P>{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
-                              d.K, d.F, options.gas, update});
+    const ElementKernel<P> element{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
+                                   d.K, d.F, options.gas, update};
+#if defined(__CUDACC__)
+    if (d.backend == Backend::cuda && P >= 2 && options.element_block_kernel) {
+      launch_element_block_kernel<P>(element);
+    } else {
+      for_each(d.backend, d.K, element);
+    }
+#else
+    for_each(d.backend, d.K, element);
+#endif
     if (timer != nullptr) timer->mark("element");
     if (options.limiter != Limiter::none || options.positivity) {
       launch_limiter<P>(d, options);
@@ -935,7 +1103,7 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
   update.dt = dt;
   if (scheme.uses_u0) update.u0 = d.u0.view();
   if (scheme.uses_q) update.q = d.q.view();
-  StageTimer timer{d.backend, {}, {}};
+  StageTimer timer{DeviceTimer(d.backend), {}, 0};
   if (scheme.uses_u0) d.u0.copy_from(d.u);
   for (int repeat = 0; repeat < repeats; ++repeat)
     for (const RungeKuttaStage& stage : scheme.stages) {
@@ -950,13 +1118,16 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
   const double faces_geometry = 3 * word + 2 * sizeof(index_t) + 2 * sizeof(int);
   std::vector<KernelTiming> timings;
   const double stages = static_cast<double>(repeats) * scheme.n_stages();
-  for (const auto& [name, seconds] : timer.seconds) {
+  for (const auto& [name, seconds] : timer.seconds()) {
     double bytes = 0;
     // Every element's coefficients once (its three faces share them through the cache).
-    if (name == "interior faces") bytes = K * element_state + interior * (faces_geometry + face_flux);
-    if (name == "boundary faces") bytes = boundary * (element_state + faces_geometry + 2 * d.Nfq * word + face_flux);
+    // faces: every element's coefficients once (its three faces share them through the caches),
+    // each face's geometry and element ids once, each flux written once, boundary points read once.
+    if (name == "faces") bytes = K * element_state + (interior + boundary) * (faces_geometry + face_flux) + boundary * 2 * d.Nfq * word;
     if (name == "element") bytes = K * (2 * element_state + static_cast<double>(n_geometry) * word + 3 * sizeof(index_t) + 3 * face_flux) + K * registers;
-    if (name == "limiter") bytes = K * (2 * element_state + 3 * sizeof(index_t) + 3 * NV * word);
+    // limiter: the element's coefficients read (written only where limited), three neighbour ids,
+XX
+    if (name == "limiter") bytes = K * (element_state + 3 * sizeof(index_t) + 3 * NV * word);
     timings.push_back({name, seconds / stages, bytes});
   }
   return timings;
