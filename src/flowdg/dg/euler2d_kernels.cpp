@@ -1126,7 +1126,7 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
     if (name == "faces") bytes = K * element_state + (interior + boundary) * (faces_geometry + face_flux) + boundary * 2 * d.Nfq * word;
     if (name == "element") bytes = K * (2 * element_state + static_cast<double>(n_geometry) * word + 3 * sizeof(index_t) + 3 * face_flux) + K * registers;
     // limiter: the element's coefficients read (written only where limited), three neighbour ids,
-XX
+    // three neighbours' means (p > 1 also reads the vertex neighbours' means for detection: not counted).
     if (name == "limiter") bytes = K * (element_state + 3 * sizeof(index_t) + 3 * NV * word);
     timings.push_back({name, seconds / stages, bytes});
   }
