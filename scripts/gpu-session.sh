@@ -67,6 +67,10 @@ if [ "${NCU:-0}" = 1 ]; then
       .bundle/bin/flowdg bench --backend cuda --meshes 1M --orders $p --steps 2 --warmup 1 > "$out/bench/ncu_p$p.txt" 2>&1
     note "ncu p=$p: exit $?"
   done
+  LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:'for_each_bounded_kernel' --launch-skip 4 --launch-count 2 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+    .bundle/bin/flowdg bench --backend cuda --problem double-mach --meshes C --orders 1 --steps 2 --warmup 1 > "$out/bench/ncu_limiter.txt" 2>&1
+  note "ncu limiter: exit $?"
 fi
 if [ "${CPU:-0}" = 1 ]; then
   for threads in 1 16; do

@@ -39,7 +39,7 @@ void add_bench_command(CLI::App& app) {
                     "a size = the annulus of about that many triangles; double Mach A,B,C = ny 90,180,360 (default C)");
   bench->add_option("--refine", refines, "Refinement levels of mesh A, e.g. 5,7 (the same as --meshes F,r7)");
   bench->add_option("--orders", orders, "Polynomial orders, e.g. 1,2,3,4");
-  bench->add_option("--steps", steps, "Timed steps per run")->check(CLI::PositiveNumber);
+  bench->add_option("--steps", steps, "Timed steps per run (0: about 0.1 s of work)")->check(CLI::NonNegativeNumber);
   bench->add_option("--warmup", warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   bench->add_option("--scheme", scheme, "Runge-Kutta scheme (default lsrk54; ssp-rk2 for double-mach)");
   bench->add_option("--limiter", limiter, "none or barth-jespersen (default: the problem's)");

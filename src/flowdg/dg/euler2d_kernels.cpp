@@ -382,9 +382,8 @@ struct LimiterKernel {
   Tables tables;
   index_t K;
   Gas gas;
-  static constexpr bool limit_slopes = Slopes;
-  static constexpr bool characteristic = Characteristic;  ///< limit characteristic instead of conserved variables
-  static constexpr bool positivity = Positivity;
+  // Slopes: Barth-Jespersen; Characteristic: limit characteristic instead of conserved variables;
+  // Positivity: Zhang-Shu scaling afterwards.
 
   static constexpr int Np = basis_count(P), Nfq = P + 1;
   static constexpr double phi0 = 0.70710678118654752440;  // phi_0 on the reference triangle
@@ -449,49 +448,49 @@ struct LimiterKernel {
         if (alpha < 1.0)
           for (int j = 1; j < 3; ++j) coefficient(v, j, e) *= alpha;
       }
-      return;
-    }
-    // Characteristic variables of the flux Jacobian at the element mean, along the mean velocity.
-    State mean;
-    for (int v = 0; v < NV; ++v) mean[v] = coefficient(v, 0, e) * phi0;
-    if (!is_admissible(mean, gas)) return;
-    double nx = mean[1], ny = mean[2];
-    const double length = sqrt(nx * nx + ny * ny);
-    if (length > 1e-12 * mean[0]) {
-      nx /= length;
-      ny /= length;
     } else {
-      nx = 1.0;
-      ny = 0.0;
+      // Characteristic variables of the flux Jacobian at the element mean, along the mean velocity.
+      State mean;
+      for (int v = 0; v < NV; ++v) mean[v] = coefficient(v, 0, e) * phi0;
+      if (!is_admissible(mean, gas)) return;
+      double nx = mean[1], ny = mean[2];
+      const double length = sqrt(nx * nx + ny * ny);
+      if (length > 1e-12 * mean[0]) {
+        nx /= length;
+        ny /= length;
+      } else {
+        nx = 1.0;
+        ny = 0.0;
+      }
+      double right[4][4], left[4][4];
+      characteristic_matrices(mean, nx, ny, gas, right, left);
+      double alpha[4], slopes[4][2];
+      bool limited = false;
+      for (int k = 0; k < NV; ++k) {
+        double w_mean = 0, low = 0, high = 0;
+        for (int v = 0; v < NV; ++v) w_mean += left[k][v] * mean[v];
+        low = high = w_mean;
+        for (int l = 0; l < 3; ++l) {
+          double other = 0;
+          for (int v = 0; v < NV; ++v) other += left[k][v] * u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
+          low = other < low ? other : low;
+          high = other > high ? other : high;
+        }
+        for (int j = 0; j < 2; ++j) {
+          slopes[k][j] = 0;
+          for (int v = 0; v < NV; ++v) slopes[k][j] += left[k][v] * coefficient(v, j + 1, e);
+        }
+        alpha[k] = barth_jespersen_factor(w_mean, low, high, slopes[k][0], slopes[k][1]);
+        limited = limited || alpha[k] < 1.0;
+      }
+      if (!limited) return;  // leave the coefficients exactly as they are
+      for (int v = 0; v < NV; ++v)
+        for (int j = 0; j < 2; ++j) {
+          double value = 0;
+          for (int k = 0; k < NV; ++k) value += right[v][k] * alpha[k] * slopes[k][j];
+          coefficient(v, j + 1, e) = value;
+        }
     }
-    double right[4][4], left[4][4];
-    characteristic_matrices(mean, nx, ny, gas, right, left);
-    double alpha[4], slopes[4][2];
-    bool limited = false;
-    for (int k = 0; k < NV; ++k) {
-      double w_mean = 0, low = 0, high = 0;
-      for (int v = 0; v < NV; ++v) w_mean += left[k][v] * mean[v];
-      low = high = w_mean;
-      for (int l = 0; l < 3; ++l) {
-        double other = 0;
-        for (int v = 0; v < NV; ++v) other += left[k][v] * u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
-        low = other < low ? other : low;
-        high = other > high ? other : high;
-      }
-      for (int j = 0; j < 2; ++j) {
-        slopes[k][j] = 0;
-        for (int v = 0; v < NV; ++v) slopes[k][j] += left[k][v] * coefficient(v, j + 1, e);
-      }
-      alpha[k] = barth_jespersen_factor(w_mean, low, high, slopes[k][0], slopes[k][1]);
-      limited = limited || alpha[k] < 1.0;
-    }
-    if (!limited) return;  // leave the coefficients exactly as they are
-    for (int v = 0; v < NV; ++v)
-      for (int j = 0; j < 2; ++j) {
-        double value = 0;
-        for (int k = 0; k < NV; ++k) value += right[v][k] * alpha[k] * slopes[k][j];
-        coefficient(v, j + 1, e) = value;
-      }
   }
 
   /// State at point `point` of the 3 Nfq edge points followed by the volume points.
@@ -977,9 +976,10 @@ template <int P>
 void launch_limiter(Solver::Data& d, const SolverOptions& options) {
   if constexpr (P >= 1) {  // a constant per element has nothing to limit
     // One instantiation per combination of options, so each keeps only the registers it needs;
-    // at least 2 blocks of 256 threads per SM (<= 128 registers) for latency hiding.
+    // 4 blocks of 256 threads per SM (<= 64 registers): at 82 registers (2 blocks, 25% occupancy)
+    // ncu showed the p = 1 limiter latency-bound at 20% of DRAM bandwidth.
     auto launch = [&](auto slopes, auto characteristic, auto positivity) {
-      for_each<2>(d.backend, d.K,
+      for_each<4>(d.backend, d.K,
                   LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
                       d.u.view(), d.element_neighbours.view(), d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(),
                       d.tables(), d.K, options.gas});
@@ -1046,7 +1046,8 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
           group.condition[group.n++] = d.boundary_ranges[next++].condition;
         }
         const index_t last = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.F;
-        for_each(d.backend, (last - first) * Nfq,
+        // 72 registers at p = 1 allowed 3 blocks per SM (37.5% occupancy, ncu); ask for 4.
+        for_each<4>(d.backend, (last - first) * Nfq,
                  FacePointKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.K, options.gas, group, first, t_stage});
       } while (next < d.boundary_ranges.size());
       if (timer != nullptr) timer->mark("faces");
@@ -1056,7 +1057,7 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
 #if defined(__CUDACC__)
     if (d.backend == Backend::cuda && P >= 2 && options.element_block_kernel) {
       launch_element_block_kernel<P>(element);
-    } else {
+    } else {  // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
       for_each(d.backend, d.K, element);
     }
 #else
