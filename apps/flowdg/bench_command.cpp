@@ -28,7 +28,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void add_bench_command(CLI::App& app) {
   static std::string backend = "auto", problem = "supersonic-vortex", meshes, orders = "1,2,3,4", refines, output, scheme,
-                     limiter, kernels = "block";
+                     limiter, reorder, kernels = "block";
   static int steps = 50, warmup = 5, threads = 0;
   auto* bench = app.add_subcommand("bench", "Time the 2D Euler solver: DSU/s, T_k, per-kernel time and bandwidth (table + JSON)");
   bench->add_option("--backend", backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -43,6 +43,8 @@ void add_bench_command(CLI::App& app) {
   bench->add_option("--warmup", warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   bench->add_option("--scheme", scheme, "Runge-Kutta scheme (default lsrk54; ssp-rk2 for double-mach)");
   bench->add_option("--limiter", limiter, "none or barth-jespersen (default: the problem's)");
+  bench->add_option("--reorder", reorder, "Element ordering of the meshes: none, rcm or hilbert (mesh.reorder)")
+      ->check(CLI::IsMember({"none", "rcm", "hilbert"}));
   bench->add_option("--kernels", kernels, "GPU element kernel for p >= 2: block (shared memory) or thread (one per element)")
       ->check(CLI::IsMember({"block", "thread"}));
   bench->add_option("--threads", threads, "OpenMP threads for the CPU backend (default: all)")->check(CLI::NonNegativeNumber);
@@ -64,6 +66,7 @@ void add_bench_command(CLI::App& app) {
     options.warmup = warmup;
     options.scheme = scheme;
     options.limiter = limiter;
+    options.reorder = reorder;
     options.element_block_kernel = kernels == "block";
     options.quiet = false;
     const euler2d::BenchReport report = euler2d::run_bench(options);

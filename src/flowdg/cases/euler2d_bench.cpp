@@ -110,6 +110,7 @@ BenchReport run_bench(const BenchOptions& options) {
   report.problem = options.problem;
   report.scheme = !options.scheme.empty() ? options.scheme : (options.problem == "double-mach" ? "ssp-rk2" : "lsrk54");
   const RungeKuttaScheme scheme = runge_kutta_scheme(report.scheme);
+  if (!options.reorder.empty()) report.reorder = options.reorder;
   for (const std::string& label : options.meshes) (void)mesh_spec(options.problem, label);  // fail before any work
   const index_t probe = options.copy_doubles > 0 ? options.copy_doubles
                                                  : (options.backend == Backend::cuda ? index_t{1} << 27 : index_t{1} << 24);
@@ -120,6 +121,7 @@ BenchReport run_bench(const BenchOptions& options) {
     Config config = Config::from_string(bench_case_toml(options.problem, label), "builtin:bench");
     config.set(cat("solver.order=", options.orders.empty() ? 1 : options.orders.front()));
     if (!options.limiter.empty()) config.set("solver.limiter=" + json::quote(options.limiter));
+    if (!options.reorder.empty()) config.set("mesh.reorder=" + json::quote(options.reorder));
     const Case problem = load_case(config, options.backend);
     const double mesh_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - mesh_start).count();
     for (const int order : options.orders) {
@@ -163,7 +165,8 @@ BenchReport run_bench(const BenchOptions& options) {
 }
 
 std::string BenchReport::table() const {
-  std::string out = cat("device: ", device, "; problem ", problem, "; scheme ", scheme, "; copy bandwidth ",
+  std::string out = cat("device: ", device, "; problem ", problem, "; scheme ", scheme, "; elements ordered: ", reorder,
+                        "; copy bandwidth ",
                         format("%.1f", copy_bytes_per_second / 1e9), " GB/s (read + write)\n\n");
   out += "| mesh | elements | p | DOF | us/step | DSU/s | T_k (us) | bytes/element | kernel: us/stage, GB/s, % of copy |\n";
   out += "|---|---|---|---|---|---|---|---|---|\n";
@@ -204,7 +207,7 @@ std::string BenchReport::json() const {
     entries.push_back(entry.str());
   }
   json::Object document;
-  document.add_string("device", device).add_string("problem", problem).add_string("scheme", scheme)
+  document.add_string("device", device).add_string("problem", problem).add_string("scheme", scheme).add_string("reorder", reorder)
       .add_number("copy_bytes_per_second", copy_bytes_per_second).add("runs", json::array(entries));
   return document.str() + "\n";
 }

@@ -26,6 +26,7 @@ struct BenchOptions {
   int warmup = 5;
   std::string scheme;         ///< "" = lsrk54 (supersonic vortex) or ssp-rk2 (double Mach)
   std::string limiter;        ///< "" = the problem's own (none / barth-jespersen)
+  std::string reorder;        ///< "" = the mesh as generated; else mesh.reorder (rcm, hilbert)
   bool element_block_kernel = true;  ///< see SolverOptions
   index_t copy_doubles = 0;   ///< size of the bandwidth probe; 0: 2^27 (1 GiB) on a GPU, 2^24 on a CPU
   bool quiet = true;          ///< false: a line per run on stderr as it finishes
@@ -49,6 +50,7 @@ struct BenchReport {
   std::string device;
   std::string problem;
   std::string scheme;
+  std::string reorder = "none";  ///< element ordering of the meshes
   double copy_bytes_per_second = 0;
   std::vector<BenchRow> rows;
   std::string table() const;  ///< a markdown table

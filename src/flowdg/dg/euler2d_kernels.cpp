@@ -20,6 +20,11 @@
 #ifndef FLOWDG_MAX_ORDER
 #define FLOWDG_MAX_ORDER 6
 #endif
+// Register budget of the limiter (blocks of 256 threads per SM; 0: the compiler's choice), a macro
+// so that a benchmark build can try others (3 and 0 measured slower than 4, docs/performance.md).
+#ifndef FLOWDG_LIMITER_MIN_BLOCKS
+#define FLOWDG_LIMITER_MIN_BLOCKS 4
+#endif
 
 namespace flowdg::euler2d {
 
@@ -28,6 +33,22 @@ namespace {
 constexpr int NV = n_variables;
 
 FLOWDG_HD constexpr int basis_count(int p) { return (p + 1) * (p + 2) / 2; }
+
+/// Points of the degree-2p triangle rule (quadrature.cpp's tables), for kernels that need the
+/// count at compile time; the solver checks it against the rule it builds.
+FLOWDG_HD constexpr int volume_points(int p) {
+  constexpr int points[] = {1, 3, 6, 12, 16, 25, 33, 42, 60};
+  return p >= 0 && p <= 8 ? points[p] : -1;
+}
+
+/// The basis at the 3 (p + 1) edge points and the volume points, by value: carried inside a
+/// kernel object, so that on the GPU it lives in the kernel-parameter constant bank and every
+/// table entry in an unrolled loop is an immediate operand (no loads, no address arithmetic).
+template <int P>
+struct PointTables {
+  static constexpr int Np = basis_count(P), Nq = volume_points(P), n_edge_points = 3 * (P + 1), n_points = n_edge_points + Nq;
+  double phi[n_points * Np];  ///< [point * Np + j]: edge points (l * Nfq + q), then volume points (3 Nfq + k)
+};
 
 // ---- device-side descriptions ----------------------------------------------------------------
 
@@ -363,6 +384,15 @@ void launch_element_block_kernel(const ElementKernel<P>& kernel) {
 }
 #endif
 
+/// A load from memory that no thread writes during the kernel (the read-only data path on CUDA).
+FLOWDG_HD FLOWDG_FORCEINLINE double load_unchanging(const double* address) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(address);
+#else
+  return *address;
+#endif
+}
+
 /// Slope limiting and positivity of one element, after a stage (2015 paper, section 4.3.5).
 /// Barth-Jespersen: per variable, alpha = the largest factor on the element's slope such that no
 /// value at an edge quadrature point leaves [min, max] of the centroid values of the element and
@@ -372,30 +402,41 @@ void launch_element_block_kernel(const ElementKernel<P>& kernel) {
 /// flagged, so smooth regions keep high order); otherwise its higher modes are dropped and the
 /// linear part is limited as for p = 1.
 /// Zhang-Shu positivity then scales the element's deviation from its mean so that density and
-/// pressure are at least epsilon at every volume and edge quadrature point. Only the element's
-/// own non-constant coefficients change, so reading the neighbours' means is race-free.
+/// pressure are at least epsilon at every volume and edge quadrature point.
+/// Only an element's own non-constant coefficients change, so the means it reads are never
+/// written during the kernel: all loads go through the read-only path, a thread loads its
+/// element's coefficients once into registers (all loads in flight together), works there, and
+/// writes back only the variables that changed (most elements of a shock problem: none).
 template <int P, bool Slopes, bool Characteristic, bool Positivity>
 struct LimiterKernel {
   View<double> u;
   View<const index_t> element_neighbours;  ///< [l * K + e]: the element across face l (e itself on a boundary)
   View<const index_t> vertex_neighbour_offsets, vertex_neighbours;  ///< CSR, elements sharing a vertex
-  Tables tables;
+  PointTables<P> tables;
   index_t K;
   Gas gas;
   // Slopes: Barth-Jespersen; Characteristic: limit characteristic instead of conserved variables;
   // Positivity: Zhang-Shu scaling afterwards.
 
-  static constexpr int Np = basis_count(P), Nfq = P + 1;
+  static constexpr int Np = basis_count(P);
   static constexpr double phi0 = 0.70710678118654752440;  // phi_0 on the reference triangle
 
-  FLOWDG_HD double& coefficient(int v, int j, index_t e) const { return u[(static_cast<index_t>(v) * Np + j) * K + e]; }
+  /// One element's coefficients and which variables have changed.
+  struct Element {
+    double c[NV][Np];
+    bool changed[NV];
+  };
+
+  /// The mean of variable v on element n.
+  FLOWDG_HD double mean_of(int v, index_t n) const { return load_unchanging(&u.data[static_cast<index_t>(v) * Np * K + n]) * phi0; }
 
   /// The largest alpha <= 1 keeping mean + alpha (s1 phi_1 + s2 phi_2) inside [low, high] at every
   /// edge point.
   FLOWDG_HD double barth_jespersen_factor(double mean, double low, double high, double s1, double s2) const {
     double alpha = 1.0;
-    for (int point = 0; point < 3 * Nfq; ++point) {
-      const double deviation = s1 * tables.face_phi[point * Np + 1] + s2 * tables.face_phi[point * Np + 2];
+FLOWDG_UNROLL
+    for (int point = 0; point < PointTables<P>::n_edge_points; ++point) {
+      const double deviation = s1 * tables.phi[point * Np + 1] + s2 * tables.phi[point * Np + 2];
       const double bound = deviation > 0 ? high - mean : low - mean;
       if (deviation != 0 && bound / deviation < alpha) alpha = bound / deviation;
     }
@@ -404,54 +445,67 @@ struct LimiterKernel {
 
   /// For p > 1: whether variable v's polynomial leaves, at an edge point, the range of the means of
   /// the element and every element sharing a vertex with it.
-  FLOWDG_HD bool troubled(int v, index_t e) const {
-    const double mean = coefficient(v, 0, e) * phi0;
+  FLOWDG_HD bool troubled(const Element& x, int v, index_t e) const {
+    const double mean = x.c[v][0] * phi0;
     double low = mean, high = mean;
     for (index_t k = vertex_neighbour_offsets[e]; k < vertex_neighbour_offsets[e + 1]; ++k) {
-      const double other = u[static_cast<index_t>(v) * Np * K + vertex_neighbours[k]] * phi0;
+      const double other = mean_of(v, vertex_neighbours[k]);
       low = other < low ? other : low;
       high = other > high ? other : high;
     }
-    for (int point = 0; point < 3 * Nfq; ++point) {
+    bool outside = false;
+FLOWDG_UNROLL
+    for (int point = 0; point < PointTables<P>::n_edge_points; ++point) {
       double value = 0;
-      for (int j = 0; j < Np; ++j) value += coefficient(v, j, e) * tables.face_phi[point * Np + j];
-      if (value < low || value > high) return true;
+FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) value += x.c[v][j] * tables.phi[point * Np + j];
+      outside = outside || value < low || value > high;
     }
-    return false;
+    return outside;
   }
 
-  FLOWDG_HD void limit(index_t e) const {
+  FLOWDG_HD void limit(Element& x, index_t e) const {
     index_t neighbours[3];
     for (int l = 0; l < 3; ++l) neighbours[l] = element_neighbours[l * K + e];
     bool limit_variable[NV] = {true, true, true, true};
     if constexpr (P > 1) {
       bool any = false;
-      for (int v = 0; v < NV; ++v) any = (limit_variable[v] = troubled(v, e)) || any;
+      for (int v = 0; v < NV; ++v) any = (limit_variable[v] = troubled(x, v, e)) || any;
       if (!any) return;
       if constexpr (Characteristic)  // the characteristic fields mix all variables: reduce them all
         for (int v = 0; v < NV; ++v) limit_variable[v] = true;
       for (int v = 0; v < NV; ++v)
-        if (limit_variable[v])
-          for (int j = 3; j < Np; ++j) coefficient(v, j, e) = 0.0;
+        if (limit_variable[v]) {
+          for (int j = 3; j < Np; ++j) x.c[v][j] = 0.0;
+          x.changed[v] = true;
+        }
     }
+    // The neighbours' means, all loads issued before any is used.
+    double others[3][NV];
+FLOWDG_UNROLL
+    for (int l = 0; l < 3; ++l)
+FLOWDG_UNROLL
+      for (int v = 0; v < NV; ++v) others[l][v] = mean_of(v, neighbours[l]);
     if constexpr (!Characteristic) {
       for (int v = 0; v < NV; ++v) {
         if (!limit_variable[v]) continue;
-        const double mean = coefficient(v, 0, e) * phi0;
+        const double mean = x.c[v][0] * phi0;
         double low = mean, high = mean;
         for (int l = 0; l < 3; ++l) {
-          const double other = u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
+          const double other = others[l][v];
           low = other < low ? other : low;
           high = other > high ? other : high;
         }
-        const double alpha = barth_jespersen_factor(mean, low, high, coefficient(v, 1, e), coefficient(v, 2, e));
-        if (alpha < 1.0)
-          for (int j = 1; j < 3; ++j) coefficient(v, j, e) *= alpha;
+        const double alpha = barth_jespersen_factor(mean, low, high, x.c[v][1], x.c[v][2]);
+        if (alpha < 1.0) {
+          for (int j = 1; j < 3; ++j) x.c[v][j] *= alpha;
+          x.changed[v] = true;
+        }
       }
     } else {
       // Characteristic variables of the flux Jacobian at the element mean, along the mean velocity.
       State mean;
-      for (int v = 0; v < NV; ++v) mean[v] = coefficient(v, 0, e) * phi0;
+      for (int v = 0; v < NV; ++v) mean[v] = x.c[v][0] * phi0;
       if (!is_admissible(mean, gas)) return;
       double nx = mean[1], ny = mean[2];
       const double length = sqrt(nx * nx + ny * ny);
@@ -472,60 +526,67 @@ struct LimiterKernel {
         low = high = w_mean;
         for (int l = 0; l < 3; ++l) {
           double other = 0;
-          for (int v = 0; v < NV; ++v) other += left[k][v] * u[static_cast<index_t>(v) * Np * K + neighbours[l]] * phi0;
+          for (int v = 0; v < NV; ++v) other += left[k][v] * others[l][v];
           low = other < low ? other : low;
           high = other > high ? other : high;
         }
         for (int j = 0; j < 2; ++j) {
           slopes[k][j] = 0;
-          for (int v = 0; v < NV; ++v) slopes[k][j] += left[k][v] * coefficient(v, j + 1, e);
+          for (int v = 0; v < NV; ++v) slopes[k][j] += left[k][v] * x.c[v][j + 1];
         }
         alpha[k] = barth_jespersen_factor(w_mean, low, high, slopes[k][0], slopes[k][1]);
         limited = limited || alpha[k] < 1.0;
       }
       if (!limited) return;  // leave the coefficients exactly as they are
-      for (int v = 0; v < NV; ++v)
+      for (int v = 0; v < NV; ++v) {
         for (int j = 0; j < 2; ++j) {
           double value = 0;
           for (int k = 0; k < NV; ++k) value += right[v][k] * alpha[k] * slopes[k][j];
-          coefficient(v, j + 1, e) = value;
+          x.c[v][j + 1] = value;
         }
+        x.changed[v] = true;
+      }
     }
   }
 
-  /// State at point `point` of the 3 Nfq edge points followed by the volume points.
-  FLOWDG_HD State point_state(index_t e, int point) const {
-    const double* phi = point < 3 * Nfq ? &tables.face_phi[point * Np] : &tables.volume_phi[(point - 3 * Nfq) * Np];
+  /// State at point `point` of the 3 (p + 1) edge points followed by the volume points.
+  FLOWDG_HD FLOWDG_FORCEINLINE State point_state(const Element& x, int point) const {
+    const double* phi = &tables.phi[point * Np];
     State state;
+FLOWDG_UNROLL
     for (int v = 0; v < NV; ++v) {
       double value = 0;
-      for (int j = 0; j < Np; ++j) value += coefficient(v, j, e) * phi[j];
+FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) value += x.c[v][j] * phi[j];
       state[v] = value;
     }
     return state;
   }
 
-  FLOWDG_HD void enforce_positivity(index_t e) const {
+  FLOWDG_HD void enforce_positivity(Element& x) const {
     State mean;
-    for (int v = 0; v < NV; ++v) mean[v] = coefficient(v, 0, e) * phi0;
+    for (int v = 0; v < NV; ++v) mean[v] = x.c[v][0] * phi0;
     if (!is_admissible(mean, gas)) return;  // nothing to scale towards; the time-step check reports it
     const double epsilon = fmin(1e-13, fmin(mean[0], pressure(mean, gas)));
-    const int n_points = 3 * Nfq + tables.n_volume_points;
+    constexpr int n_points = PointTables<P>::n_points;
     // Density: one factor for the density's own deviation.
     double lowest = mean[0];
+FLOWDG_UNROLL
     for (int point = 0; point < n_points; ++point) {
-      const double rho = point_state(e, point)[0];
+      const double rho = point_state(x, point)[0];
       lowest = rho < lowest ? rho : lowest;
     }
     if (lowest < epsilon) {
       const double theta = (mean[0] - epsilon) / (mean[0] - lowest);
-      for (int j = 1; j < Np; ++j) coefficient(0, j, e) *= theta;
+      for (int j = 1; j < Np; ++j) x.c[0][j] *= theta;
+      x.changed[0] = true;
     }
     // Pressure: p is concave in U, so p(mean + t (U - mean)) >= epsilon on [0, t*] with t* found by
     // bisection per point; all variables' deviations are scaled by the smallest t*.
     double theta = 1.0;
+FLOWDG_UNROLL
     for (int point = 0; point < n_points; ++point) {
-      const State state = point_state(e, point);
+      const State state = point_state(x, point);
       if (pressure(state, gas) >= epsilon && state[0] >= epsilon) continue;
       double good = 0.0, bad = 1.0;
       for (int iteration = 0; iteration < 50; ++iteration) {
@@ -540,13 +601,27 @@ struct LimiterKernel {
       theta = good < theta ? good : theta;
     }
     if (theta < 1.0)
-      for (int v = 0; v < NV; ++v)
-        for (int j = 1; j < Np; ++j) coefficient(v, j, e) *= theta;
+      for (int v = 0; v < NV; ++v) {
+        for (int j = 1; j < Np; ++j) x.c[v][j] *= theta;
+        x.changed[v] = true;
+      }
   }
 
   FLOWDG_HD void operator()(index_t e) const {
-    if constexpr (Slopes) limit(e);
-    if constexpr (Positivity) enforce_positivity(e);
+    Element x;
+FLOWDG_UNROLL
+    for (int v = 0; v < NV; ++v) {
+FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) x.c[v][j] = load_unchanging(&u.data[(static_cast<index_t>(v) * Np + j) * K + e]);
+      x.changed[v] = false;
+    }
+    if constexpr (Slopes) limit(x, e);
+    if constexpr (Positivity) enforce_positivity(x);
+FLOWDG_UNROLL
+    for (int v = 0; v < NV; ++v)
+      if (x.changed[v])
+FLOWDG_UNROLL
+        for (int j = 1; j < Np; ++j) u[(static_cast<index_t>(v) * Np + j) * K + e] = x.c[v][j];
   }
 };
 
@@ -616,6 +691,7 @@ struct Solver::Data {
   Array<int> face_local_m, face_local_p;
   Array<double> face_geometry, boundary_points;
   Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
+  std::vector<double> host_volume_phi, host_face_phi;  ///< the same, for kernels that carry them by value
   struct Range {
     index_t begin, end;
     BoundaryCondition condition;
@@ -691,12 +767,18 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   d.volume_dphi_ds = Array<double>(space, dphi_ds);
   d.volume_weight = Array<double>(space, volume_rule.weights);
   d.face_phi = Array<double>(space, edge_phi);
+  d.host_volume_phi = phi;
+  d.host_face_phi = edge_phi;
   d.face_weight = Array<double>(space, edge_rule.weights);
 
   // Element geometry.
   d.vertices.resize(3 * K);
   d.det_jacobian.resize(K);
   std::vector<double> geometry(n_geometry * K), h(K);
+  // Element and face loops run on all host threads (a 50M-triangle mesh): errors are recorded as
+  // the lowest offending index and thrown after the loop, the same message as a serial loop's.
+  index_t bad_element = K;
+#pragma omp parallel for reduction(min : bad_element)
   for (index_t e = 0; e < K; ++e) {
     const index_t* nodes = mesh.element_node_ids(e);
     Point3* v = &d.vertices[3 * e];
@@ -704,15 +786,16 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     const double xr = 0.5 * (v[1].x - v[0].x), xs = 0.5 * (v[2].x - v[0].x);
     const double yr = 0.5 * (v[1].y - v[0].y), ys = 0.5 * (v[2].y - v[0].y);
     const double det = xr * ys - xs * yr;
-    if (!(det > 0))
-      throw InputError(cat("element ", e, " of ", mesh.source, " is inverted or degenerate (det J = ", det,
-                           "); run `flowdg mesh info` on the mesh"));
+    d.det_jacobian[e] = det;
+    if (!(det > 0)) {
+      bad_element = std::min(bad_element, e);
+      continue;
+    }
     geometry[rx * K + e] = ys / det;
     geometry[ry * K + e] = -xs / det;
     geometry[sx * K + e] = -yr / det;
     geometry[sy * K + e] = xr / det;
     geometry[inverse_det * K + e] = 1.0 / det;
-    d.det_jacobian[e] = det;
     double longest = 0;
     for (int k = 0; k < 3; ++k) {
       const Point3 edge = v[(k + 1) % 3] - v[k];
@@ -720,6 +803,9 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     }
     h[e] = 2.0 * (2.0 * det) / longest;  // area = 2 det J
   }
+  if (bad_element < K)
+    throw InputError(cat("element ", bad_element, " of ", mesh.source, " is inverted or degenerate (det J = ",
+                         d.det_jacobian[bad_element], "); run `flowdg mesh info` on the mesh"));
   d.geometry = Array<double>(space, geometry);
   d.h = Array<double>(space, h);
 
@@ -727,14 +813,13 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   std::vector<index_t> element_m(F), element_p(F), face_code(3 * K, -1);
   std::vector<int> local_m(F), local_p(F);
   std::vector<double> face_geometry(3 * F), boundary_points(2 * Nfq * B);
+  index_t misplaced_face = F, misoriented_face = F;
+#pragma omp parallel for reduction(min : misplaced_face, misoriented_face)
   for (index_t f = 0; f < F; ++f) {
     const Face& face = connectivity.faces[f];
     const bool interior = face.element_p >= 0;
-    FLOWDG_ASSERT(interior == (f >= B), "boundary faces must come first (face ", f, ")");
-    if (interior && face.orientation != 1)
-      throw InputError(cat("face ", f, " between elements ", face.element_m, " and ", face.element_p,
-                           " is not traversed in opposite directions by its two elements; the mesh is not"
-                           " consistently oriented"));
+    if (interior != (f >= B)) misplaced_face = std::min(misplaced_face, f);
+    if (interior && face.orientation != 1) misoriented_face = std::min(misoriented_face, f);
     element_m[f] = face.element_m;
     element_p[f] = interior ? face.element_p : face.element_m;
     local_m[f] = face.local_face_m;
@@ -749,12 +834,19 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     face_geometry[f] = edge.y / length;  // outward normal of a counter-clockwise element
     face_geometry[F + f] = -edge.x / length;
     face_geometry[2 * F + f] = 0.5 * length;
-    if (!interior)
+    if (!interior && f < B)
       for (int q = 0; q < Nfq; ++q) {
         const double t = 0.5 * (1.0 + edge_rule.points[q].x);
         boundary_points[static_cast<index_t>(q) * B + f] = a.x + t * edge.x;
         boundary_points[static_cast<index_t>(Nfq + q) * B + f] = a.y + t * edge.y;
       }
+  }
+  FLOWDG_ASSERT(misplaced_face == F, "boundary faces must come first (face ", misplaced_face, ")");
+  if (misoriented_face < F) {
+    const Face& face = connectivity.faces[misoriented_face];
+    throw InputError(cat("face ", misoriented_face, " between elements ", face.element_m, " and ", face.element_p,
+                         " is not traversed in opposite directions by its two elements; the mesh is not"
+                         " consistently oriented"));
   }
   for (index_t i = 0; i < 3 * K; ++i)
     FLOWDG_ASSERT(face_code[i] >= 0, "element ", i % K, " local face ", i / K, " has no face");
@@ -774,8 +866,8 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     d.element_neighbours = Array<index_t>(space, neighbours);
   }
 
-  // Elements sharing a vertex (the p > 1 limiter's detection stencil).
-  {
+  // Elements sharing a vertex (the p > 1 limiter's detection stencil): only where it is used.
+  if (options_.limiter != Limiter::none && p > 1) {
     std::vector<index_t> node_offsets(mesh.n_nodes() + 1, 0), node_elements(3 * K);
     for (index_t e = 0; e < K; ++e)
       for (int k = 0; k < 3; ++k) ++node_offsets[mesh.element_node_ids(e)[k] + 1];
@@ -978,11 +1070,17 @@ void launch_limiter(Solver::Data& d, const SolverOptions& options) {
     // One instantiation per combination of options, so each keeps only the registers it needs;
     // 4 blocks of 256 threads per SM (<= 64 registers): at 82 registers (2 blocks, 25% occupancy)
     // ncu showed the p = 1 limiter latency-bound at 20% of DRAM bandwidth.
+    PointTables<P> tables;
+    if (d.Nq != PointTables<P>::Nq)
+      throw Error(cat("limiter at p = ", P, ": the volume rule has ", d.Nq, " points, the kernel was compiled for ",
+                      PointTables<P>::Nq));
+    std::copy(d.host_face_phi.begin(), d.host_face_phi.end(), tables.phi);
+    std::copy(d.host_volume_phi.begin(), d.host_volume_phi.end(), tables.phi + d.host_face_phi.size());
     auto launch = [&](auto slopes, auto characteristic, auto positivity) {
-      for_each<4>(d.backend, d.K,
+      for_each<FLOWDG_LIMITER_MIN_BLOCKS>(d.backend, d.K,
                   LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
                       d.u.view(), d.element_neighbours.view(), d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(),
-                      d.tables(), d.K, options.gas});
+                      tables, d.K, options.gas});
     };
     using yes = std::true_type;
     using no = std::false_type;
@@ -1055,9 +1153,14 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
     const ElementKernel<P> element{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
                                    d.K, d.F, options.gas, update};
 #if defined(__CUDACC__)
-    if (d.backend == Backend::cuda && P >= 2 && options.element_block_kernel) {
-      launch_element_block_kernel<P>(element);
-    } else {  // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
+    // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
+    if constexpr (P >= 2) {
+      if (d.backend == Backend::cuda && options.element_block_kernel) {
+        launch_element_block_kernel<P>(element);
+      } else {
+        for_each(d.backend, d.K, element);
+      }
+    } else {
       for_each(d.backend, d.K, element);
     }
 #else
