@@ -119,8 +119,10 @@ Case load_case(const Config& config, Backend backend) {
   const long long refine = mesh_table.integer_or("refine", 0);
   if (refine < 0 || refine > 12) throw InputError(cat(mesh_table.where(), " refine: ", refine, " is out of range (0..12)"));
   for (long long level = 0; level < refine; ++level) problem.mesh = refine_uniform(problem.mesh);
-  validate_or_throw(problem.mesh);
+  // Validation builds the connectivity anyway; it is kept unless the elements are renumbered.
+  validate_or_throw(problem.mesh, &problem.connectivity);
   const std::string reorder = mesh_table.string_or("reorder", "none");
+  if (reorder != "none") problem.connectivity = Connectivity();  // its memory back before the renumbering
   if (reorder == "rcm") {
     reorder_elements(problem.mesh, ElementOrdering::reverse_cuthill_mckee);
   } else if (reorder == "hilbert") {
@@ -128,7 +130,7 @@ Case load_case(const Config& config, Backend backend) {
   } else if (reorder != "none") {
     throw InputError(cat(mesh_table.where(), " reorder: unknown ordering '", reorder, "' (valid: none, rcm, hilbert)"));
   }
-  problem.connectivity = build_connectivity(problem.mesh);
+  if (reorder != "none") problem.connectivity = build_connectivity(problem.mesh);
 
   // Boundary conditions: every tag of the mesh needs one, and every condition a tag.
   const Config boundary = config.table("boundary");

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/mesh/node_buckets.hpp"
 #include "flowdg/mesh/validate.hpp"
 
 namespace flowdg {
@@ -90,6 +91,7 @@ class ProblemList {
   void add(const std::string& item) {
     if (count_++ < list_limit) items_ += (items_.empty() ? "" : "; ") + item;
   }
+  std::size_t count() const { return count_; }
   void report(std::vector<std::string>& errors) const {
     if (count_ == 0) return;
     errors.push_back(cat(count_, " ", what_, ": ", items_, count_ > list_limit ? "; ..." : ""));
@@ -116,25 +118,29 @@ int match_orientation(Shape face, const index_t* minus, const index_t* plus) {
   return -1;
 }
 
+// One side of a face: an element and its local face index.
+struct Side {
+  index_t element;
+  int local_face;
+};
+
 // 2D: a vertex strictly inside a boundary edge. 3D: a vertex strictly inside an edge of a boundary
 // face. Both are what a refined neighbour leaves behind. Vertices are binned in a sparse grid of
 // about one edge length, so each edge only tests the vertices near it.
-void find_hanging_faces(const Mesh& mesh, const std::vector<HalfFace>& half_faces,
-                        std::span<const std::size_t> boundary, ProblemList& problems) {
+void find_hanging_faces(const Mesh& mesh, std::span<const Side> boundary, ProblemList& problems) {
   struct Edge {
     index_t a, b;
     index_t element;
   };
   std::vector<Edge> edges;
   std::vector<std::pair<index_t, index_t>> vertex_elements;  // (vertex, element) on the boundary
-  for (const std::size_t h : boundary) {
+  for (const Side& side : boundary) {
     index_t ids[4];
-    const int n = face_vertex_ids(mesh, half_faces[h].element, half_faces[h].local_face, ids);
+    const int n = face_vertex_ids(mesh, side.element, side.local_face, ids);
     const int n_edges = n == 2 ? 1 : n;
     for (int k = 0; k < n_edges; ++k)
-      edges.push_back({std::min(ids[k], ids[(k + 1) % n]), std::max(ids[k], ids[(k + 1) % n]),
-                       half_faces[h].element});
-    for (int k = 0; k < n; ++k) vertex_elements.emplace_back(ids[k], half_faces[h].element);
+      edges.push_back({std::min(ids[k], ids[(k + 1) % n]), std::max(ids[k], ids[(k + 1) % n]), side.element});
+    for (int k = 0; k < n; ++k) vertex_elements.emplace_back(ids[k], side.element);
   }
   if (edges.empty()) return;
   std::sort(vertex_elements.begin(), vertex_elements.end());
@@ -209,9 +215,10 @@ void find_hanging_faces(const Mesh& mesh, const std::vector<HalfFace>& half_face
   }
 }
 
-}  // namespace
-
-Connectivity build_connectivity(const Mesh& mesh, std::vector<std::string>& errors) {
+// The straightforward algorithm: sort all half-faces by vertex set, walk the runs, then sort the
+// faces into their final order. Kept for broken meshes, for the messages in the order they always
+// had; valid meshes take match_faces below, which gives the same connectivity.
+Connectivity build_by_sorting(const Mesh& mesh, std::vector<std::string>& errors) {
   const std::vector<HalfFace> half_faces = sorted_half_faces(mesh);
   const int n_tags = static_cast<int>(mesh.boundary_names.size());
 
@@ -253,7 +260,11 @@ Connectivity build_connectivity(const Mesh& mesh, std::vector<std::string>& erro
   });
 
   ProblemList hanging("non-conforming (hanging) faces");
-  if (mesh.dimension >= 2) find_hanging_faces(mesh, half_faces, boundary, hanging);
+  if (mesh.dimension >= 2) {
+    std::vector<Side> sides;
+    for (const std::size_t h : boundary) sides.push_back({half_faces[h].element, half_faces[h].local_face});
+    find_hanging_faces(mesh, sides, hanging);
+  }
 
   // Tagged facets sorted by vertex set, to look up each boundary face's tag.
   std::vector<std::pair<FaceKey, int>> facets;
@@ -348,6 +359,279 @@ Connectivity build_connectivity(const Mesh& mesh, std::vector<std::string>& erro
   return connectivity;
 }
 
+// ---- Fast path for valid meshes ------------------------------------------------------------------
+//
+// Half-faces are grouped by their smallest vertex (a parallel counting sort, node_buckets.hpp),
+// each bucket is sorted by (vertex set, element, local face) like the reference's global sort, and
+// the runs of equal vertex sets are matched bucket by bucket, in parallel. The result is written
+// per half-face slot (element * max_faces + local face), whose order is the final face order within
+// each group (boundary tags, then interior), so the faces are numbered by a prefix count instead of
+// a sort. Any problem makes match_faces return false and the caller runs the reference.
+
+// What a slot holds between matching and numbering.
+constexpr index_t slot_absent = -1;  // the element has fewer faces than max_faces
+constexpr index_t slot_plus = -2;    // the plus side of an interior face
+// A boundary face with tag t: -3 - t. The minus side of an interior face: (plus slot << 3) | orientation.
+constexpr index_t boundary_code(int tag) { return -3 - static_cast<index_t>(tag); }
+constexpr int orientation_bits = 3;  // orientation codes are 0..7
+
+bool key_less(const FaceKey& a, const FaceKey& b) {
+  for (int k = 0; k < 4; ++k)
+    if (a[k] != b[k]) return a[k] < b[k];
+  return false;
+}
+
+FaceKey face_key(const Mesh& mesh, index_t element, int local_face) {
+  index_t ids[4];
+  const int n = face_vertex_ids(mesh, element, local_face, ids);
+  FaceKey key;
+  key.fill(no_vertex);
+  for (int k = 0; k < n; ++k) {  // insertion sort of at most 4 ids; the padding stays last
+    int j = k;
+    for (; j > 0 && key[j - 1] > ids[k]; --j) key[j] = key[j - 1];
+    key[j] = ids[k];
+  }
+  return key;
+}
+
+// Tagged facets sorted by vertex set, as the reference builds them; false if any facet is
+// malformed or has an unknown tag.
+bool sorted_facets(const Mesh& mesh, std::vector<std::pair<FaceKey, int>>& facets) {
+  const int n_tags = static_cast<int>(mesh.boundary_names.size());
+  facets.reserve(mesh.tagged_facets.size());
+  for (const TaggedFacet& facet : mesh.tagged_facets) {
+    const auto vertices = std::span(facet.vertices).first(std::clamp(facet.n_vertices, 0, 4));
+    if (facet.n_vertices < 2 || facet.n_vertices > 4 ||
+        std::any_of(vertices.begin(), vertices.end(), [&](index_t id) { return id < 0 || id >= mesh.n_nodes(); }))
+      return false;
+    if (facet.tag < 0 || facet.tag >= n_tags) return false;
+    facets.emplace_back(sorted_key(facet.vertices.data(), facet.n_vertices), facet.tag);
+  }
+  std::sort(facets.begin(), facets.end());
+  facets.erase(std::unique(facets.begin(), facets.end()), facets.end());
+  return true;
+}
+
+// The largest number of faces of an element, or -1 if an element has fewer nodes than vertices
+// or a vertex id outside [0, n_nodes) (the reference copes with those; the buckets cannot).
+int checked_max_faces(const Mesh& mesh) {
+  const index_t n_elements = mesh.n_elements(), n_nodes = mesh.n_nodes();
+  if (mesh.element_offsets.size() != static_cast<std::size_t>(n_elements) + 1) return -1;
+  int max_faces = 0;
+  bool sane = true;
+#pragma omp parallel for schedule(static) reduction(max : max_faces) reduction(&& : sane)
+  for (index_t e = 0; e < n_elements; ++e) {
+    const Shape shape = mesh.element_shape(e);
+    const int n = n_vertices(shape);
+    if (mesh.element_n_nodes(e) < n) {
+      sane = false;
+      continue;
+    }
+    const index_t* nodes = mesh.element_node_ids(e);
+    for (int k = 0; k < n; ++k) sane = sane && nodes[k] >= 0 && nodes[k] < n_nodes;
+    max_faces = std::max(max_faces, n_faces(shape));
+  }
+  return sane ? max_faces : -1;
+}
+
+// Half-face slots (element * max_faces + local face) grouped by their smallest vertex.
+detail::NodeBuckets half_face_buckets(const Mesh& mesh, int max_faces) {
+  return detail::bucket_by_node(mesh.n_elements() * max_faces, mesh.n_nodes(), [&mesh, max_faces](index_t slot) -> index_t {
+    const index_t e = slot / max_faces;
+    const int f = static_cast<int>(slot % max_faces);
+    const Shape shape = mesh.element_shape(e);
+    if (f >= n_faces(shape)) return -1;
+    const index_t* nodes = mesh.element_node_ids(e);
+    index_t low = nodes[face_vertex(shape, f, 0)];
+    for (int k = 1; k < n_face_vertices(shape); ++k) low = std::min(low, nodes[face_vertex(shape, f, k)]);
+    return low;
+  });
+}
+
+// The half-faces of bucket v in the reference's order: by vertex set, element, local face.
+void sorted_bucket(const Mesh& mesh, const detail::NodeBuckets& buckets, index_t v, int max_faces,
+                   std::vector<HalfFace>& bucket) {
+  bucket.clear();
+  for (index_t i = buckets.begin(v); i < buckets.end(v); ++i) {
+    const index_t slot = buckets.items[i];
+    const index_t e = slot / max_faces;
+    const int f = static_cast<int>(slot % max_faces);
+    bucket.push_back({face_key(mesh, e, f), e, f});
+  }
+  detail::sort_bucket(bucket.data(), bucket.data() + bucket.size(), [](const HalfFace& a, const HalfFace& b) {
+    if (a.key != b.key) return key_less(a.key, b.key);
+    return a.element != b.element ? a.element < b.element : a.local_face < b.local_face;
+  });
+}
+
+bool match_faces(const Mesh& mesh, Connectivity& connectivity) {
+  const index_t n_elements = mesh.n_elements(), n_nodes = mesh.n_nodes();
+  const int n_tags = static_cast<int>(mesh.boundary_names.size());
+  const int max_faces = checked_max_faces(mesh);
+  if (max_faces < 0) return false;
+
+  std::vector<std::pair<FaceKey, int>> facets;
+  if (!sorted_facets(mesh, facets)) return false;
+  std::vector<char> used(facets.size(), 0);
+
+  const index_t n_slots = n_elements * max_faces;
+  detail::NodeBuckets buckets = half_face_buckets(mesh, max_faces);
+
+  // Matching, bucket by bucket. Static schedule: thread t gets the t-th block of buckets, so the
+  // boundary sides concatenated by thread are in the reference's (vertex set) order.
+  std::vector<index_t>& code = connectivity.element_faces;
+  code.assign(static_cast<std::size_t>(n_slots), slot_absent);
+#ifdef _OPENMP
+  const int max_threads = omp_get_max_threads();
+#else
+  const int max_threads = 1;
+#endif
+  std::vector<std::vector<Side>> boundary_parts(max_threads);
+  bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+  {
+#ifdef _OPENMP
+    std::vector<Side>& boundary_part = boundary_parts[omp_get_thread_num()];
+#else
+    std::vector<Side>& boundary_part = boundary_parts[0];
+#endif
+    std::vector<HalfFace> bucket;
+#pragma omp for schedule(static)
+    for (index_t v = 0; v < n_nodes; ++v) {
+      if (buckets.begin(v) == buckets.end(v)) continue;
+      sorted_bucket(mesh, buckets, v, max_faces, bucket);
+      for (std::size_t first = 0; first < bucket.size();) {
+        std::size_t last = first + 1;
+        while (last < bucket.size() && bucket[last].key == bucket[first].key) ++last;
+        const HalfFace& minus = bucket[first];
+        const index_t minus_slot = minus.element * max_faces + minus.local_face;
+        if (last - first == 1) {
+          const auto [match, match_end] =
+              std::equal_range(facets.begin(), facets.end(), std::pair{minus.key, -1},
+                               [](const auto& x, const auto& y) { return key_less(x.first, y.first); });
+          if (match_end - match != 1) {
+            ok = false;  // untagged, or more than one tag
+          } else {
+#pragma omp atomic write
+            used[match - facets.begin()] = 1;
+            code[minus_slot] = boundary_code(match->second);
+            boundary_part.push_back({minus.element, minus.local_face});
+          }
+        } else if (last - first > 2) {
+          ok = false;
+        } else {
+          const HalfFace& plus = bucket[first + 1];
+          index_t minus_ids[4], plus_ids[4];
+          face_vertex_ids(mesh, minus.element, minus.local_face, minus_ids);
+          face_vertex_ids(mesh, plus.element, plus.local_face, plus_ids);
+          const int orientation =
+              plus.element == minus.element
+                  ? -1
+                  : match_orientation(face_shape(mesh.element_shape(minus.element)), minus_ids, plus_ids);
+          if (orientation < 0) {
+            ok = false;
+          } else {
+            const index_t plus_slot = plus.element * max_faces + plus.local_face;
+            code[minus_slot] = (plus_slot << orientation_bits) | orientation;
+            code[plus_slot] = slot_plus;
+          }
+        }
+        first = last;
+      }
+    }
+  }
+  if (!ok) return false;
+
+  // Tagged facets that are not a boundary face must be an interior face.
+  for (std::size_t f = 0; f < facets.size(); ++f) {
+    if (used[f]) continue;
+    const FaceKey& key = facets[f].first;
+    bool found = false;
+    for (index_t i = buckets.begin(key[0]); i < buckets.end(key[0]) && !found; ++i)
+      found = face_key(mesh, buckets.items[i] / max_faces, static_cast<int>(buckets.items[i] % max_faces)) == key;
+    if (!found) return false;
+  }
+  buckets = {};
+
+  if (mesh.dimension >= 2) {
+    std::vector<Side> boundary;
+    for (const auto& part : boundary_parts) boundary.insert(boundary.end(), part.begin(), part.end());
+    ProblemList hanging("");
+    find_hanging_faces(mesh, boundary, hanging);
+    if (hanging.count() > 0) return false;
+  }
+
+  // Numbering: the faces of group g (tag g, or interior for g = n_tags) in slot order. Each of
+  // n_chunks slot ranges counts its faces per group; prefix sums give each range's first index.
+  const int n_groups = n_tags + 1;
+  const index_t n_chunks = std::max<index_t>(1, std::min<index_t>(4 * max_threads, n_slots));
+  const auto chunk_begin = [&](index_t c) { return n_slots * c / n_chunks; };
+  const auto group_of = [n_tags](index_t slot_code) {
+    return slot_code >= 0 ? n_tags : (slot_code <= boundary_code(0) ? static_cast<int>(-3 - slot_code) : -1);
+  };
+  std::vector<index_t> first_face(static_cast<std::size_t>(n_chunks) * n_groups, 0);
+#pragma omp parallel for schedule(static)
+  for (index_t c = 0; c < n_chunks; ++c)
+    for (index_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
+      const int g = group_of(code[s]);
+      if (g >= 0) ++first_face[c * n_groups + g];
+    }
+  connectivity.tag_offsets.assign(n_tags + 1, 0);
+  index_t n_faces_total = 0;
+  for (int g = 0; g < n_groups; ++g) {
+    connectivity.tag_offsets[g] = n_faces_total;  // g = n_tags: where the interior faces start
+    for (index_t c = 0; c < n_chunks; ++c) {
+      const index_t count = first_face[c * n_groups + g];
+      first_face[c * n_groups + g] = n_faces_total;
+      n_faces_total += count;
+    }
+  }
+  connectivity.faces.resize(static_cast<std::size_t>(n_faces_total));
+  Face* faces = connectivity.faces.data();
+#pragma omp parallel for schedule(static)
+  for (index_t c = 0; c < n_chunks; ++c) {
+    index_t* next = &first_face[c * n_groups];
+    for (index_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
+      const index_t slot_code = code[s];
+      const int g = group_of(slot_code);
+      if (g < 0) continue;
+      Face& face = faces[next[g]++];
+      face.element_m = s / max_faces;
+      face.local_face_m = static_cast<int>(s % max_faces);
+      if (slot_code >= 0) {
+        const index_t plus_slot = slot_code >> orientation_bits;
+        face.element_p = plus_slot / max_faces;
+        face.local_face_p = static_cast<int>(plus_slot % max_faces);
+        face.tag = -1;
+        face.orientation = static_cast<int>(slot_code & ((1 << orientation_bits) - 1));
+      } else {
+        face.element_p = -1;
+        face.local_face_p = -1;
+        face.tag = g;
+        face.orientation = 0;
+      }
+    }
+  }
+  // The codes become face indices; absent slots keep -1.
+#pragma omp parallel for schedule(static)
+  for (index_t f = 0; f < n_faces_total; ++f) {
+    const Face& face = faces[f];
+    code[face.element_m * max_faces + face.local_face_m] = f;
+    if (face.element_p >= 0) code[face.element_p * max_faces + face.local_face_p] = f;
+  }
+  connectivity.max_faces = max_faces;
+  return true;
+}
+
+}  // namespace
+
+Connectivity build_connectivity(const Mesh& mesh, std::vector<std::string>& errors) {
+  Connectivity connectivity;
+  if (match_faces(mesh, connectivity)) return connectivity;
+  // Something is wrong with the mesh: the reference algorithm names every problem.
+  return build_by_sorting(mesh, errors);
+}
+
 Connectivity build_connectivity(const Mesh& mesh) {
   std::vector<std::string> errors;
   Connectivity connectivity = build_connectivity(mesh, errors);
@@ -365,7 +649,53 @@ struct Graph {
   index_t degree(index_t v) const { return offsets[v + 1] - offsets[v]; }
 };
 
+// Each face with exactly two sides of different elements links them, once per such face; each
+// element's neighbours in ascending order (the order of a sort of all (element, neighbour) pairs).
 Graph face_graph(const Mesh& mesh) {
+  const index_t n_elements = mesh.n_elements();
+  const int max_faces = checked_max_faces(mesh);
+  if (max_faces >= 0) {
+    // The other side's element per half-face slot (-1: none), found bucket by bucket.
+    std::vector<index_t> other(static_cast<std::size_t>(n_elements) * max_faces, -1);
+    {
+      const detail::NodeBuckets buckets = half_face_buckets(mesh, max_faces);
+#pragma omp parallel
+      {
+        std::vector<HalfFace> bucket;
+#pragma omp for schedule(static)
+        for (index_t v = 0; v < mesh.n_nodes(); ++v) {
+          if (buckets.end(v) - buckets.begin(v) < 2) continue;
+          sorted_bucket(mesh, buckets, v, max_faces, bucket);
+          for (std::size_t first = 0; first < bucket.size();) {
+            std::size_t last = first + 1;
+            while (last < bucket.size() && bucket[last].key == bucket[first].key) ++last;
+            if (last - first == 2 && bucket[first].element != bucket[first + 1].element) {
+              const HalfFace &a = bucket[first], &b = bucket[first + 1];
+              other[a.element * max_faces + a.local_face] = b.element;
+              other[b.element * max_faces + b.local_face] = a.element;
+            }
+            first = last;
+          }
+        }
+      }
+    }
+    Graph graph;
+    graph.offsets.assign(n_elements + 1, 0);
+#pragma omp parallel for schedule(static)
+    for (index_t e = 0; e < n_elements; ++e)
+      for (int f = 0; f < max_faces; ++f) graph.offsets[e + 1] += other[e * max_faces + f] >= 0 ? 1 : 0;
+    std::partial_sum(graph.offsets.begin(), graph.offsets.end(), graph.offsets.begin());
+    graph.neighbours.resize(graph.offsets.back());
+#pragma omp parallel for schedule(static)
+    for (index_t e = 0; e < n_elements; ++e) {
+      index_t* out = graph.neighbours.data() + graph.offsets[e];
+      for (int f = 0; f < max_faces; ++f)
+        if (other[e * max_faces + f] >= 0) *out++ = other[e * max_faces + f];
+      std::sort(graph.neighbours.data() + graph.offsets[e], out);
+    }
+    return graph;
+  }
+  // Node ids out of range: the plain sort of all half-faces.
   const std::vector<HalfFace> half_faces = sorted_half_faces(mesh);
   std::vector<std::pair<index_t, index_t>> pairs;
   for_each_face(half_faces, [&](std::size_t first, std::size_t last) {
@@ -460,13 +790,12 @@ std::uint64_t hilbert_index(std::array<std::uint32_t, 3> x, int dims, int bits) 
   for (std::uint32_t q = top; q > 1; q >>= 1) {
     const std::uint32_t p = q - 1;
     for (int i = 0; i < dims; ++i) {
-      if (x[i] & q) {
-        x[0] ^= p;
-      } else {
-        const std::uint32_t t = (x[0] ^ x[i]) & p;
-        x[0] ^= t;
-        x[i] ^= t;
-      }
+      // Without branches (they would be unpredictable): bit q of x[i] set: invert x[0]'s low
+      // bits; clear: exchange the low bits of x[0] and x[i] (t = 0 for i = 0).
+      const std::uint32_t set = (x[i] & q) != 0 ? ~0u : 0u;
+      const std::uint32_t t = (x[0] ^ x[i]) & p & ~set;
+      x[0] ^= (p & set) | t;
+      x[i] ^= t;
     }
   }
   for (int i = 1; i < dims; ++i) x[i] ^= x[i - 1];
@@ -483,11 +812,14 @@ std::uint64_t hilbert_index(std::array<std::uint32_t, 3> x, int dims, int bits) 
 std::vector<index_t> hilbert_order(const Mesh& mesh) {
   // The nodes' bounding box with one scale for all axes: the curve's cells stay square, and on a
   // structured 2^k grid each element centroid falls into its own curve cell.
-  Point3 low{1e300, 1e300, 1e300}, high{-1e300, -1e300, -1e300};
-  for (const Point3& p : mesh.nodes) {
-    low = {std::min(low.x, p.x), std::min(low.y, p.y), std::min(low.z, p.z)};
-    high = {std::max(high.x, p.x), std::max(high.y, p.y), std::max(high.z, p.z)};
+  double low_x = 1e300, low_y = 1e300, low_z = 1e300, high_x = -1e300, high_y = -1e300, high_z = -1e300;
+#pragma omp parallel for schedule(static) reduction(min : low_x, low_y, low_z) reduction(max : high_x, high_y, high_z)
+  for (index_t n = 0; n < mesh.n_nodes(); ++n) {
+    const Point3& p = mesh.nodes[n];
+    low_x = std::min(low_x, p.x), low_y = std::min(low_y, p.y), low_z = std::min(low_z, p.z);
+    high_x = std::max(high_x, p.x), high_y = std::max(high_y, p.y), high_z = std::max(high_z, p.z);
   }
+  const Point3 low{low_x, low_y, low_z}, high{high_x, high_y, high_z};
   const int dims = mesh.dimension == 3 ? 3 : 2;
   const int bits = dims == 3 ? 21 : 31;
   const double cells = std::ldexp(1.0, bits);
@@ -495,17 +827,34 @@ std::vector<index_t> hilbert_order(const Mesh& mesh) {
   const double scale = extent > 0 ? cells / extent : 0.0;
   const auto cell = [&](double x) { return static_cast<std::uint32_t>(std::min(x * scale, cells - 1)); };
   const index_t n = mesh.n_elements();
-  std::vector<std::pair<std::uint64_t, index_t>> keyed(n);
+  std::vector<std::uint64_t> keys(n);
+#pragma omp parallel for schedule(static)
   for (index_t e = 0; e < n; ++e) {
     const int vertices = n_vertices(mesh.element_shape(e));
     Point3 sum{0, 0, 0};
     for (int k = 0; k < vertices; ++k) sum = sum + mesh.nodes[mesh.element_node_ids(e)[k]];
     const Point3 c = (1.0 / vertices) * sum - low;
-    keyed[e] = {hilbert_index({cell(c.x), cell(c.y), cell(c.z)}, dims, bits), e};
+    // Constant arguments, so that the compiler specialises the bit loops for each case.
+    keys[e] = dims == 2 ? hilbert_index({cell(c.x), cell(c.y), cell(c.z)}, 2, 31)
+                        : hilbert_index({cell(c.x), cell(c.y), cell(c.z)}, 3, 21);
   }
-  std::sort(keyed.begin(), keyed.end());
+  // Sorted by (key, element): grouped by the top 16 key bits, then each group sorted, in parallel.
+  constexpr int group_bits = 16;
+  const int shift = dims * bits - group_bits;
+  const detail::NodeBuckets groups = detail::bucket_by_node(
+      n, index_t{1} << group_bits, [&keys, shift](index_t e) { return static_cast<index_t>(keys[e] >> shift); });
   std::vector<index_t> order(n);
-  for (index_t e = 0; e < n; ++e) order[e] = keyed[e].second;
+#pragma omp parallel
+  {
+    std::vector<std::pair<std::uint64_t, index_t>> keyed;
+#pragma omp for schedule(dynamic, 64)
+    for (index_t g = 0; g < (index_t{1} << group_bits); ++g) {
+      keyed.clear();
+      for (index_t i = groups.begin(g); i < groups.end(g); ++i) keyed.emplace_back(keys[groups.items[i]], groups.items[i]);
+      std::sort(keyed.begin(), keyed.end());
+      for (std::size_t k = 0; k < keyed.size(); ++k) order[groups.begin(g) + static_cast<index_t>(k)] = keyed[k].second;
+    }
+  }
   return order;
 }
 
@@ -523,18 +872,20 @@ std::vector<index_t> reorder_elements(Mesh& mesh, ElementOrdering ordering) {
       break;
     case ElementOrdering::hilbert: new_to_old = hilbert_order(mesh); break;
   }
-  std::vector<ElementType> types(mesh.element_types.size());
-  std::vector<index_t> offsets{0};
-  std::vector<index_t> nodes;
-  offsets.reserve(mesh.element_offsets.size());
-  nodes.reserve(mesh.element_nodes.size());
-  for (std::size_t e = 0; e < new_to_old.size(); ++e) {
-    const index_t old = new_to_old[e];
-    types[e] = mesh.element_types[old];
-    nodes.insert(nodes.end(), mesh.element_node_ids(old),
-                 mesh.element_node_ids(old) + mesh.element_n_nodes(old));
-    offsets.push_back(static_cast<index_t>(nodes.size()));
+  const index_t n = static_cast<index_t>(new_to_old.size());
+  std::vector<ElementType> types(n);
+  std::vector<index_t> offsets(n + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (index_t e = 0; e < n; ++e) {
+    types[e] = mesh.element_types[new_to_old[e]];
+    offsets[e + 1] = mesh.element_n_nodes(new_to_old[e]);
   }
+  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+  std::vector<index_t> nodes(offsets.back());
+#pragma omp parallel for schedule(static)
+  for (index_t e = 0; e < n; ++e)
+    std::copy(mesh.element_node_ids(new_to_old[e]), mesh.element_node_ids(new_to_old[e]) + mesh.element_n_nodes(new_to_old[e]),
+              nodes.begin() + offsets[e]);
   mesh.element_types = std::move(types);
   mesh.element_offsets = std::move(offsets);
   mesh.element_nodes = std::move(nodes);

@@ -1,5 +1,6 @@
 #include "flowdg/mesh/generators.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -42,28 +43,50 @@ struct GridSides {
 };
 
 // An (n_i + 1) x (n_j + 1) grid of nodes; `position(i, j)` must map (i, j) with positive orientation.
+// A `parallel_positions` position function is called from several threads in any order (no
+// random numbers); the elements are always filled in parallel, each cell at its own place.
 Mesh structured_grid(Mesh mesh, int n_i, int n_j, CellSplit split, GridSides sides,
-                     const std::function<Point3(int, int)>& position) {
-  const auto node = [&](int i, int j) { return static_cast<index_t>(j) * (n_i + 1) + i; };
+                     const std::function<Point3(int, int)>& position, bool parallel_positions) {
+  const auto node = [n_i](int i, int j) { return static_cast<index_t>(j) * (n_i + 1) + i; };
   mesh.dimension = 2;
-  mesh.nodes.reserve(static_cast<std::size_t>(n_i + 1) * (n_j + 1));
-  for (int j = 0; j <= n_j; ++j)
-    for (int i = 0; i <= n_i; ++i) mesh.nodes.push_back(position(i, j));
+  const index_t n_grid_nodes = static_cast<index_t>(n_i + 1) * (n_j + 1);
+  if (parallel_positions) {
+    mesh.nodes.resize(n_grid_nodes);
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= n_j; ++j)
+      for (int i = 0; i <= n_i; ++i) mesh.nodes[node(i, j)] = position(i, j);
+  } else {
+    mesh.nodes.reserve(n_grid_nodes);
+    for (int j = 0; j <= n_j; ++j)
+      for (int i = 0; i <= n_i; ++i) mesh.nodes.push_back(position(i, j));
+  }
+  // Cell (i, j) holds elements [per_cell * (j n_i + i), per_cell * (j n_i + i + 1)), as adding
+  // them cell by cell in that order would.
+  const bool quadrilaterals = split == CellSplit::quadrilaterals;
+  const int per_cell = quadrilaterals ? 1 : 2;
+  const int per_element = quadrilaterals ? 4 : 3;
+  const index_t first = mesh.n_elements(), first_node = static_cast<index_t>(mesh.element_nodes.size());
+  const index_t n_new = static_cast<index_t>(per_cell) * n_i * n_j;
+  mesh.element_types.resize(first + n_new, quadrilaterals ? ElementType::quadrilateral4 : ElementType::triangle3);
+  mesh.element_offsets.resize(first + n_new + 1);
+  mesh.element_nodes.resize(first_node + per_element * n_new);
+#pragma omp parallel for schedule(static)
   for (int j = 0; j < n_j; ++j) {
     for (int i = 0; i < n_i; ++i) {
       const index_t a = node(i, j), b = node(i + 1, j), c = node(i + 1, j + 1), d = node(i, j + 1);
-      if (split == CellSplit::quadrilaterals) {
+      const index_t element = first + per_cell * (static_cast<index_t>(j) * n_i + i);
+      index_t* out = mesh.element_nodes.data() + first_node + per_element * (element - first);
+      if (quadrilaterals) {
         const index_t quad[4] = {a, b, c, d};
-        mesh.add_element(ElementType::quadrilateral4, quad);
+        std::copy(quad, quad + 4, out);
       } else if ((i + j) % 2 == 0) {
-        const index_t first[3] = {a, b, c}, second[3] = {a, c, d};
-        mesh.add_element(ElementType::triangle3, first);
-        mesh.add_element(ElementType::triangle3, second);
+        const index_t pair[6] = {a, b, c, a, c, d};
+        std::copy(pair, pair + 6, out);
       } else {
-        const index_t first[3] = {a, b, d}, second[3] = {b, c, d};
-        mesh.add_element(ElementType::triangle3, first);
-        mesh.add_element(ElementType::triangle3, second);
+        const index_t pair[6] = {a, b, d, b, c, d};
+        std::copy(pair, pair + 6, out);
       }
+      for (int k = 1; k <= per_cell; ++k) mesh.element_offsets[element + k] = first_node + per_element * (element - first + k);
     }
   }
   const auto facet = [&](index_t from, index_t to, int tag) {
@@ -96,6 +119,7 @@ Mesh rectangle(double x0, double x1, double y0, double y1, int nx, int ny, CellS
   Mesh mesh;
   const GridSides sides{mesh.tag_id("bottom"), mesh.tag_id("right"), mesh.tag_id("top"),
                         mesh.tag_id("left")};
+  // The perturbation draws random numbers node by node: that order must stay serial.
   mesh = structured_grid(std::move(mesh), nx, ny, split, sides, [&](int i, int j) {
     Point3 p{i == nx ? x1 : x0 + i * dx, j == ny ? y1 : y0 + j * dy, 0};
     if (amplitude > 0 && i > 0 && i < nx && j > 0 && j < ny) {
@@ -106,7 +130,7 @@ Mesh rectangle(double x0, double x1, double y0, double y1, int nx, int ny, CellS
       p.y += radius * std::sin(angle);
     }
     return p;
-  });
+  }, !(amplitude > 0));
   mesh.source = cat("builtin:rectangle([", number(x0), ", ", number(x1), "] x [", number(y0), ", ",
                     number(y1), "], ", nx, " x ", ny,
                     split == CellSplit::triangles ? " triangle cells" : " quadrilaterals",
@@ -149,7 +173,7 @@ Mesh quarter_annulus(double r_inner, double r_outer, int n_radial, int n_angular
                            if (j == n_angular) return Point3{0, r, 0};
                            const double theta = 0.5 * std::numbers::pi * j / n_angular;
                            return Point3{r * std::cos(theta), r * std::sin(theta), 0};
-                         });
+                         }, true);
   mesh.source = cat("builtin:annulus(r_inner=", number(r_inner), ", r_outer=", number(r_outer),
                     ", n_radial=", n_radial, ", n_angular=", n_angular, ")");
   return mesh;

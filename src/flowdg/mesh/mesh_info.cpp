@@ -162,7 +162,8 @@ Mesh load_mesh(const std::string& spec) {
 
 MeshInfo mesh_info(Mesh& mesh) {
   MeshInfo info;
-  info.report = validate_mesh(mesh);
+  Connectivity connectivity;
+  info.report = validate_mesh(mesh, &connectivity);
   info.source = mesh.source;
   info.dimension = mesh.dimension;
   info.n_nodes = mesh.n_nodes();
@@ -171,7 +172,6 @@ MeshInfo mesh_info(Mesh& mesh) {
   for (const auto& [type, count] : by_type) info.element_counts.emplace_back(type_name(type), count);
 
   if (info.report.ok()) {
-    const Connectivity connectivity = build_connectivity(mesh);
     info.has_faces = true;
     info.n_boundary_faces = connectivity.n_boundary_faces();
     info.n_interior_faces = connectivity.n_interior_faces();

@@ -4,11 +4,13 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <numbers>
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/node_buckets.hpp"
 
 namespace flowdg {
 namespace {
@@ -118,14 +120,15 @@ double quadratic_jacobian(const Mesh& mesh, index_t e, Point3 r) {
 // midpoints of all corner pairs cover every node (the quadrilaterals' diagonals meet at the centre).
 bool folds_inside(const Mesh& mesh, index_t e) {
   const Shape shape = mesh.element_shape(e);
-  std::vector<Point3> corners;
-  for (int k = 0; k < n_vertices(shape); ++k) {
+  Point3 corners[8];
+  const int n_corners = n_vertices(shape);
+  for (int k = 0; k < n_corners; ++k) {
     const Point3 v = reference_vertex(shape, k);
     const Point3 shift{1, 1, shape == Shape::tetrahedron ? 1.0 : 0.0};
-    corners.push_back(shape == Shape::quadrilateral ? v : 0.5 * (v + shift));
+    corners[k] = shape == Shape::quadrilateral ? v : 0.5 * (v + shift);
   }
-  for (std::size_t a = 0; a < corners.size(); ++a)
-    for (std::size_t b = a; b < corners.size(); ++b)
+  for (int a = 0; a < n_corners; ++a)
+    for (int b = a; b < n_corners; ++b)
       if (quadratic_jacobian(mesh, e, 0.5 * (corners[a] + corners[b])) <= 0) return true;
   return false;
 }
@@ -157,6 +160,12 @@ class ItemList {
   void add(const std::string& item) {
     if (count_++ < list_limit) items_ += (items_.empty() ? "" : "; ") + item;
   }
+  /// add(describe()), calling describe only while the list still shows items.
+  template <class Describe>
+  void add_lazily(Describe describe) {
+    if (count_ < list_limit) add(describe());
+    else ++count_;
+  }
   std::size_t count() const { return count_; }
   std::string items() const { return items_ + (count_ > list_limit ? "; ..." : ""); }
 
@@ -165,7 +174,42 @@ class ItemList {
   std::size_t count_ = 0;
 };
 
+// The elements e with classify(e) != 0, with that value, in element order. classify runs in
+// parallel (it may modify element e only); the few flagged elements are then reported serially,
+// in the order and with the messages of a serial loop.
+template <class Classify>
+std::vector<std::pair<index_t, int>> flagged_elements(index_t n_elements, Classify classify) {
+#ifdef _OPENMP
+  const int n_parts = omp_get_max_threads();
+#else
+  const int n_parts = 1;
+#endif
+  std::vector<std::vector<std::pair<index_t, int>>> parts(n_parts);
+#pragma omp parallel for schedule(static)
+  for (int part = 0; part < n_parts; ++part) {
+    const index_t end = n_elements * (part + 1) / n_parts;
+    for (index_t e = n_elements * part / n_parts; e < end; ++e)
+      if (const int flag = classify(e); flag != 0) parts[part].emplace_back(e, flag);
+  }
+  std::vector<std::pair<index_t, int>> flagged = std::move(parts[0]);
+  for (int part = 1; part < n_parts; ++part) flagged.insert(flagged.end(), parts[part].begin(), parts[part].end());
+  return flagged;
+}
+
 bool check_node_ids(const Mesh& mesh, std::vector<std::string>& errors) {
+  bool all_good = true;
+#pragma omp parallel for schedule(static) reduction(&& : all_good)
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    if (mesh.element_n_nodes(e) != n_nodes(mesh.element_types[e])) {
+      all_good = false;
+      continue;
+    }
+    const index_t* ids = mesh.element_node_ids(e);
+    for (int k = 0; k < mesh.element_n_nodes(e); ++k) all_good = all_good && ids[k] >= 0 && ids[k] < mesh.n_nodes();
+  }
+  if (all_good) return true;
+
+  // The messages, from the serial loop.
   ItemList bad;
   for (index_t e = 0; e < mesh.n_elements(); ++e) {
     if (mesh.element_n_nodes(e) != n_nodes(mesh.element_types[e])) {
@@ -184,28 +228,38 @@ bool check_node_ids(const Mesh& mesh, std::vector<std::string>& errors) {
 }
 
 void check_shapes(Mesh& mesh, MeshReport& report) {
-  ItemList degenerate, non_convex, inverted_curved, reoriented;
-  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+  enum Flag { fine = 0, wrong_dimension, degenerate_shape, non_convex_shape, inverted_curved_shape, reoriented_shape };
+  const auto flagged = flagged_elements(mesh.n_elements(), [&mesh](index_t e) -> int {
     const int dim = dimension(mesh.element_shape(e));
-    if (dim != mesh.dimension) {
-      report.errors.push_back(cat(describe_element(mesh, e), " is ", dim, "D in a ", mesh.dimension,
-                                  "D mesh"));
-      continue;
-    }
+    if (dim != mesh.dimension) return wrong_dimension;
     double measures[8];
     const int n = corner_measures(mesh, e, measures);
     double mean = 0;
     for (int k = 0; k < n; ++k) mean += measures[k] / n;
     const auto [low, high] = std::minmax_element(measures, measures + n);
-    if (std::abs(mean) < zero_measure * std::pow(element_diameter(mesh, e), dim)) {
-      degenerate.add(describe_element(mesh, e));
-    } else if (*low <= 0 && *high >= 0) {
-      non_convex.add(describe_element(mesh, e));
-    } else if (geometric_order(mesh.element_types[e]) > 1) {
-      if (*high < 0 || folds_inside(mesh, e)) inverted_curved.add(describe_element(mesh, e));
-    } else if (*high < 0) {
-      reorient(mesh, e);
-      reoriented.add(cat(e));
+    if (std::abs(mean) < zero_measure * std::pow(element_diameter(mesh, e), dim)) return degenerate_shape;
+    if (*low <= 0 && *high >= 0) return non_convex_shape;
+    if (geometric_order(mesh.element_types[e]) > 1)
+      return *high < 0 || folds_inside(mesh, e) ? inverted_curved_shape : fine;
+    if (*high < 0) {
+      reorient(mesh, e);  // only element e's own nodes: safe in parallel
+      return reoriented_shape;
+    }
+    return fine;
+  });
+  ItemList degenerate, non_convex, inverted_curved, reoriented;
+  for (const auto& [element, flag] : flagged) {
+    const index_t e = element;  // a plain variable, for the lambdas below
+    switch (flag) {
+      case wrong_dimension:
+        report.errors.push_back(cat(describe_element(mesh, e), " is ", dimension(mesh.element_shape(e)), "D in a ",
+                                    mesh.dimension, "D mesh"));
+        break;
+      case degenerate_shape: degenerate.add_lazily([&] { return describe_element(mesh, e); }); break;
+      case non_convex_shape: non_convex.add_lazily([&] { return describe_element(mesh, e); }); break;
+      case inverted_curved_shape: inverted_curved.add_lazily([&] { return describe_element(mesh, e); }); break;
+      case reoriented_shape: reoriented.add_lazily([&] { return cat(e); }); break;
+      default: break;
     }
   }
   const char* measure = mesh.dimension == 3 ? "volume" : "area";
@@ -225,7 +279,46 @@ void check_shapes(Mesh& mesh, MeshReport& report) {
                                " inverted elements to positive orientation (first: ", reoriented.items(), ")"));
 }
 
+// Sorted vertex ids of an element, padded with values that sort last.
+std::array<index_t, 8> vertex_key(const Mesh& mesh, index_t e) {
+  std::array<index_t, 8> key;
+  key.fill(std::numeric_limits<index_t>::max());
+  const int n = n_vertices(mesh.element_shape(e));
+  const index_t* ids = mesh.element_node_ids(e);
+  for (int k = 0; k < n; ++k) {  // insertion sort of at most 8 ids
+    int j = k;
+    for (; j > 0 && key[j - 1] > ids[k]; --j) key[j] = key[j - 1];
+    key[j] = ids[k];
+  }
+  return key;
+}
+
+// Whether two elements have the same vertex set: elements grouped by their smallest vertex (node
+// ids are valid here), and only each group's few elements compared.
+bool has_duplicates(const Mesh& mesh) {
+  const detail::NodeBuckets buckets = detail::bucket_by_node(mesh.n_elements(), mesh.n_nodes(), [&mesh](index_t e) {
+    const index_t* ids = mesh.element_node_ids(e);
+    return *std::min_element(ids, ids + n_vertices(mesh.element_shape(e)));
+  });
+  bool found = false;
+#pragma omp parallel reduction(|| : found)
+  {
+    std::vector<std::array<index_t, 8>> keys;
+#pragma omp for schedule(static)
+    for (index_t v = 0; v < mesh.n_nodes(); ++v) {
+      if (buckets.end(v) - buckets.begin(v) < 2) continue;
+      keys.clear();
+      for (index_t i = buckets.begin(v); i < buckets.end(v); ++i) keys.push_back(vertex_key(mesh, buckets.items[i]));
+      detail::sort_bucket(keys.data(), keys.data() + keys.size(), std::less<>());
+      for (std::size_t k = 1; k < keys.size(); ++k) found = found || keys[k] == keys[k - 1];
+    }
+  }
+  return found;
+}
+
 bool check_duplicates(const Mesh& mesh, std::vector<std::string>& errors) {
+  if (!has_duplicates(mesh)) return true;
+  // The message lists the pairs in the order of a sort by vertex set, as it always has.
   std::vector<std::pair<std::array<index_t, 8>, index_t>> keyed(mesh.n_elements());
   for (index_t e = 0; e < mesh.n_elements(); ++e) {
     // Padding that sorts last, so the whole array is sorted (see connectivity.cpp).
@@ -295,17 +388,25 @@ double min_angle_degrees(const Mesh& mesh, index_t e) {
   return smallest * 180.0 / std::numbers::pi;
 }
 
-MeshReport validate_mesh(Mesh& mesh) {
+MeshReport validate_mesh(Mesh& mesh) { return validate_mesh(mesh, nullptr); }
+
+MeshReport validate_mesh(Mesh& mesh, Connectivity* connectivity) {
   MeshReport report;
   if (!check_node_ids(mesh, report.errors)) return report;
   check_shapes(mesh, report);
   if (!check_duplicates(mesh, report.errors)) return report;
-  build_connectivity(mesh, report.errors);
+  {
+    Connectivity built = build_connectivity(mesh, report.errors);
+    if (connectivity != nullptr && report.ok()) *connectivity = std::move(built);
+  }
 
   ItemList slivers;
-  for (index_t e = 0; e < mesh.n_elements(); ++e) {
-    const double angle = min_angle_degrees(mesh, e);
-    if (angle < sliver_angle_degrees) slivers.add(cat("element ", e, " (", angle, " degrees)"));
+  const auto thin = flagged_elements(mesh.n_elements(), [&mesh](index_t e) {
+    return min_angle_degrees(mesh, e) < sliver_angle_degrees ? 1 : 0;
+  });
+  for (const auto& flagged : thin) {
+    const index_t e = flagged.first;
+    slivers.add_lazily([&] { return cat("element ", e, " (", min_angle_degrees(mesh, e), " degrees)"); });
   }
   if (slivers.count() > 0)
     report.warnings.push_back(cat(slivers.count(), " elements have an angle below ", sliver_angle_degrees,
@@ -313,8 +414,10 @@ MeshReport validate_mesh(Mesh& mesh) {
   return report;
 }
 
-void validate_or_throw(Mesh& mesh) {
-  const MeshReport report = validate_mesh(mesh);
+void validate_or_throw(Mesh& mesh) { validate_or_throw(mesh, nullptr); }
+
+void validate_or_throw(Mesh& mesh, Connectivity* connectivity) {
+  const MeshReport report = validate_mesh(mesh, connectivity);
   if (report.ok()) return;
   constexpr std::size_t shown = 3;
   std::string message = cat("mesh ", mesh.source, " is invalid: ");

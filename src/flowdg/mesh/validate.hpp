@@ -7,6 +7,8 @@
 
 namespace flowdg {
 
+struct Connectivity;
+
 struct MeshReport {
   std::vector<std::string> notes;     ///< e.g. "reoriented 12 clockwise triangles"
   std::vector<std::string> warnings;  ///< e.g. boundary faces with no physical tag
@@ -18,8 +20,14 @@ struct MeshReport {
 /// curved ones are an error), zero-area/volume elements, duplicate elements, faces shared by more
 /// than two elements, hanging faces, untagged boundary faces.
 MeshReport validate_mesh(Mesh& mesh);
+/// The same, and when the mesh is valid also the connectivity that validation built, which is
+/// build_connectivity(mesh) of the validated (possibly reoriented) mesh: callers need not build it
+/// again.
+MeshReport validate_mesh(Mesh& mesh, Connectivity* connectivity);
 /// validate_mesh, then throws InputError with the first errors if the mesh is invalid.
 void validate_or_throw(Mesh& mesh);
+/// The same, keeping the connectivity as validate_mesh(mesh, connectivity) does.
+void validate_or_throw(Mesh& mesh, Connectivity* connectivity);
 
 /// "17 (0.5, 0.25)": a node id with its coordinates, as error messages name nodes.
 std::string describe_node(const Mesh& mesh, index_t node);
