@@ -433,13 +433,20 @@ struct LimiterKernel {
   /// The largest alpha <= 1 keeping mean + alpha (s1 phi_1 + s2 phi_2) inside [low, high] at every
   /// edge point.
   FLOWDG_HD double barth_jespersen_factor(double mean, double low, double high, double s1, double s2) const {
-    double alpha = 1.0;
+    // min over the points of bound / deviation: the bound is the same for every positive (every
+    // negative) deviation and a correctly rounded quotient is monotone in its divisor, so the
+    // smallest quotient is the one by the largest positive (most negative) deviation: two
+    // divisions instead of one per point, the same value.
+    double largest = 0.0, most_negative = 0.0;
 FLOWDG_UNROLL
     for (int point = 0; point < PointTables<P>::n_edge_points; ++point) {
       const double deviation = s1 * tables.phi[point * Np + 1] + s2 * tables.phi[point * Np + 2];
-      const double bound = deviation > 0 ? high - mean : low - mean;
-      if (deviation != 0 && bound / deviation < alpha) alpha = bound / deviation;
+      largest = deviation > largest ? deviation : largest;
+      most_negative = deviation < most_negative ? deviation : most_negative;
     }
+    double alpha = 1.0;
+    if (largest > 0 && (high - mean) / largest < alpha) alpha = (high - mean) / largest;
+    if (most_negative < 0 && (low - mean) / most_negative < alpha) alpha = (low - mean) / most_negative;
     return alpha < 0 ? 0 : alpha;
   }
 
@@ -563,6 +570,17 @@ FLOWDG_UNROLL
     return state;
   }
 
+  /// pressure(U) >= epsilon && U[0] >= epsilon for epsilon > 0, without pressure()'s division where
+  /// the answer is clear: (gamma - 1)(E rho - |m|^2 / 2) >= epsilon rho with a margin of 1e-12 of the
+  /// terms' size (far above the rounding of either form); otherwise pressure() itself decides.
+  FLOWDG_HD bool at_least(const State& U, double epsilon) const {
+    if (!(U[0] >= epsilon)) return false;
+    const double g = gas.gamma - 1.0, kinetic = 0.5 * (U[1] * U[1] + U[2] * U[2]);
+    const double scaled = g * (U[3] * U[0] - kinetic), margin = 1e-12 * g * (fabs(U[3]) * U[0] + kinetic);
+    if (scaled - margin >= epsilon * U[0] * (1.0 + 1e-12)) return true;
+    return pressure(U, gas) >= epsilon;
+  }
+
   FLOWDG_HD void enforce_positivity(Element& x) const {
     State mean;
     for (int v = 0; v < NV; ++v) mean[v] = x.c[v][0] * phi0;
@@ -587,7 +605,7 @@ FLOWDG_UNROLL
 FLOWDG_UNROLL
     for (int point = 0; point < n_points; ++point) {
       const State state = point_state(x, point);
-      if (pressure(state, gas) >= epsilon && state[0] >= epsilon) continue;
+      if (at_least(state, epsilon)) continue;
       double good = 0.0, bad = 1.0;
       for (int iteration = 0; iteration < 50; ++iteration) {
         const double middle = 0.5 * (good + bad);
