@@ -86,3 +86,25 @@ TEST(Bench, DoubleMachReportsTheLimiterGroupAndItsModel) {
   EXPECT_GT(report.rows[0].kernels[2].bytes, 0.0);
   EXPECT_NE(report.table().find("limiter/unlimited stage"), std::string::npos);
 }
+
+TEST(Bench, ReorderedMeshesRunTheSameProblemAndUnknownOrderingsAreRefused) {
+  BenchOptions options;
+  options.meshes = {"C"};
+  options.orders = {1};
+  options.steps = 2;
+  options.warmup = 1;
+  options.copy_doubles = 1 << 16;
+  const BenchReport plain = run_bench(options);
+  options.reorder = "hilbert";
+  const BenchReport hilbert = run_bench(options);
+  ASSERT_EQ(hilbert.rows.size(), 1u);
+  EXPECT_EQ(hilbert.rows[0].elements, plain.rows[0].elements);
+  EXPECT_DOUBLE_EQ(hilbert.rows[0].kernels[1].bytes, plain.rows[0].kernels[1].bytes);
+  EXPECT_NE(hilbert.json().find("\"reorder\": \"hilbert\""), std::string::npos) << hilbert.json();
+  EXPECT_NE(plain.json().find("\"reorder\": \"none\""), std::string::npos);
+  // The memory target: at most 600 bytes of solver arrays per element at p = 1 with LSRK.
+  EXPECT_LE(plain.rows[0].bytes_per_element, 600.0);
+  options.reorder = "zigzag";
+  EXPECT_THROW(run_bench(options), InputError);
+  EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --reorder zigzag > /dev/null 2>&1").c_str()), 0);
+}
