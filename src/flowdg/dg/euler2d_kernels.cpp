@@ -717,7 +717,7 @@ struct Solver::Data {
   Array<int> face_local_m, face_local_p;
   Array<double> face_geometry, boundary_points;
   Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
-  std::vector<double> host_volume_phi, host_face_phi;  ///< the same, for kernels that carry them by value
+  std::vector<double> point_phi;  ///< face_phi then volume_phi on the host, for kernels that carry them by value
   struct Range {
     index_t begin, end;
     BoundaryCondition condition;
@@ -813,8 +813,8 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   d.volume_dphi_ds = Array<double>(space, dphi_ds);
   d.volume_weight = Array<double>(space, volume_rule.weights);
   d.face_phi = Array<double>(space, edge_phi);
-  d.host_volume_phi = phi;
-  d.host_face_phi = edge_phi;
+  d.point_phi = edge_phi;
+  d.point_phi.insert(d.point_phi.end(), phi.begin(), phi.end());
   d.face_weight = Array<double>(space, edge_rule.weights);
 
   // Element geometry.
@@ -1127,8 +1127,7 @@ void launch_limiter(Solver::Data& d, const SolverOptions& options) {
     if (d.Nq != PointTables<P>::Nq)
       throw Error(cat("limiter at p = ", P, ": the volume rule has ", d.Nq, " points, the kernel was compiled for ",
                       PointTables<P>::Nq));
-    std::copy(d.host_face_phi.begin(), d.host_face_phi.end(), tables.phi);
-    std::copy(d.host_volume_phi.begin(), d.host_volume_phi.end(), tables.phi + d.host_face_phi.size());
+    std::copy(d.point_phi.begin(), d.point_phi.end(), tables.phi);
     auto launch = [&](auto slopes, auto characteristic, auto positivity) {
       for_each<FLOWDG_LIMITER_MIN_BLOCKS>(d.backend, d.K,
                   LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
@@ -1277,7 +1276,6 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
   const double stages = static_cast<double>(repeats) * scheme.n_stages();
   for (const auto& [name, seconds] : timer.seconds()) {
     double bytes = 0;
-    // Every element's coefficients once (its three faces share them through the cache).
     // faces: every element's coefficients once (its three faces share them through the caches),
     // each face's geometry and element ids once, each flux written once, boundary points read once.
     if (name == "faces") bytes = K * element_state + (interior + boundary) * (faces_geometry + face_flux) + boundary * 2 * d.Nfq * word;
