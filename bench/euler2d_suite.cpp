@@ -27,12 +27,14 @@ int main(int argc, char** argv) {
   CLI::App app{"flowdg_bench_suite: the 2D Euler benchmark tables (docs/performance.md)"};
   std::string backend = "auto", output = "bench-results", sections = "paper,sizes,dmr";
   int threads = 0;
-  bool block = true;
+  std::string kernels = "auto", faces = "auto";
   app.add_option("--backend", backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_option("--sections", sections, "Comma-separated: paper, sizes, dmr, large, cpu");
   app.add_option("--output", output, "Directory for <section>.json and <section>.md");
   app.add_option("--threads", threads, "OpenMP threads for the CPU backend (default: all)");
-  app.add_flag("!--thread-kernel", block, "Run the one-thread-per-element element kernel instead of the block kernel");
+  app.add_option("--kernels", kernels, "GPU element kernel: auto, tensor, block or thread (see flowdg bench --help)")
+      ->check(CLI::IsMember({"auto", "tensor", "block", "thread"}));
+  app.add_option("--faces", faces, "GPU face kernel: auto, block or point")->check(CLI::IsMember({"auto", "block", "point"}));
   CLI11_PARSE(app, argc, argv);
   try {
 #if defined(_OPENMP)
@@ -42,7 +44,8 @@ int main(int argc, char** argv) {
     auto run = [&](const std::string& name, BenchOptions options) {
       if (sections.find(name) == std::string::npos) return;
       options.backend = parse_backend(backend);
-      options.element_block_kernel = block;
+      options.element_kernel = parse_gpu_element_kernel(kernels);
+      options.face_kernel = parse_gpu_face_kernel(faces);
       options.quiet = false;
       options.steps = 0;  // auto
       const BenchReport report = run_bench(options);

@@ -28,7 +28,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void add_bench_command(CLI::App& app) {
   static std::string backend = "auto", problem = "supersonic-vortex", meshes, orders = "1,2,3,4", refines, output, scheme,
-                     limiter, reorder, kernels = "block";
+                     limiter, reorder, kernels = "auto", faces = "auto", face_order = "element";
   static int steps = 50, warmup = 5, threads = 0;
   auto* bench = app.add_subcommand("bench", "Time the 2D Euler solver: DSU/s, T_k, per-kernel time and bandwidth (table + JSON)");
   bench->add_option("--backend", backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -45,8 +45,15 @@ void add_bench_command(CLI::App& app) {
   bench->add_option("--limiter", limiter, "none or barth-jespersen (default: the problem's)");
   bench->add_option("--reorder", reorder, "Element ordering of the meshes: none, rcm or hilbert (mesh.reorder)")
       ->check(CLI::IsMember({"none", "rcm", "hilbert"}));
-  bench->add_option("--kernels", kernels, "GPU element kernel for p >= 2: block (shared memory) or thread (one per element)")
-      ->check(CLI::IsMember({"block", "thread"}));
+  bench->add_option("--kernels", kernels,
+                    "GPU element kernel: auto, tensor (FP64 tensor cores, p >= 2), block (shared memory, p >= 2) or thread "
+                    "(one per element)")
+      ->check(CLI::IsMember({"auto", "tensor", "block", "thread"}));
+  bench->add_option("--faces", faces,
+                    "GPU face kernel: auto, block (traces once per face into shared memory) or point (one thread per face point)")
+      ->check(CLI::IsMember({"auto", "block", "point"}));
+  bench->add_option("--face-order", face_order, "Interior faces by their lower element (element) or as the mesh numbers them (mesh)")
+      ->check(CLI::IsMember({"element", "mesh"}));
   bench->add_option("--threads", threads, "OpenMP threads for the CPU backend (default: all)")->check(CLI::NonNegativeNumber);
   bench->add_option("--output", output, "Also write the results as JSON to this file");
   bench->callback([] {
@@ -67,7 +74,9 @@ void add_bench_command(CLI::App& app) {
     options.scheme = scheme;
     options.limiter = limiter;
     options.reorder = reorder;
-    options.element_block_kernel = kernels == "block";
+    options.element_kernel = euler2d::parse_gpu_element_kernel(kernels);
+    options.face_kernel = euler2d::parse_gpu_face_kernel(faces);
+    options.faces_by_element = face_order == "element";
     options.quiet = false;
     const euler2d::BenchReport report = euler2d::run_bench(options);
     std::printf("%s", report.table().c_str());

@@ -116,3 +116,23 @@ TEST(GpuEuler2d, CudaReproducesThePreOptimisationReferenceStatesTo1e12) {
     std::printf("%-26s max |cuda - reference| / max |reference| = %.2e\n", c.name, difference);
   }
 }
+
+// Every CUDA element and face kernel, not only the ones the automatic choice takes, against the
+// same stored states: the tensor-core kernel sums in another order (rounding-level differences);
+// the face block kernel sums each trace in the point kernel's order (the same numbers).
+TEST(GpuEuler2d, EveryCudaKernelVariantReproducesTheReferenceStates) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  using namespace flowdg::testing;
+  const std::pair<GpuElementKernel, const char*> elements[] = {
+      {GpuElementKernel::thread, "thread"}, {GpuElementKernel::block, "block"}, {GpuElementKernel::tensor, "tensor"}};
+  const std::pair<GpuFaceKernel, const char*> faces[] = {{GpuFaceKernel::point, "point"}, {GpuFaceKernel::block, "block"}};
+  for (const ReferenceCase& c : reference_cases()) {
+    const std::vector<double> reference = read_reference(reference_path(c));
+    for (const auto& [element, element_name] : elements)
+      for (const auto& [face, face_name] : faces) {
+        const double difference = relative_difference(run_reference_case(c, Backend::cuda, element, face), reference);
+        EXPECT_LE(difference, 1e-12) << c.name << " element " << element_name << ", faces " << face_name;
+        std::printf("%-26s element %-6s faces %-5s: %.2e\n", c.name, element_name, face_name, difference);
+      }
+  }
+}

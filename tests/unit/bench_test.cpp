@@ -108,3 +108,25 @@ TEST(Bench, ReorderedMeshesRunTheSameProblemAndUnknownOrderingsAreRefused) {
   EXPECT_THROW(run_bench(options), InputError);
   EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --reorder zigzag > /dev/null 2>&1").c_str()), 0);
 }
+
+TEST(Bench, KernelChoicesAreParsedAndUnknownOnesAreRefused) {
+  EXPECT_EQ(parse_gpu_element_kernel("auto"), GpuElementKernel::automatic);
+  EXPECT_EQ(parse_gpu_element_kernel("tensor"), GpuElementKernel::tensor);
+  EXPECT_EQ(parse_gpu_element_kernel("block"), GpuElementKernel::block);
+  EXPECT_EQ(parse_gpu_element_kernel("thread"), GpuElementKernel::thread);
+  EXPECT_EQ(parse_gpu_face_kernel("block"), GpuFaceKernel::block);
+  EXPECT_EQ(parse_gpu_face_kernel("point"), GpuFaceKernel::point);
+  EXPECT_THROW(parse_gpu_element_kernel("warp"), InputError);
+  EXPECT_THROW(parse_gpu_face_kernel("tensor"), InputError);
+  EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --kernels warp > /dev/null 2>&1").c_str()), 0);
+  EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --face-order random > /dev/null 2>&1").c_str()), 0);
+  // On the CPU no CUDA kernel runs: the timings name no variant.
+  BenchOptions options;
+  options.meshes = {"A"};
+  options.orders = {2};
+  options.steps = 1;
+  options.warmup = 0;
+  options.copy_doubles = 1 << 16;
+  const BenchReport report = run_bench(options);
+  for (const KernelTiming& kernel : report.rows.at(0).kernels) EXPECT_EQ(kernel.variant, "") << kernel.name;
+}

@@ -76,11 +76,15 @@ inline std::string read_text(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// Runs the case with a fixed dt on the given backend and returns the coefficients.
-inline std::vector<double> run_reference_case(const ReferenceCase& c, Backend backend) {
+/// Runs the case with a fixed dt on the given backend (and CUDA kernels) and returns the coefficients.
+inline std::vector<double> run_reference_case(const ReferenceCase& c, Backend backend,
+                                              euler2d::GpuElementKernel element_kernel = euler2d::GpuElementKernel::automatic,
+                                              euler2d::GpuFaceKernel face_kernel = euler2d::GpuFaceKernel::automatic) {
   Config config = Config::from_string(read_text(source_dir() + "/examples/" + c.example), c.example);
   for (const std::string& assignment : c.overrides) config.set(assignment);
-  const euler2d::Case problem = euler2d::load_case(config, backend);
+  euler2d::Case problem = euler2d::load_case(config, backend);
+  problem.options.element_kernel = element_kernel;
+  problem.options.face_kernel = face_kernel;
   euler2d::Solver solver(problem.mesh, problem.connectivity, problem.options);
   solver.project(problem.initial, 0.0);
   const RungeKuttaScheme scheme = runge_kutta_scheme(c.scheme);

@@ -88,6 +88,24 @@ int cuda_device_count() noexcept {
 #endif
 }
 
+int device_compute_capability() noexcept {
+#if defined(FLOWDG_HAVE_CUDA)
+  static const int capability = [] {
+    if (cuda_device_count() == 0) return 0;
+    int device = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return 10 * major + minor;
+  }();
+  return capability;
+#else
+  return 0;
+#endif
+}
+
 Backend default_backend() noexcept { return cuda_device_count() > 0 ? Backend::cuda : Backend::cpu; }
 
 Backend parse_backend(const std::string& name) {

@@ -12,6 +12,8 @@ bool cuda_compiled() noexcept;
 /// Number of usable CUDA devices (0 when not compiled with CUDA or no driver/device).
 int cuda_device_count() noexcept;
 /// cuda when a device is present, else cpu.
+/// 10 x major + minor of the current CUDA device (90 for an H100); 0 without one.
+int device_compute_capability() noexcept;
 Backend default_backend() noexcept;
 /// Parses "cpu", "cuda" or "auto"; throws InputError otherwise, or if cuda is asked for but absent.
 Backend parse_backend(const std::string& name);

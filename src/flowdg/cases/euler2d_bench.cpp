@@ -128,7 +128,9 @@ BenchReport run_bench(const BenchOptions& options) {
       const auto solver_start = std::chrono::steady_clock::now();
       SolverOptions solver_options = problem.options;
       solver_options.order = order;
-      solver_options.element_block_kernel = options.element_block_kernel;
+      solver_options.element_kernel = options.element_kernel;
+      solver_options.face_kernel = options.face_kernel;
+      solver_options.faces_by_element = options.faces_by_element;
       const std::size_t before = bytes_in_use(space);
       Solver solver(problem.mesh, problem.connectivity, solver_options);
       solver.project(problem.initial, 0.0);
@@ -164,6 +166,21 @@ BenchReport run_bench(const BenchOptions& options) {
   return report;
 }
 
+GpuElementKernel parse_gpu_element_kernel(const std::string& name) {
+  if (name == "auto") return GpuElementKernel::automatic;
+  if (name == "tensor") return GpuElementKernel::tensor;
+  if (name == "block") return GpuElementKernel::block;
+  if (name == "thread") return GpuElementKernel::thread;
+  throw InputError(cat("unknown element kernel '", name, "' (auto, tensor, block or thread)"));
+}
+
+GpuFaceKernel parse_gpu_face_kernel(const std::string& name) {
+  if (name == "auto") return GpuFaceKernel::automatic;
+  if (name == "block") return GpuFaceKernel::block;
+  if (name == "point") return GpuFaceKernel::point;
+  throw InputError(cat("unknown face kernel '", name, "' (auto, block or point)"));
+}
+
 std::string BenchReport::table() const {
   std::string out = cat("device: ", device, "; problem ", problem, "; scheme ", scheme, "; elements ordered: ", reorder,
                         "; copy bandwidth ",
@@ -175,7 +192,8 @@ std::string BenchReport::table() const {
     double limiter = 0, rest = 0;
     for (const KernelTiming& kernel : row.kernels) {
       const double rate = kernel.seconds > 0 ? kernel.bytes / kernel.seconds : 0.0;
-      kernels += cat(kernels.empty() ? "" : "; ", kernel.name, " ", format("%.1f", 1e6 * kernel.seconds), ", ",
+      kernels += cat(kernels.empty() ? "" : "; ", kernel.name, kernel.variant.empty() ? "" : cat(" (", kernel.variant, ")"), " ",
+                     format("%.1f", 1e6 * kernel.seconds), ", ",
                      format("%.0f", rate / 1e9), ", ", format("%.0f%%", 100.0 * rate / copy_bytes_per_second));
       (kernel.name == "limiter" ? limiter : rest) += kernel.seconds;
     }
@@ -193,7 +211,7 @@ std::string BenchReport::json() const {
     std::vector<std::string> kernels;
     for (const KernelTiming& kernel : row.kernels) {
       json::Object object;
-      object.add_string("name", kernel.name).add_number("seconds_per_stage", kernel.seconds).add_number("bytes_per_stage", kernel.bytes);
+      object.add_string("name", kernel.name).add_string("variant", kernel.variant).add_number("seconds_per_stage", kernel.seconds).add_number("bytes_per_stage", kernel.bytes);
       object.add_number("bandwidth_fraction_of_copy", kernel.seconds > 0 ? kernel.bytes / kernel.seconds / copy_bytes_per_second : 0.0);
       kernels.push_back(object.str());
     }

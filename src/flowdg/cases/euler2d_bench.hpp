@@ -17,6 +17,10 @@
 
 namespace flowdg::euler2d {
 
+/// "auto", "tensor", "block", "thread" / "auto", "block", "point" (InputError otherwise).
+GpuElementKernel parse_gpu_element_kernel(const std::string& name);
+GpuFaceKernel parse_gpu_face_kernel(const std::string& name);
+
 struct BenchOptions {
   Backend backend = Backend::cpu;
   std::string problem = "supersonic-vortex";
@@ -27,7 +31,9 @@ struct BenchOptions {
   std::string scheme;         ///< "" = lsrk54 (supersonic vortex) or ssp-rk2 (double Mach)
   std::string limiter;        ///< "" = the problem's own (none / barth-jespersen)
   std::string reorder;        ///< "" = the mesh as generated; else mesh.reorder (rcm, hilbert)
-  bool element_block_kernel = true;  ///< see SolverOptions
+  GpuElementKernel element_kernel = GpuElementKernel::automatic;  ///< see SolverOptions
+  GpuFaceKernel face_kernel = GpuFaceKernel::automatic;
+  bool faces_by_element = true;  ///< see SolverOptions
   index_t copy_doubles = 0;   ///< size of the bandwidth probe; 0: 2^27 (1 GiB) on a GPU, 2^24 on a CPU
   bool quiet = true;          ///< false: a line per run on stderr as it finishes
 };

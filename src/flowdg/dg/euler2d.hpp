@@ -45,15 +45,28 @@ enum class Limiter : int {
   barth_jespersen,  ///< p = 1: Barth-Jespersen; p > 1: troubled cells to a limited linear part
 };
 
+/// CUDA element kernels: thread = one thread per element (the CPU's loop body); block = a block
+/// of elements through shared memory, a thread per (element, point) then per (element, mode);
+/// tensor = the same block's two small matrix products on the FP64 tensor cores (p >= 2).
+enum class GpuElementKernel : int { automatic, thread, block, tensor };
+/// CUDA face kernels: point = one thread per face point, each evaluating both traces; block = a
+/// block of 32 faces, a thread per (face, side, variable) evaluating its trace once into shared
+/// memory, then a thread per (face, point) for the flux.
+enum class GpuFaceKernel : int { automatic, point, block };
+
 struct SolverOptions {
   int order = 1;
   RiemannSolver flux = RiemannSolver::hllc;
   Limiter limiter = Limiter::none;  ///< applied after every Runge-Kutta stage
   bool characteristic_limiting = false;  ///< limit characteristic variables (along the mean velocity)
   bool positivity = false;          ///< Zhang-Shu scaling after every stage (after the limiter)
-  /// CUDA, p >= 2: the shared-memory element kernel (a block of elements per CUDA block); false
-  /// runs the one-thread-per-element kernel the CPU uses (kept for comparison in `flowdg bench`).
-  bool element_block_kernel = true;
+  /// CUDA only (the CPU runs one element per loop iteration): which element and face kernels a
+  /// stage uses; automatic picks the fastest measured for the order (docs/performance.md).
+  GpuElementKernel element_kernel = GpuElementKernel::automatic;
+  GpuFaceKernel face_kernel = GpuFaceKernel::automatic;
+  /// Interior faces numbered in the order of their lower element (false: the mesh's face order);
+  /// results do not depend on it, only the face kernels' memory locality does.
+  bool faces_by_element = true;
   Gas gas{};
   Backend backend = Backend::cpu;
   /// Indexed by mesh boundary tag; every tag with faces must have one.
@@ -68,6 +81,7 @@ struct ErrorNorms {
 /// Time per Runge-Kutta stage of one group of kernel launches, and the bytes it must move.
 struct KernelTiming {
   std::string name;      ///< "faces", "element", "limiter"
+  std::string variant;   ///< the CUDA kernel that ran: faces point/block, element thread/block/tensor; "" on the CPU
   double seconds = 0;    ///< mean per stage
   double bytes = 0;      ///< per stage, by the model in time_kernels
 };

@@ -154,14 +154,30 @@ struct FacePointKernel {
     constexpr int Nfq = P + 1;
     const index_t f = first_face + i / Nfq;
     const int q = static_cast<int>(i % Nfq);
-    const index_t F = faces.n_faces, B = faces.n_boundary;
     const State um = face_trace_at<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, q);
-    const double nx = faces.geometry[f], ny = faces.geometry[F + f];
-    const double weight = faces.geometry[2 * F + f] * tables.face_weight[q];
+    // Eq. (16): the right element traverses the shared edge in the opposite direction.
+    point_flux(f, q, face_geometry(f), um,
+               [&] { return face_trace_at<P>(u, K, faces.element_p[f], faces.local_face_p[f], tables, Nfq - 1 - q); });
+  }
+
+  struct Geometry {
+    double nx, ny, half_length;
+  };
+  FLOWDG_HD FLOWDG_FORCEINLINE Geometry face_geometry(index_t f) const {
+    const index_t F = faces.n_faces;
+    return {faces.geometry[f], faces.geometry[F + f], faces.geometry[2 * F + f]};
+  }
+
+  /// The flux at point q of face f from the left trace um; plus_trace() gives the right element's
+  /// trace at the same point (called for interior faces only).
+  template <class PlusTrace>
+  FLOWDG_HD FLOWDG_FORCEINLINE void point_flux(index_t f, int q, const Geometry& g, const State& um, PlusTrace&& plus_trace) const {
+    constexpr int Nfq = P + 1;
+    const index_t F = faces.n_faces, B = faces.n_boundary;
+    const double nx = g.nx, ny = g.ny;
+    const double weight = g.half_length * tables.face_weight[q];
     if (f >= B) {
-      // Eq. (16): the right element traverses the shared edge in the opposite direction.
-      const State up = face_trace_at<P>(u, K, faces.element_p[f], faces.local_face_p[f], tables, Nfq - 1 - q);
-      store_face_flux<P>(face_flux, f, F, q, weight, Flux{}(um, up, nx, ny, gas));
+      store_face_flux<P>(face_flux, f, F, q, weight, Flux{}(um, plus_trace(), nx, ny, gas));
       return;
     }
     int range = 0;
@@ -172,6 +188,44 @@ struct FacePointKernel {
     store_face_flux<P>(face_flux, f, F, q, weight, Flux{}(um, up, nx, ny, gas));
   }
 };
+
+// ---- the tensor-core element kernel's matrices -------------------------------------------------
+
+constexpr FLOWDG_HD int round_up(int n, int m) { return (n + m - 1) / m * m; }
+
+/// The element kernel as two small matrix products per block of elements, padded to the 8 x 8 x 4
+/// shape of the FP64 tensor-core instruction (columns: NV x elements):
+///   values at the volume points   (M2 x K2 = Nq x Np)  x  coefficients (Np x columns);
+///   residual (M3 x K3 = Np x (2 Nq + 3 Nfq))  x  [w F.grad r; w F.grad s; face fluxes] (rows x columns),
+/// the second matrix being [dphi/dr | dphi/ds | phi at the 3 Nfq edge points]^T: the volume and the
+/// surface sums in one product. Padding rows and columns are zero.
+struct TensorLayout {
+  int Np, Nq, Nfq, M2, K2, M3, K3;
+  int shared_rows;  ///< rows of the block's shared array: K3 for the product, 3 Nq while the values share it
+};
+constexpr FLOWDG_HD TensorLayout tensor_layout(int p) {
+  const int Np = basis_count(p), Nq = volume_points(p), Nfq = p + 1;
+  const int K3 = round_up(2 * Nq + 3 * Nfq, 4);
+  return {Np, Nq, Nfq, round_up(Nq, 8), round_up(Np, 4), round_up(Np, 8), K3, K3 > 3 * Nq ? K3 : 3 * Nq};
+}
+
+/// A2 (M2 x K2) then A3 (M3 x K3), row-major, from the basis tables ([point * Np + j]).
+std::vector<double> tensor_tables(int p, const std::vector<double>& phi, const std::vector<double>& dphi_dr,
+                                  const std::vector<double>& dphi_ds, const std::vector<double>& edge_phi) {
+  const TensorLayout t = tensor_layout(p);
+  std::vector<double> a(static_cast<std::size_t>(t.M2 * t.K2 + t.M3 * t.K3), 0.0);
+  for (int k = 0; k < t.Nq; ++k)
+    for (int j = 0; j < t.Np; ++j) a[k * t.K2 + j] = phi[k * t.Np + j];
+  double* a3 = a.data() + t.M2 * t.K2;
+  for (int j = 0; j < t.Np; ++j) {
+    for (int k = 0; k < t.Nq; ++k) {
+      a3[j * t.K3 + k] = dphi_dr[k * t.Np + j];
+      a3[j * t.K3 + t.Nq + k] = dphi_ds[k * t.Np + j];
+    }
+    for (int point = 0; point < 3 * t.Nfq; ++point) a3[j * t.K3 + 2 * t.Nq + point] = edge_phi[point * t.Np + j];
+  }
+  return a;
+}
 
 // ---- element kernel --------------------------------------------------------------------------
 
@@ -382,6 +436,245 @@ void launch_element_block_kernel(const ElementKernel<P>& kernel) {
   constexpr int E = block_elements<P>();
   const auto blocks = static_cast<unsigned>((kernel.n_elements + E - 1) / E);
   element_block_kernel<P><<<blocks, element_block_threads, shared>>>(kernel);
+  FLOWDG_CUDA_CHECK_LAUNCH();
+}
+#endif
+
+#if defined(__CUDACC__)
+/// D += A B on the FP64 tensor cores for an 8 x 4 A, a 4 x 8 B and an 8 x 8 D, a warp together:
+/// lane l holds A[l / 4][l % 4], B[l % 4][l / 4] and D[l / 4][2 (l % 4) + c], c = 0, 1.
+__device__ FLOWDG_FORCEINLINE void dmma_8x8x4(double (&d)[2], double a, double b) {
+#if __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+      : "+d"(d[0]), "+d"(d[1])
+      : "d"(a), "d"(b));
+#else
+  __trap();  // the host never selects this kernel below compute capability 8.0
+#endif
+}
+
+/// Elements per block of the tensor-core element kernel (a macro for benchmark builds).
+#ifndef FLOWDG_TENSOR_ELEMENTS
+#define FLOWDG_TENSOR_ELEMENTS 16
+#endif
+constexpr int tensor_block_threads = 256;
+
+/// Shared memory of one block of element_tensor_kernel<P>: rows of 4 E + 8 doubles (a stride of
+/// 8 mod 16 doubles puts the four rows of a B fragment in alternate bank halves: no conflicts).
+template <int P>
+constexpr int tensor_row_stride() { return NV * FLOWDG_TENSOR_ELEMENTS + 8; }
+template <int P>
+std::size_t element_tensor_shared_bytes() {
+  return sizeof(double) * static_cast<std::size_t>(tensor_layout(P).shared_rows * tensor_row_stride<P>());
+}
+
+/// The element kernel for p >= 2 with its two small matrix products on the FP64 tensor cores
+/// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8.
+///   1. values at the volume points: A2 x coefficients, the coefficients loaded straight from
+///      global memory as B fragments (each once), the result into shared memory;
+///   2. a thread per (element, point): F(U) and the weighted reference fluxes -> shared rows
+///      [0, 2 Nq);
+///   3. the face fluxes (sign, 1/det J and the element's own point order applied) -> rows
+///      [2 Nq, 2 Nq + 3 Nfq), zeros to K3;
+///   4. residual = A3 x rows, then the Runge-Kutta stage update from the accumulator fragments.
+/// Against the block kernel, each shared value is read once per 8 rows of a product instead of
+/// once per row (Nq or Np times): at p = 4 about 4x less shared-memory traffic, and no thread
+/// count taken away (log 8 in docs/performance.md). The sums run in another order than the CPU's,
+/// so results agree to rounding (1e-15 relative), not bit for bit.
+template <int P>
+__global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(ElementKernel<P> k, const double* __restrict__ a2,
+                                                                              const double* __restrict__ a3) {
+  constexpr TensorLayout T = tensor_layout(P);
+  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride<P>();
+  constexpr int warps = tensor_block_threads / 32, tiles = NV * E / 8, TW = tiles / warps;
+  static_assert(tiles % warps == 0, "every warp owns the same number of column tiles");
+  extern __shared__ double shared[];  // [row * S + v * E + el]
+  double* s_values = shared + 2 * Nq * S;  // phase 1-2: rows [2 Nq, 3 Nq)
+  const index_t K = k.K, F = k.F;
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(k.n_elements - e0 < E ? k.n_elements - e0 : E);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int fragment_row = lane / 4, fragment_col = lane % 4;
+
+  // 1. U at the volume points.
+  {
+    double acc[T.M2 / 8][TW][2] = {};
+#pragma unroll
+    for (int ks = 0; ks < T.K2 / 4; ++ks) {
+      const int j = ks * 4 + fragment_col;
+      double b[TW];
+#pragma unroll
+      for (int t = 0; t < TW; ++t) {
+        const int n = (warp * TW + t) * 8 + fragment_row, v = n / E, el = n % E;
+        b[t] = j < Np && el < n_local ? __ldg(k.u.data + static_cast<index_t>(v * Np + j) * K + e0 + el) : 0.0;
+      }
+#pragma unroll
+      for (int mt = 0; mt < T.M2 / 8; ++mt) {
+        const double a = __ldg(a2 + (mt * 8 + fragment_row) * T.K2 + ks * 4 + fragment_col);
+#pragma unroll
+        for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, b[t]);
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < T.M2 / 8; ++mt) {
+      const int kq = mt * 8 + fragment_row;
+      if (kq >= Nq) continue;
+#pragma unroll
+      for (int t = 0; t < TW; ++t)
+        *reinterpret_cast<double2*>(s_values + kq * S + (warp * TW + t) * 8 + 2 * fragment_col) = make_double2(acc[mt][t][0], acc[mt][t][1]);
+    }
+  }
+  __syncthreads();
+
+  // 2. Weighted reference-space fluxes at the points.
+  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+    const int el = i % E, kq = i / E;
+    State fr{}, fs{};
+    if (el < n_local) {
+      const index_t e = e0 + el;
+      State uk;
+      for (int v = 0; v < NV; ++v) uk[v] = s_values[kq * S + v * E + el];
+      State fx, fy;
+      flux(uk, k.gas, fx, fy);
+      const double drdx = k.geometry[rx * K + e], drdy = k.geometry[ry * K + e];
+      const double dsdx = k.geometry[sx * K + e], dsdy = k.geometry[sy * K + e];
+      const double w = k.tables.volume_weight[kq];
+      for (int v = 0; v < NV; ++v) {
+        fr[v] = w * (fx[v] * drdx + fy[v] * drdy);
+        fs[v] = w * (fx[v] * dsdx + fy[v] * dsdy);
+      }
+    }
+    for (int v = 0; v < NV; ++v) {
+      shared[kq * S + v * E + el] = fr[v];
+      shared[(Nq + kq) * S + v * E + el] = fs[v];
+    }
+  }
+  __syncthreads();  // the values' rows are free from here on
+
+  // 3. Face fluxes in the element's own point order, and the zero padding rows.
+  constexpr int surface_rows = T.K3 - 2 * Nq;
+  for (int i = threadIdx.x; i < surface_rows * NV * E; i += blockDim.x) {
+    const int el = i % E, v = (i / E) % NV, r = i / (NV * E);
+    double value = 0.0;
+    if (r < 3 * Nfq && el < n_local) {
+      const int l = r / Nfq, point = r % Nfq;
+      const index_t e = e0 + el;
+      const index_t code = k.element_face_code[l * K + e];
+      const bool plus_side = (code & 1) != 0;
+      const int q = plus_side ? Nfq - 1 - point : point;
+      const double inverse_jacobian = k.geometry[inverse_det * K + e];
+      value = (plus_side ? inverse_jacobian : -inverse_jacobian) * k.face_flux[(static_cast<index_t>(v) * Nfq + q) * F + (code >> 1)];
+    }
+    shared[(2 * Nq + r) * S + v * E + el] = value;
+  }
+  __syncthreads();
+
+  // 4. Residual and stage update.
+  double acc[T.M3 / 8][TW][2] = {};
+#pragma unroll 4
+  for (int ks = 0; ks < T.K3 / 4; ++ks) {
+    double b[TW];
+#pragma unroll
+    for (int t = 0; t < TW; ++t) b[t] = shared[(ks * 4 + fragment_col) * S + (warp * TW + t) * 8 + fragment_row];
+#pragma unroll
+    for (int mt = 0; mt < T.M3 / 8; ++mt) {
+      const double a = __ldg(a3 + (mt * 8 + fragment_row) * T.K3 + ks * 4 + fragment_col);
+#pragma unroll
+      for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, b[t]);
+    }
+  }
+  const StageUpdate& update = k.update;
+#pragma unroll
+  for (int mt = 0; mt < T.M3 / 8; ++mt) {
+    const int j = mt * 8 + fragment_row;
+    if (j >= Np) continue;
+#pragma unroll
+    for (int t = 0; t < TW; ++t)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int n = (warp * TW + t) * 8 + 2 * fragment_col + c, v = n / E, el = n % E;
+        if (el >= n_local) continue;
+        const index_t index = static_cast<index_t>(v * Np + j) * K + e0 + el;
+        double q = update.q.data != nullptr ? update.q[index] : 0.0;
+        double u_s = k.u[index];
+        apply_runge_kutta_stage(update.stage, update.dt * acc[mt][t][c], update.u0.data != nullptr ? update.u0[index] : 0.0, q, u_s);
+        if (update.q.data != nullptr) update.q[index] = q;
+        k.u[index] = u_s;
+      }
+  }
+}
+
+template <int P>
+void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* tables) {
+  const std::size_t shared = element_tensor_shared_bytes<P>();
+  static const bool configured = [&] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(element_tensor_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+    return true;
+  }();
+  (void)configured;
+  if (shared > 96 * 1024) throw Error(cat("tensor element kernel at p = ", P, " needs ", shared, " bytes of shared memory per block"));
+  constexpr TensorLayout T = tensor_layout(P);
+  constexpr int E = FLOWDG_TENSOR_ELEMENTS;
+  const auto blocks = static_cast<unsigned>((kernel.n_elements + E - 1) / E);
+  element_tensor_kernel<P><<<blocks, tensor_block_threads, shared>>>(kernel, tables, tables + T.M2 * T.K2);
+  FLOWDG_CUDA_CHECK_LAUNCH();
+}
+
+/// Faces per block of the face block kernel.
+constexpr int face_block_faces = 32, face_block_threads = 256;
+
+/// All faces of a stage like FacePointKernel, but each trace is evaluated once per face instead of
+/// once per face point: a thread per (face, side, variable) sums the Np coefficients into the
+/// Nfq point values (shared memory), then a thread per (face, point) computes the flux. Each point
+/// thread of FacePointKernel loads 2 x 4 Np coefficients; here a face loads them once (p + 1 times
+/// fewer scattered loads). The sums run in the same order as face_trace_at's: the same numbers.
+template <int P, class Flux>
+__global__ void __launch_bounds__(face_block_threads) face_block_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
+  constexpr int Np = basis_count(P), Nfq = P + 1, FB = face_block_faces;
+  static_assert(Nfq * FB <= face_block_threads, "one pass of point threads");
+  __shared__ double s_trace[2 * NV * Nfq * FB];  // [((side * NV + v) * Nfq + q) * FB + fl]
+  __shared__ double s_phi[3 * Nfq * Np];
+  for (int i = threadIdx.x; i < 3 * Nfq * Np; i += blockDim.x) s_phi[i] = k.tables.face_phi[i];
+  const index_t first = static_cast<index_t>(blockIdx.x) * FB;
+  const int n_local = static_cast<int>(n_faces - first < FB ? n_faces - first : FB);
+  const index_t f0 = k.first_face + first, B = k.faces.n_boundary;
+  __syncthreads();
+  for (int i = threadIdx.x; i < 2 * NV * FB; i += blockDim.x) {
+    const int fl = i % FB, side = i / (NV * FB), v = (i / FB) % NV;
+    const index_t f = f0 + fl;
+    if (fl >= n_local || (side == 1 && f < B)) continue;
+    const index_t e = side == 0 ? k.faces.element_m[f] : k.faces.element_p[f];
+    const int l = side == 0 ? k.faces.local_face_m[f] : k.faces.local_face_p[f];
+    const double* phi = s_phi + l * Nfq * Np;
+    double trace[Nfq];
+#pragma unroll
+    for (int q = 0; q < Nfq; ++q) trace[q] = 0.0;
+#pragma unroll
+    for (int j = 0; j < Np; ++j) {
+      const double c = __ldg(k.u.data + static_cast<index_t>(v * Np + j) * k.K + e);
+#pragma unroll
+      for (int q = 0; q < Nfq; ++q) trace[q] += c * phi[q * Np + j];
+    }
+#pragma unroll
+    for (int q = 0; q < Nfq; ++q) s_trace[((side * NV + v) * Nfq + q) * FB + fl] = trace[q];
+  }
+  __syncthreads();
+  const int point_fl = threadIdx.x % FB, point_q = threadIdx.x / FB;
+  if (point_q >= Nfq || point_fl >= n_local) return;
+  State um;
+  for (int v = 0; v < NV; ++v) um[v] = s_trace[(v * Nfq + point_q) * FB + point_fl];
+  k.point_flux(f0 + point_fl, point_q, k.face_geometry(f0 + point_fl), um, [&] {
+    State up;
+    for (int v = 0; v < NV; ++v) up[v] = s_trace[((NV + v) * Nfq + Nfq - 1 - point_q) * FB + point_fl];
+    return up;
+  });
+}
+
+template <int P, class Flux>
+void launch_face_block_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_faces) {
+  if (n_faces <= 0) return;
+  const auto blocks = static_cast<unsigned>((n_faces + face_block_faces - 1) / face_block_faces);
+  face_block_kernel<P, Flux><<<blocks, face_block_threads>>>(kernel, n_faces);
   FLOWDG_CUDA_CHECK_LAUNCH();
 }
 #endif
@@ -718,6 +1011,9 @@ struct Solver::Data {
   Array<double> face_geometry, boundary_points;
   Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
   std::vector<double> point_phi;  ///< face_phi then volume_phi on the host, for kernels that carry them by value
+  Array<double> tensor_tables;    ///< CUDA, p >= 2: the tensor-core element kernel's A2 and A3 (tensor_tables())
+  GpuElementKernel element_kernel = GpuElementKernel::thread;  ///< resolved from the options (CUDA)
+  GpuFaceKernel face_kernel = GpuFaceKernel::point;
   struct Range {
     index_t begin, end;
     BoundaryCondition condition;
@@ -754,6 +1050,27 @@ std::vector<T> unpad_rows(const std::vector<T>& padded, index_t rows, index_t n,
 #pragma omp parallel for schedule(static)
   for (index_t r = 0; r < rows; ++r) std::copy_n(padded.begin() + r * stride, n, values.begin() + r * n);
   return values;
+}
+
+/// Which CUDA kernels a stage runs. Automatic, by the H100 measurements of docs/performance.md
+/// (log 16-18): element kernel thread at p <= 1 (92-98% of copy bandwidth), block at p = 2 (the
+/// tensor kernel is slower there), tensor from p = 3; face kernel point up to p = 3, block from
+/// p = 4. The tensor cores' FP64 instruction needs compute capability 8.0: below it the block
+/// kernel runs instead.
+void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
+  d.element_kernel = GpuElementKernel::thread;
+  d.face_kernel = GpuFaceKernel::point;
+  if (d.backend != Backend::cuda) return;
+  GpuElementKernel element = options.element_kernel;
+  if (element == GpuElementKernel::automatic)
+    element = d.order >= 3 ? GpuElementKernel::tensor : d.order == 2 ? GpuElementKernel::block : GpuElementKernel::thread;
+  if (d.order < 1 || (d.order < 2 && element == GpuElementKernel::block)) element = GpuElementKernel::thread;  // not built there
+  if (element == GpuElementKernel::tensor && device_compute_capability() < 80) element = GpuElementKernel::block;
+  d.element_kernel = element;
+  GpuFaceKernel face = options.face_kernel;
+  if (face == GpuFaceKernel::automatic) face = d.order >= 4 ? GpuFaceKernel::block : GpuFaceKernel::point;
+  if ((d.order + 1) * 32 > 256) face = GpuFaceKernel::point;  // face_block_kernel takes (p + 1) x 32 point threads
+  d.face_kernel = face;
 }
 
 Point3 map_to_physical(const Point3* v, Point3 reference) {
@@ -816,6 +1133,12 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   d.point_phi = edge_phi;
   d.point_phi.insert(d.point_phi.end(), phi.begin(), phi.end());
   d.face_weight = Array<double>(space, edge_rule.weights);
+  resolve_gpu_kernels(d, options_);
+  if (d.element_kernel == GpuElementKernel::tensor) {
+    if (d.Nq != volume_points(p))
+      throw Error(cat("tensor element kernel at p = ", p, ": the volume rule has ", d.Nq, " points, the kernel expects ", volume_points(p)));
+    d.tensor_tables = Array<double>(space, tensor_tables(p, phi, dphi_dr, dphi_ds, edge_phi));
+  }
 
   // Element geometry.
   d.vertices.resize(3 * K);
@@ -859,10 +1182,26 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   std::vector<index_t> element_m(F), element_p(F), face_code(3 * K, -1);
   std::vector<int> local_m(F), local_p(F);
   std::vector<double> face_geometry(3 * F), boundary_points(2 * Nfq * B);
+  // Solver face f is the mesh's face face_order[f]: boundary faces keep their places (first B, in
+  // tag ranges); interior faces are put in the order of their lower element (a counting sort), so
+  // that the face kernels' consecutive threads read neighbouring elements' coefficients. No result
+  // depends on the face order (an element sums its faces by local index).
+  std::vector<index_t> face_order(F);
+  for (index_t f = 0; f < F; ++f) face_order[f] = f;
+  if (options_.faces_by_element && F > B) {
+    auto key = [&](index_t f) {
+      const Face& face = connectivity.faces[f];
+      return face.element_p >= 0 ? std::min(face.element_m, face.element_p) : face.element_m;
+    };
+    std::vector<index_t> start(K + 1, 0);
+    for (index_t f = B; f < F; ++f) ++start[key(f) + 1];
+    for (index_t e = 0; e < K; ++e) start[e + 1] += start[e];
+    for (index_t f = B; f < F; ++f) face_order[B + start[key(f)]++] = f;
+  }
   index_t misplaced_face = F, misoriented_face = F;
 #pragma omp parallel for reduction(min : misplaced_face, misoriented_face)
   for (index_t f = 0; f < F; ++f) {
-    const Face& face = connectivity.faces[f];
+    const Face& face = connectivity.faces[face_order[f]];
     const bool interior = face.element_p >= 0;
     if (interior != (f >= B)) misplaced_face = std::min(misplaced_face, f);
     if (interior && face.orientation != 1) misoriented_face = std::min(misoriented_face, f);
@@ -887,10 +1226,10 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
         boundary_points[static_cast<index_t>(Nfq + q) * B + f] = a.y + t * edge.y;
       }
   }
-  FLOWDG_ASSERT(misplaced_face == F, "boundary faces must come first (face ", misplaced_face, ")");
+  FLOWDG_ASSERT(misplaced_face == F, "boundary faces must come first (face ", face_order[misplaced_face], ")");
   if (misoriented_face < F) {
-    const Face& face = connectivity.faces[misoriented_face];
-    throw InputError(cat("face ", misoriented_face, " between elements ", face.element_m, " and ", face.element_p,
+    const Face& face = connectivity.faces[face_order[misoriented_face]];
+    throw InputError(cat("face ", face_order[misoriented_face], " between elements ", face.element_m, " and ", face.element_p,
                          " is not traversed in opposite directions by its two elements; the mesh is not"
                          " consistently oriented"));
   }
@@ -1196,9 +1535,17 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
           group.condition[group.n++] = d.boundary_ranges[next++].condition;
         }
         const index_t last = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.F;
+        const FacePointKernel<P, Flux> face_kernel{d.u.view(), d.flux.view(), faces, tables, d.Ks, options.gas, group, first, t_stage};
+#if defined(__CUDACC__)
+        if constexpr ((P + 1) * face_block_faces <= face_block_threads) {
+          if (d.face_kernel == GpuFaceKernel::block) {
+            launch_face_block_kernel(face_kernel, last - first);
+            continue;
+          }
+        }
+#endif
         // 72 registers at p = 1 allowed 3 blocks per SM (37.5% occupancy, ncu); ask for 4.
-        for_each<4>(d.backend, (last - first) * Nfq,
-                 FacePointKernel<P, Flux>{d.u.view(), d.flux.view(), faces, tables, d.Ks, options.gas, group, first, t_stage});
+        for_each<4>(d.backend, (last - first) * Nfq, face_kernel);
       } while (next < d.boundary_ranges.size());
       if (timer != nullptr) timer->mark("faces");
     });
@@ -1206,9 +1553,11 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
                                    d.Ks, d.Fs, options.gas, update, d.K};
 #if defined(__CUDACC__)
     // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
-    if constexpr (P >= 2) {
-      if (d.backend == Backend::cuda && options.element_block_kernel) {
-        launch_element_block_kernel<P>(element);
+    if constexpr (P >= 1) {
+      if (d.element_kernel == GpuElementKernel::tensor) {
+        launch_element_tensor_kernel<P>(element, d.tensor_tables.view().data);
+      } else if (d.element_kernel == GpuElementKernel::block) {
+        if constexpr (P >= 2) launch_element_block_kernel<P>(element);
       } else {
         for_each(d.backend, d.K, element);
       }
@@ -1283,7 +1632,11 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
     // limiter: the element's coefficients read (written only where limited), three neighbour ids,
     // three neighbours' means (p > 1 also reads the vertex neighbours' means for detection: not counted).
     if (name == "limiter") bytes = K * (element_state + 3 * sizeof(index_t) + 3 * NV * word);
-    timings.push_back({name, seconds / stages, bytes});
+    std::string variant;
+    if (d.backend == Backend::cuda && name == "faces") variant = d.face_kernel == GpuFaceKernel::block ? "block" : "point";
+    if (d.backend == Backend::cuda && name == "element")
+      variant = d.element_kernel == GpuElementKernel::tensor ? "tensor" : d.element_kernel == GpuElementKernel::block ? "block" : "thread";
+    timings.push_back({name, variant, seconds / stages, bytes});
   }
   return timings;
 }
