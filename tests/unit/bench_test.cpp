@@ -5,19 +5,29 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "flowdg/cases/euler2d_bench.hpp"
 
 using namespace flowdg;
 using namespace flowdg::euler2d;
 
-TEST(Bench, TinyCpuRunReportsSizesKernelsAndTheBytesModel) {
+namespace {
+/// A few steps on a small mesh, with a small bandwidth probe: fast enough for CI.
+BenchOptions tiny_options(std::vector<std::string> meshes, std::vector<int> orders, int steps = 2, int warmup = 1) {
   BenchOptions options;
-  options.orders = {1, 2};
-  options.meshes = {"A"};
-  options.steps = 2;
-  options.warmup = 1;
+  options.meshes = std::move(meshes);
+  options.orders = std::move(orders);
+  options.steps = steps;
+  options.warmup = warmup;
   options.copy_doubles = 1 << 16;
+  return options;
+}
+}  // namespace
+
+TEST(Bench, TinyCpuRunReportsSizesKernelsAndTheBytesModel) {
+  BenchOptions options = tiny_options({"A"}, {1, 2});
   const BenchReport report = run_bench(options);
   ASSERT_EQ(report.rows.size(), 2u);
   EXPECT_GT(report.copy_bytes_per_second, 0.0);
@@ -70,13 +80,8 @@ TEST(Bench, MeshLabelsNameThePapersMeshesAndSizes) {
 }
 
 TEST(Bench, DoubleMachReportsTheLimiterGroupAndItsModel) {
-  BenchOptions options;
+  BenchOptions options = tiny_options({"2k"}, {1});  // ny = 18: 2,592 triangles
   options.problem = "double-mach";
-  options.meshes = {"2k"};  // ny = 18: 2,592 triangles
-  options.orders = {1};
-  options.steps = 2;
-  options.warmup = 1;
-  options.copy_doubles = 1 << 16;
   const BenchReport report = run_bench(options);
   ASSERT_EQ(report.rows.size(), 1u);
   EXPECT_EQ(report.scheme, "ssp-rk2");
@@ -88,12 +93,7 @@ TEST(Bench, DoubleMachReportsTheLimiterGroupAndItsModel) {
 }
 
 TEST(Bench, ReorderedMeshesRunTheSameProblemAndUnknownOrderingsAreRefused) {
-  BenchOptions options;
-  options.meshes = {"C"};
-  options.orders = {1};
-  options.steps = 2;
-  options.warmup = 1;
-  options.copy_doubles = 1 << 16;
+  BenchOptions options = tiny_options({"C"}, {1});
   const BenchReport plain = run_bench(options);
   options.reorder = "hilbert";
   const BenchReport hilbert = run_bench(options);
@@ -121,12 +121,7 @@ TEST(Bench, KernelChoicesAreParsedAndUnknownOnesAreRefused) {
   EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --kernels warp > /dev/null 2>&1").c_str()), 0);
   EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --face-order random > /dev/null 2>&1").c_str()), 0);
   // On the CPU no CUDA kernel runs: the timings name no variant.
-  BenchOptions options;
-  options.meshes = {"A"};
-  options.orders = {2};
-  options.steps = 1;
-  options.warmup = 0;
-  options.copy_doubles = 1 << 16;
+  BenchOptions options = tiny_options({"A"}, {2}, 1, 0);
   const BenchReport report = run_bench(options);
   for (const KernelTiming& kernel : report.rows.at(0).kernels) EXPECT_EQ(kernel.variant, "") << kernel.name;
 }

@@ -80,6 +80,15 @@ struct StageUpdate {
   RungeKuttaStage stage{};
   double dt = 0;
   View<double> u0, q;  // empty when the scheme does not use them
+
+  /// The stage update of coefficient u[index] from its residual.
+  FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<double> u, index_t index, double residual) const {
+    double q_k = q.data != nullptr ? q[index] : 0.0;
+    double u_s = u[index];
+    apply_runge_kutta_stage(stage, dt * residual, u0.data != nullptr ? u0[index] : 0.0, q_k, u_s);
+    if (q.data != nullptr) q[index] = q_k;
+    u[index] = u_s;
+  }
 };
 
 // ---- face kernels ----------------------------------------------------------------------------
@@ -189,6 +198,9 @@ struct FacePointKernel {
   }
 };
 
+/// Faces per block of the CUDA face block kernel, and its threads (a pass of (p + 1) x 32 point threads).
+constexpr int face_block_faces = 32, face_block_threads = 256;
+
 // ---- the tensor-core element kernel's matrices -------------------------------------------------
 
 constexpr FLOWDG_HD int round_up(int n, int m) { return (n + m - 1) / m * m; }
@@ -241,6 +253,27 @@ struct ElementKernel {
   Gas gas;
   StageUpdate update;
   index_t n_elements = 0;  ///< the element count (the block kernel's grid; for_each gets it directly)
+
+  /// w_k F(U) . grad r and w_k F(U) . grad s at volume point kq of element e (the block kernels).
+  FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes(index_t e, int kq, const State& uk, State& fr, State& fs) const {
+    State fx, fy;
+    flux(uk, gas, fx, fy);
+    const double drdx = geometry[rx * K + e], drdy = geometry[ry * K + e];
+    const double dsdx = geometry[sx * K + e], dsdy = geometry[sy * K + e];
+    const double w = tables.volume_weight[kq];
+    for (int v = 0; v < NV; ++v) {
+      fr[v] = w * (fx[v] * drdx + fy[v] * drdy);
+      fs[v] = w * (fx[v] * dsdx + fy[v] * dsdy);
+    }
+  }
+
+  /// Face flux q (the minus side's point order) of variable v on the face with code `code`, with
+  /// element e's sign and 1/det J applied (the block kernels).
+  FLOWDG_HD FLOWDG_FORCEINLINE double signed_face_flux(index_t e, index_t code, int v, int q) const {
+    const double inverse_jacobian = geometry[inverse_det * K + e];
+    const double value = face_flux[(static_cast<index_t>(v) * (P + 1) + q) * F + (code >> 1)];
+    return ((code & 1) != 0 ? inverse_jacobian : -inverse_jacobian) * value;
+  }
 
   FLOWDG_HD void operator()(index_t e) const {
     constexpr int Np = basis_count(P), Nfq = P + 1;
@@ -295,13 +328,7 @@ FLOWDG_UNROLL
     for (int v = 0; v < NV; ++v) {
       FLOWDG_UNROLL
       for (int j = 0; j < Np; ++j) {
-        const index_t index = (static_cast<index_t>(v) * Np + j) * K + e;
-        double q = update.q.data != nullptr ? update.q[index] : 0.0;
-        double u_s = u[index];
-        apply_runge_kutta_stage(update.stage, update.dt * rhs[v][j],
-                                update.u0.data != nullptr ? update.u0[index] : 0.0, q, u_s);
-        if (update.q.data != nullptr) update.q[index] = q;
-        u[index] = u_s;
+        update.apply(u, (static_cast<index_t>(v) * Np + j) * K + e, rhs[v][j]);
       }
     }
   }
@@ -357,14 +384,11 @@ FLOWDG_UNROLL
       for (int j = 0; j < Np; ++j) value += s_u[(v * Np + j) * E + el] * k.tables.volume_phi[kq * Np + j];
       uk[v] = value;
     }
-    State fx, fy;
-    flux(uk, k.gas, fx, fy);
-    const double drdx = k.geometry[rx * K + e], drdy = k.geometry[ry * K + e];
-    const double dsdx = k.geometry[sx * K + e], dsdy = k.geometry[sy * K + e];
-    const double w = k.tables.volume_weight[kq];
+    State fr, fs;
+    k.reference_fluxes(e, kq, uk, fr, fs);
     for (int v = 0; v < NV; ++v) {
-      s_f[((v * 2 + 0) * Nq + kq) * E + el] = w * (fx[v] * drdx + fy[v] * drdy);
-      s_f[((v * 2 + 1) * Nq + kq) * E + el] = w * (fx[v] * dsdx + fy[v] * dsdy);
+      s_f[((v * 2 + 0) * Nq + kq) * E + el] = fr[v];
+      s_f[((v * 2 + 1) * Nq + kq) * E + el] = fs[v];
     }
   }
   __syncthreads();  // s_u is free from here on: the face fluxes take its place
@@ -375,11 +399,8 @@ FLOWDG_UNROLL
     const int l = item / (NV * Nfq), v = (item / Nfq) % NV, q = item % Nfq;
     const index_t e = e0 + el;
     const index_t code = k.element_face_code[l * K + e];
-    const bool plus_side = (code & 1) != 0;
-    const double inverse_jacobian = k.geometry[inverse_det * K + e];
-    const double sign = plus_side ? inverse_jacobian : -inverse_jacobian;
-    s_g[i] = sign * k.face_flux[(static_cast<index_t>(v) * Nfq + q) * F + (code >> 1)];
-    if (v == 0 && q == 0) s_plus[l * E + el] = plus_side ? 1 : 0;
+    s_g[i] = k.signed_face_flux(e, code, v, q);
+    if (v == 0 && q == 0) s_plus[l * E + el] = (code & 1) != 0 ? 1 : 0;
   }
   __syncthreads();
 
@@ -406,12 +427,7 @@ FLOWDG_UNROLL
     const StageUpdate& update = k.update;
 FLOWDG_UNROLL
     for (int v = 0; v < NV; ++v) {
-      const index_t index = static_cast<index_t>(v * Np + j) * K + e0 + el;
-      double q = update.q.data != nullptr ? update.q[index] : 0.0;
-      double u_s = k.u[index];
-      apply_runge_kutta_stage(update.stage, update.dt * rhs[v], update.u0.data != nullptr ? update.u0[index] : 0.0, q, u_s);
-      if (update.q.data != nullptr) update.q[index] = q;
-      k.u[index] = u_s;
+      update.apply(k.u, static_cast<index_t>(v * Np + j) * K + e0 + el, rhs[v]);
     }
   }
 }
@@ -461,11 +477,10 @@ constexpr int tensor_block_threads = 256;
 
 /// Shared memory of one block of element_tensor_kernel<P>: rows of 4 E + 8 doubles (a stride of
 /// 8 mod 16 doubles puts the four rows of a B fragment in alternate bank halves: no conflicts).
-template <int P>
-constexpr int tensor_row_stride() { return NV * FLOWDG_TENSOR_ELEMENTS + 8; }
+constexpr int tensor_row_stride = NV * FLOWDG_TENSOR_ELEMENTS + 8;
 template <int P>
 std::size_t element_tensor_shared_bytes() {
-  return sizeof(double) * static_cast<std::size_t>(tensor_layout(P).shared_rows * tensor_row_stride<P>());
+  return sizeof(double) * static_cast<std::size_t>(tensor_layout(P).shared_rows * tensor_row_stride);
 }
 
 /// The element kernel for p >= 2 with its two small matrix products on the FP64 tensor cores
@@ -485,7 +500,7 @@ template <int P>
 __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(ElementKernel<P> k, const double* __restrict__ a2,
                                                                               const double* __restrict__ a3) {
   constexpr TensorLayout T = tensor_layout(P);
-  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride<P>();
+  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride;
   constexpr int warps = tensor_block_threads / 32, tiles = NV * E / 8, TW = tiles / warps;
   static_assert(tiles % warps == 0, "every warp owns the same number of column tiles");
   extern __shared__ double shared[];  // [row * S + v * E + el]
@@ -531,18 +546,9 @@ __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(El
     const int el = i % E, kq = i / E;
     State fr{}, fs{};
     if (el < n_local) {
-      const index_t e = e0 + el;
       State uk;
       for (int v = 0; v < NV; ++v) uk[v] = s_values[kq * S + v * E + el];
-      State fx, fy;
-      flux(uk, k.gas, fx, fy);
-      const double drdx = k.geometry[rx * K + e], drdy = k.geometry[ry * K + e];
-      const double dsdx = k.geometry[sx * K + e], dsdy = k.geometry[sy * K + e];
-      const double w = k.tables.volume_weight[kq];
-      for (int v = 0; v < NV; ++v) {
-        fr[v] = w * (fx[v] * drdx + fy[v] * drdy);
-        fs[v] = w * (fx[v] * dsdx + fy[v] * dsdy);
-      }
+      k.reference_fluxes(e0 + el, kq, uk, fr, fs);
     }
     for (int v = 0; v < NV; ++v) {
       shared[kq * S + v * E + el] = fr[v];
@@ -558,12 +564,8 @@ __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(El
     double value = 0.0;
     if (r < 3 * Nfq && el < n_local) {
       const int l = r / Nfq, point = r % Nfq;
-      const index_t e = e0 + el;
-      const index_t code = k.element_face_code[l * K + e];
-      const bool plus_side = (code & 1) != 0;
-      const int q = plus_side ? Nfq - 1 - point : point;
-      const double inverse_jacobian = k.geometry[inverse_det * K + e];
-      value = (plus_side ? inverse_jacobian : -inverse_jacobian) * k.face_flux[(static_cast<index_t>(v) * Nfq + q) * F + (code >> 1)];
+      const index_t code = k.element_face_code[l * K + e0 + el];
+      value = k.signed_face_flux(e0 + el, code, v, (code & 1) != 0 ? Nfq - 1 - point : point);
     }
     shared[(2 * Nq + r) * S + v * E + el] = value;
   }
@@ -594,12 +596,7 @@ __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(El
       for (int c = 0; c < 2; ++c) {
         const int n = (warp * TW + t) * 8 + 2 * fragment_col + c, v = n / E, el = n % E;
         if (el >= n_local) continue;
-        const index_t index = static_cast<index_t>(v * Np + j) * K + e0 + el;
-        double q = update.q.data != nullptr ? update.q[index] : 0.0;
-        double u_s = k.u[index];
-        apply_runge_kutta_stage(update.stage, update.dt * acc[mt][t][c], update.u0.data != nullptr ? update.u0[index] : 0.0, q, u_s);
-        if (update.q.data != nullptr) update.q[index] = q;
-        k.u[index] = u_s;
+        update.apply(k.u, static_cast<index_t>(v * Np + j) * K + e0 + el, acc[mt][t][c]);
       }
   }
 }
@@ -619,9 +616,6 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
   element_tensor_kernel<P><<<blocks, tensor_block_threads, shared>>>(kernel, tables, tables + T.M2 * T.K2);
   FLOWDG_CUDA_CHECK_LAUNCH();
 }
-
-/// Faces per block of the face block kernel.
-constexpr int face_block_faces = 32, face_block_threads = 256;
 
 /// All faces of a stage like FacePointKernel, but each trace is evaluated once per face instead of
 /// once per face point: a thread per (face, side, variable) sums the Np coefficients into the
@@ -1069,7 +1063,7 @@ void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = element;
   GpuFaceKernel face = options.face_kernel;
   if (face == GpuFaceKernel::automatic) face = d.order >= 4 ? GpuFaceKernel::block : GpuFaceKernel::point;
-  if ((d.order + 1) * 32 > 256) face = GpuFaceKernel::point;  // face_block_kernel takes (p + 1) x 32 point threads
+  if ((d.order + 1) * face_block_faces > face_block_threads) face = GpuFaceKernel::point;  // not built there
   d.face_kernel = face;
 }
 
