@@ -5,6 +5,8 @@
 # and writes logs under $OUT (the device tool's output folder), a short summary last.
 # Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU add parts.
 set -uo pipefail
+# A bundle carried compressed (scripts/make-bundle.sh) is unpacked first.
+[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/flowdg-gpu}
 mkdir -p "$out/logs" "$out/bench"
 summary="$out/summary.txt"

@@ -28,7 +28,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void add_bench_command(CLI::App& app) {
   static std::string backend = "auto", problem = "supersonic-vortex", meshes, orders = "1,2,3,4", refines, output, scheme,
-                     limiter, reorder, kernels = "auto", faces = "auto", face_order = "element";
+                     limiter, reorder, kernels = "auto", faces = "auto", face_order = "element", launches = "chained";
   static int steps = 50, warmup = 5, threads = 0;
   auto* bench = app.add_subcommand("bench", "Time the 2D Euler solver: DSU/s, T_k, per-kernel time and bandwidth (table + JSON)");
   bench->add_option("--backend", backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -50,8 +50,11 @@ void add_bench_command(CLI::App& app) {
                     "(one per element)")
       ->check(CLI::IsMember({"auto", "tensor", "block", "thread"}));
   bench->add_option("--faces", faces,
-                    "GPU face kernel: auto, block (traces once per face into shared memory) or point (one thread per face point)")
-      ->check(CLI::IsMember({"auto", "block", "point"}));
+                    "GPU face kernel: auto, warp (each warp its own faces, traces once per face), block (a block of 32 faces, traces once per face) or point (one thread per face point)")
+      ->check(CLI::IsMember({"auto", "warp", "block", "point"}));
+  bench->add_option("--launches", launches,
+                    "CUDA stage kernels as programmatic dependent launches (chained, compute capability 9.0+) or one after another (plain)")
+      ->check(CLI::IsMember({"chained", "plain"}));
   bench->add_option("--face-order", face_order, "Interior faces by their lower element (element) or as the mesh numbers them (mesh)")
       ->check(CLI::IsMember({"element", "mesh"}));
   bench->add_option("--threads", threads, "OpenMP threads for the CPU backend (default: all)")->check(CLI::NonNegativeNumber);
@@ -77,6 +80,7 @@ void add_bench_command(CLI::App& app) {
     options.element_kernel = euler2d::parse_gpu_element_kernel(kernels);
     options.face_kernel = euler2d::parse_gpu_face_kernel(faces);
     options.faces_by_element = face_order == "element";
+    options.chained_launches = launches == "chained";
     options.quiet = false;
     const euler2d::BenchReport report = euler2d::run_bench(options);
     std::printf("%s", report.table().c_str());

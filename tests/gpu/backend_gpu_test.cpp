@@ -28,6 +28,16 @@ struct Scrambled {
 struct Identity {
   FLOWDG_HD index_t operator()(index_t i) const { return i; }
 };
+/// out[i] = in[scrambled i] + 1: every value comes from another thread, mostly another block, of
+/// the previous kernel. The scrambled index is the prefetched part (it reads nothing written).
+struct Gather {
+  View<const index_t> from;
+  View<const double> in;
+  View<double> out;
+  FLOWDG_HD index_t prefetch(index_t i) const { return from[i]; }
+  FLOWDG_HD void operator()(index_t i, index_t source) const { out[i] = in[source] + 1.0; }
+  FLOWDG_HD void operator()(index_t i) const { (*this)(i, prefetch(i)); }
+};
 std::vector<double> run(Backend backend, index_t n) {
   Array<double> out(space_of(backend), std::vector<double>(n, std::nan("")));  // poisoned
   for_each(backend, n, Kernel{out.view()});
@@ -43,6 +53,34 @@ TEST(GpuBackend, ForEachAgreesWithCpu) {
     for (index_t i = 0; i < n; ++i)
       ASSERT_NEAR(gpu[i], cpu[i], 1e-14 * (1.0 + std::abs(cpu[i]))) << "n=" << n << " i=" << i;
   }
+}
+
+// A chain of programmatic dependent launches (compute capability 9.0) in which each kernel reads
+// what the one before wrote and overwrites what it read: a missing or misplaced wait shows as
+// values below the chain's length. Plain and chained launches alternate with the prefetching and
+// the plain for_each.
+TEST(GpuBackend, ChainedLaunchesWaitForThePreviousKernel) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  const index_t n = 3000017;
+  std::vector<index_t> from(n);
+  for (index_t i = 0; i < n; ++i) from[i] = (i * 7919 + 12345) % n;
+  Array<index_t> sources(Space::device, from);
+  Array<double> a(Space::device, std::vector<double>(n, 0.0)), b(Space::device, std::vector<double>(n, 0.0));
+  const bool chained = device_compute_capability() >= 90;
+  const int kernels = 40;
+  for (int k = 0; k < kernels; ++k) {
+    Array<double>& in = k % 2 == 0 ? a : b;
+    Array<double>& out = k % 2 == 0 ? b : a;
+    const Gather gather{sources.view(), in.view(), out.view()};
+    if (k % 4 == 3)
+      for_each(Backend::cuda, n, gather, chained);
+    else if (k % 3 == 0)
+      for_each_prefetching<4>(Backend::cuda, n, gather, chained);
+    else
+      for_each_prefetching(Backend::cuda, n, gather, k % 5 != 0 && chained);
+  }
+  const std::vector<double> result = (kernels % 2 == 0 ? a : b).to_host();
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(result[i], static_cast<double>(kernels)) << i;
 }
 
 TEST(GpuBackend, ReductionsAgreeWithCpu) {

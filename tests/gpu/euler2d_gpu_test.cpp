@@ -125,7 +125,7 @@ TEST(GpuEuler2d, EveryCudaKernelVariantReproducesTheReferenceStates) {
   using namespace flowdg::testing;
   const std::pair<GpuElementKernel, const char*> elements[] = {
       {GpuElementKernel::thread, "thread"}, {GpuElementKernel::block, "block"}, {GpuElementKernel::tensor, "tensor"}};
-  const std::pair<GpuFaceKernel, const char*> faces[] = {{GpuFaceKernel::point, "point"}, {GpuFaceKernel::block, "block"}};
+  const std::pair<GpuFaceKernel, const char*> faces[] = {{GpuFaceKernel::point, "point"}, {GpuFaceKernel::block, "block"}, {GpuFaceKernel::warp, "warp"}};
   for (const ReferenceCase& c : reference_cases()) {
     const std::vector<double> reference = read_reference(reference_path(c));
     for (const auto& [element, element_name] : elements)
@@ -134,5 +134,19 @@ TEST(GpuEuler2d, EveryCudaKernelVariantReproducesTheReferenceStates) {
         EXPECT_LE(difference, 1e-12) << c.name << " element " << element_name << ", faces " << face_name;
         std::printf("%-26s element %-6s faces %-5s: %.2e\n", c.name, element_name, face_name, difference);
       }
+  }
+}
+
+// Chained (programmatic dependent) and plain launches run the same kernels: bit for bit the same.
+TEST(GpuEuler2d, ChainedAndPlainLaunchesGiveTheSameBits) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  using namespace flowdg::testing;
+  for (const ReferenceCase& c : reference_cases()) {
+    const std::vector<double> chained = run_reference_case(c, Backend::cuda, GpuElementKernel::automatic, GpuFaceKernel::automatic, true);
+    const std::vector<double> plain = run_reference_case(c, Backend::cuda, GpuElementKernel::automatic, GpuFaceKernel::automatic, false);
+    ASSERT_EQ(chained.size(), plain.size()) << c.name;
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < plain.size(); ++i) differing += chained[i] != plain[i] ? 1 : 0;
+    EXPECT_EQ(differing, 0u) << c.name;
   }
 }

@@ -18,6 +18,22 @@ TEST(Backend, ForEachWritesEveryIndexOnce) {
   for (index_t i = 0; i < n; ++i) ASSERT_EQ(host[i], static_cast<int>(i % 7) + 1) << i;
 }
 
+namespace {
+struct Prefetching {
+  View<int> out;
+  FLOWDG_HD int prefetch(index_t i) const { return static_cast<int>(i % 5) + 1; }
+  FLOWDG_HD void operator()(index_t i, int prefetched) const { out[i] += prefetched; }
+};
+}  // namespace
+
+TEST(Backend, ForEachPrefetchingHandsEachIndexItsPrefetchedPart) {
+  const index_t n = 50021;
+  Array<int> counts(Space::host, std::vector<int>(n, 0));
+  for_each_prefetching(Backend::cpu, n, Prefetching{counts.view()});
+  const auto host = counts.to_host();
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(host[i], static_cast<int>(i % 5) + 1) << i;
+}
+
 TEST(Backend, ReductionsMatchSerialLoop) {
   const index_t n = 54321;
   auto f = [](index_t i) { return std::sin(0.001 * static_cast<double>(i)) * (1.0 + 1e-3 * static_cast<double>(i % 13)); };

@@ -116,6 +116,7 @@ TEST(Bench, KernelChoicesAreParsedAndUnknownOnesAreRefused) {
   EXPECT_EQ(parse_gpu_element_kernel("thread"), GpuElementKernel::thread);
   EXPECT_EQ(parse_gpu_face_kernel("block"), GpuFaceKernel::block);
   EXPECT_EQ(parse_gpu_face_kernel("point"), GpuFaceKernel::point);
+  EXPECT_EQ(parse_gpu_face_kernel("warp"), GpuFaceKernel::warp);
   EXPECT_THROW(parse_gpu_element_kernel("warp"), InputError);
   EXPECT_THROW(parse_gpu_face_kernel("tensor"), InputError);
   EXPECT_NE(std::system((std::string(FLOWDG_CLI) + " bench --kernels warp > /dev/null 2>&1").c_str()), 0);

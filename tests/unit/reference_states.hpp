@@ -79,12 +79,14 @@ inline std::string read_text(const std::string& path) {
 /// Runs the case with a fixed dt on the given backend (and CUDA kernels) and returns the coefficients.
 inline std::vector<double> run_reference_case(const ReferenceCase& c, Backend backend,
                                               euler2d::GpuElementKernel element_kernel = euler2d::GpuElementKernel::automatic,
-                                              euler2d::GpuFaceKernel face_kernel = euler2d::GpuFaceKernel::automatic) {
+                                              euler2d::GpuFaceKernel face_kernel = euler2d::GpuFaceKernel::automatic,
+                                              bool chained_launches = true) {
   Config config = Config::from_string(read_text(source_dir() + "/examples/" + c.example), c.example);
   for (const std::string& assignment : c.overrides) config.set(assignment);
   euler2d::Case problem = euler2d::load_case(config, backend);
   problem.options.element_kernel = element_kernel;
   problem.options.face_kernel = face_kernel;
+  problem.options.chained_launches = chained_launches;
   euler2d::Solver solver(problem.mesh, problem.connectivity, problem.options);
   solver.project(problem.initial, 0.0);
   const RungeKuttaScheme scheme = runge_kutta_scheme(c.scheme);

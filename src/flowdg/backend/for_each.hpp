@@ -40,12 +40,42 @@ void* device_scratch(std::size_t bytes);
 int thread_index() noexcept;
 
 #if defined(__CUDACC__)
+/// Programmatic dependent launch (compute capability 9.0): wait until the grid this one follows has
+/// finished and its writes are visible, then let the next grid of the stream start placing its
+/// blocks (they run up to their own wait while this grid's last blocks finish). Both instructions
+/// do nothing in a grid launched without the attribute; every thread runs them first, so a chain
+/// of such grids stays ordered.
+__device__ FLOWDG_FORCEINLINE void wait_for_previous_grid() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+/// kernel<<<grid, block, shared>>>(args...) on the default stream; with `chained`, as a
+/// programmatic dependent of the previous kernel (the kernel must call wait_for_previous_grid()).
+template <class... Params, class... Args>
+void launch(bool chained, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t shared, Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.dynamicSmemBytes = shared;
+  config.stream = nullptr;
+  cudaLaunchAttribute attribute[1] = {};
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = chained ? 1 : 0;
+  FLOWDG_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
 constexpr int for_each_block = 256;
 constexpr int reduce_block = 256;
 constexpr int reduce_max_blocks = 1024;
 
 template <class F>
 __global__ void for_each_kernel(index_t n, F f) {
+  wait_for_previous_grid();
   const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f(i);
 }
@@ -53,8 +83,27 @@ __global__ void for_each_kernel(index_t n, F f) {
 /// The same with a register budget: at least MinBlocks blocks of for_each_block threads per SM.
 template <int MinBlocks, class F>
 __global__ void __launch_bounds__(for_each_block, MinBlocks) for_each_bounded_kernel(index_t n, F f) {
+  wait_for_previous_grid();
   const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f(i);
+}
+
+/// for_each_prefetching's kernels: f.prefetch(i) (only what no kernel writes) before the wait.
+template <class F>
+__global__ void for_each_prefetching_kernel(index_t n, F f) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  decltype(f.prefetch(i)) prefetched{};
+  if (i < n) prefetched = f.prefetch(i);
+  wait_for_previous_grid();
+  if (i < n) f(i, prefetched);
+}
+template <int MinBlocks, class F>
+__global__ void __launch_bounds__(for_each_block, MinBlocks) for_each_prefetching_bounded_kernel(index_t n, F f) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  decltype(f.prefetch(i)) prefetched{};
+  if (i < n) prefetched = f.prefetch(i);
+  wait_for_previous_grid();
+  if (i < n) f(i, prefetched);
 }
 
 template <class T, class Op>
@@ -93,17 +142,18 @@ __global__ void reduce_partials_kernel(int n_partials, T identity, Op op, T* par
 
 /// MinBlocks > 0 asks the CUDA compiler to fit that many 256-thread blocks per SM (a register
 /// budget of 65536 / (256 MinBlocks) per thread) for kernels whose occupancy limits them.
+/// `chained`: on CUDA, launch as a programmatic dependent of the previous kernel (see
+/// detail::wait_for_previous_grid; compute capability 9.0 and up only, the caller checks).
 template <int MinBlocks = 0, class F>
-void for_each(Backend backend, index_t n, F f) {
+void for_each(Backend backend, index_t n, F f, [[maybe_unused]] bool chained = false) {
   if (n <= 0) return;
   if (backend == Backend::cuda) {
 #if defined(__CUDACC__)
     const auto blocks = static_cast<unsigned>((n + detail::for_each_block - 1) / detail::for_each_block);
     if constexpr (MinBlocks > 0)
-      detail::for_each_bounded_kernel<MinBlocks><<<blocks, detail::for_each_block>>>(n, f);
+      detail::launch(chained, detail::for_each_bounded_kernel<MinBlocks, F>, blocks, detail::for_each_block, 0, n, f);
     else
-      detail::for_each_kernel<<<blocks, detail::for_each_block>>>(n, f);
-    FLOWDG_CUDA_CHECK_LAUNCH();
+      detail::launch(chained, detail::for_each_kernel<F>, blocks, detail::for_each_block, 0, n, f);
 #else
     detail::throw_no_cuda_in_this_unit();
 #endif
@@ -157,6 +207,28 @@ T reduce_min(Backend backend, index_t n, F f) {
 template <class T, class F>
 T reduce_max(Backend backend, index_t n, F f) {
   return reduce(backend, n, std::numeric_limits<T>::lowest(), MaxOp{}, f);
+}
+
+/// for_each for a functor that splits its work into `auto r = f.prefetch(i)`, loads of data that
+/// no kernel writes, and `f(i, r)`: with `chained` (CUDA), the prefetch runs before the wait for
+/// the previous kernel, so those loads overlap its last blocks. The CPU runs f(i, f.prefetch(i)).
+template <int MinBlocks = 0, class F>
+void for_each_prefetching(Backend backend, index_t n, F f, [[maybe_unused]] bool chained = false) {
+  if (n <= 0) return;
+  if (backend == Backend::cuda) {
+#if defined(__CUDACC__)
+    const auto blocks = static_cast<unsigned>((n + detail::for_each_block - 1) / detail::for_each_block);
+    if constexpr (MinBlocks > 0)
+      detail::launch(chained, detail::for_each_prefetching_bounded_kernel<MinBlocks, F>, blocks, detail::for_each_block, 0, n, f);
+    else
+      detail::launch(chained, detail::for_each_prefetching_kernel<F>, blocks, detail::for_each_block, 0, n, f);
+#else
+    detail::throw_no_cuda_in_this_unit();
+#endif
+  } else {
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) f(i, f.prefetch(i));
+  }
 }
 
 }  // namespace flowdg

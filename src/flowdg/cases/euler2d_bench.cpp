@@ -111,6 +111,7 @@ BenchReport run_bench(const BenchOptions& options) {
   report.scheme = !options.scheme.empty() ? options.scheme : (options.problem == "double-mach" ? "ssp-rk2" : "lsrk54");
   const RungeKuttaScheme scheme = runge_kutta_scheme(report.scheme);
   if (!options.reorder.empty()) report.reorder = options.reorder;
+  if (options.backend == Backend::cuda && options.chained_launches && device_compute_capability() >= 90) report.launches = "chained";
   for (const std::string& label : options.meshes) (void)mesh_spec(options.problem, label);  // fail before any work
   const index_t probe = options.copy_doubles > 0 ? options.copy_doubles
                                                  : (options.backend == Backend::cuda ? index_t{1} << 27 : index_t{1} << 24);
@@ -131,6 +132,7 @@ BenchReport run_bench(const BenchOptions& options) {
       solver_options.element_kernel = options.element_kernel;
       solver_options.face_kernel = options.face_kernel;
       solver_options.faces_by_element = options.faces_by_element;
+      solver_options.chained_launches = options.chained_launches;
       const std::size_t before = bytes_in_use(space);
       Solver solver(problem.mesh, problem.connectivity, solver_options);
       solver.project(problem.initial, 0.0);
@@ -178,7 +180,8 @@ GpuFaceKernel parse_gpu_face_kernel(const std::string& name) {
   if (name == "auto") return GpuFaceKernel::automatic;
   if (name == "block") return GpuFaceKernel::block;
   if (name == "point") return GpuFaceKernel::point;
-  throw InputError(cat("unknown face kernel '", name, "' (auto, block or point)"));
+  if (name == "warp") return GpuFaceKernel::warp;
+  throw InputError(cat("unknown face kernel '", name, "' (auto, warp, block or point)"));
 }
 
 std::string BenchReport::table() const {
@@ -226,7 +229,7 @@ std::string BenchReport::json() const {
   }
   json::Object document;
   document.add_string("device", device).add_string("problem", problem).add_string("scheme", scheme).add_string("reorder", reorder)
-      .add_number("copy_bytes_per_second", copy_bytes_per_second).add("runs", json::array(entries));
+      .add_string("launches", launches).add_number("copy_bytes_per_second", copy_bytes_per_second).add("runs", json::array(entries));
   return document.str() + "\n";
 }
 

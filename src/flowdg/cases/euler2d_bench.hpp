@@ -17,7 +17,7 @@
 
 namespace flowdg::euler2d {
 
-/// "auto", "tensor", "block", "thread" / "auto", "block", "point" (InputError otherwise).
+/// "auto", "tensor", "block", "thread" / "auto", "warp", "block", "point" (InputError otherwise).
 GpuElementKernel parse_gpu_element_kernel(const std::string& name);
 GpuFaceKernel parse_gpu_face_kernel(const std::string& name);
 
@@ -34,6 +34,7 @@ struct BenchOptions {
   GpuElementKernel element_kernel = GpuElementKernel::automatic;  ///< see SolverOptions
   GpuFaceKernel face_kernel = GpuFaceKernel::automatic;
   bool faces_by_element = true;  ///< see SolverOptions
+  bool chained_launches = true;  ///< see SolverOptions
   index_t copy_doubles = 0;   ///< size of the bandwidth probe; 0: 2^27 (1 GiB) on a GPU, 2^24 on a CPU
   bool quiet = true;          ///< false: a line per run on stderr as it finishes
 };
@@ -57,6 +58,7 @@ struct BenchReport {
   std::string problem;
   std::string scheme;
   std::string reorder = "none";  ///< element ordering of the meshes
+  std::string launches = "plain";  ///< CUDA: "chained" (programmatic dependent launches) or "plain"
   double copy_bytes_per_second = 0;
   std::vector<BenchRow> rows;
   std::string table() const;  ///< a markdown table

@@ -47,12 +47,13 @@ enum class Limiter : int {
 
 /// CUDA element kernels: thread = one thread per element (the CPU's loop body); block = a block
 /// of elements through shared memory, a thread per (element, point) then per (element, mode);
-/// tensor = the same block's two small matrix products on the FP64 tensor cores (p >= 2).
+/// tensor = the same block's two small matrix products on the FP64 tensor cores (p >= 1).
 enum class GpuElementKernel : int { automatic, thread, block, tensor };
 /// CUDA face kernels: point = one thread per face point, each evaluating both traces; block = a
 /// block of 32 faces, a thread per (face, side, variable) evaluating its trace once into shared
-/// memory, then a thread per (face, point) for the flux.
-enum class GpuFaceKernel : int { automatic, point, block };
+/// memory, then a thread per (face, point) for the flux; warp = the same work with each warp owning
+/// 32 / (p + 1) faces and no barrier between warps.
+enum class GpuFaceKernel : int { automatic, point, block, warp };
 
 struct SolverOptions {
   int order = 1;
@@ -67,6 +68,10 @@ struct SolverOptions {
   /// Interior faces numbered in the order of their lower element (false: the mesh's face order);
   /// results do not depend on it, only the face kernels' memory locality does.
   bool faces_by_element = true;
+  /// CUDA, compute capability >= 9.0: each stage kernel is launched as a programmatic dependent of
+  /// the one before, so its blocks are placed while that one's last blocks finish (it waits for
+  /// them before reading anything). Results do not depend on it.
+  bool chained_launches = true;
   Gas gas{};
   Backend backend = Backend::cpu;
   /// Indexed by mesh boundary tag; every tag with faces must have one.

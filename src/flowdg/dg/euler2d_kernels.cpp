@@ -159,19 +159,39 @@ struct FacePointKernel {
   index_t first_face;
   double t;
 
-  FLOWDG_HD void operator()(index_t i) const {
-    constexpr int Nfq = P + 1;
-    const index_t f = first_face + i / Nfq;
-    const int q = static_cast<int>(i % Nfq);
-    const State um = face_trace_at<P>(u, K, faces.element_m[f], faces.local_face_m[f], tables, q);
-    // Eq. (16): the right element traverses the shared edge in the opposite direction.
-    point_flux(f, q, face_geometry(f), um,
-               [&] { return face_trace_at<P>(u, K, faces.element_p[f], faces.local_face_p[f], tables, Nfq - 1 - q); });
-  }
-
   struct Geometry {
     double nx, ny, half_length;
   };
+
+  /// What face point i reads that no kernel writes (element ids, local faces, geometry): loaded
+  /// before a chained launch waits for the previous kernel (for_each_prefetching).
+  struct Prefetched {
+    index_t element_m = 0, element_p = 0;
+    int local_m = 0, local_p = 0;
+    Geometry geometry{};
+  };
+  FLOWDG_HD FLOWDG_FORCEINLINE Prefetched prefetch(index_t i) const {
+    const index_t f = first_face + i / (P + 1);
+    Prefetched r;
+    r.element_m = faces.element_m[f];
+    r.local_m = faces.local_face_m[f];
+    if (f >= faces.n_boundary) {
+      r.element_p = faces.element_p[f];
+      r.local_p = faces.local_face_p[f];
+    }
+    r.geometry = face_geometry(f);
+    return r;
+  }
+
+  FLOWDG_HD void operator()(index_t i, const Prefetched& r) const {
+    constexpr int Nfq = P + 1;
+    const index_t f = first_face + i / Nfq;
+    const int q = static_cast<int>(i % Nfq);
+    const State um = face_trace_at<P>(u, K, r.element_m, r.local_m, tables, q);
+    // Eq. (16): the right element traverses the shared edge in the opposite direction.
+    point_flux(f, q, r.geometry, um, [&] { return face_trace_at<P>(u, K, r.element_p, r.local_p, tables, Nfq - 1 - q); });
+  }
+  FLOWDG_HD void operator()(index_t i) const { (*this)(i, prefetch(i)); }
   FLOWDG_HD FLOWDG_FORCEINLINE Geometry face_geometry(index_t f) const {
     const index_t F = faces.n_faces;
     return {faces.geometry[f], faces.geometry[F + f], faces.geometry[2 * F + f]};
@@ -275,16 +295,33 @@ struct ElementKernel {
     return ((code & 1) != 0 ? inverse_jacobian : -inverse_jacobian) * value;
   }
 
-  FLOWDG_HD void operator()(index_t e) const {
+  /// What element e reads that no kernel writes (geometry, face codes): loaded before a chained
+  /// launch waits for the face kernel (for_each_prefetching).
+  struct Prefetched {
+    double drdx = 0, drdy = 0, dsdx = 0, dsdy = 0, inverse_jacobian = 0;
+    index_t code[3] = {};
+  };
+  FLOWDG_HD FLOWDG_FORCEINLINE Prefetched prefetch(index_t e) const {
+    Prefetched r;
+    r.drdx = geometry[rx * K + e];
+    r.drdy = geometry[ry * K + e];
+    r.dsdx = geometry[sx * K + e];
+    r.dsdy = geometry[sy * K + e];
+    r.inverse_jacobian = geometry[inverse_det * K + e];
+    for (int l = 0; l < 3; ++l) r.code[l] = element_face_code[l * K + e];
+    return r;
+  }
+
+  FLOWDG_HD void operator()(index_t e) const { (*this)(e, prefetch(e)); }
+  FLOWDG_HD void operator()(index_t e, const Prefetched& pre) const {
     constexpr int Np = basis_count(P), Nfq = P + 1;
     double rhs[NV][Np];
     for (int v = 0; v < NV; ++v)
 FLOWDG_UNROLL
       for (int j = 0; j < Np; ++j) rhs[v][j] = 0.0;
 
-    const double drdx = geometry[rx * K + e], drdy = geometry[ry * K + e];
-    const double dsdx = geometry[sx * K + e], dsdy = geometry[sy * K + e];
-    const double inverse_jacobian = geometry[inverse_det * K + e];
+    const double drdx = pre.drdx, drdy = pre.drdy, dsdx = pre.dsdx, dsdy = pre.dsdy;
+    const double inverse_jacobian = pre.inverse_jacobian;
 
     // Volume: sum_k w_k F(U(r_k)) . (J^-1 grad_r phi_j(r_k)); det J cancels with the mass matrix.
     for (int k = 0; k < tables.n_volume_points; ++k) {
@@ -310,7 +347,7 @@ FLOWDG_UNROLL
 
     // Surface: the stored fluxes are oriented along the minus side's normal and point order.
     for (int l = 0; l < 3; ++l) {
-      const index_t code = element_face_code[l * K + e];
+      const index_t code = pre.code[l];
       const index_t f = code >> 1;
       const bool plus_side = (code & 1) != 0;
       const double sign = plus_side ? inverse_jacobian : -inverse_jacobian;
@@ -342,7 +379,7 @@ template <int P>
 constexpr int block_elements() { return P >= 5 ? 16 : 32; }
 constexpr int element_block_threads = 256;
 
-/// The element kernel for p >= 2 on the GPU: a block of E elements works through shared memory,
+/// The element kernel for p >= 1 on the GPU: a block of E elements works through shared memory,
 /// in three phases separated by barriers, so no thread holds an element's Np x 4 right-hand side
 /// in registers (ElementKernel<4> used 255 registers and spilled; this one stays under 64):
 ///   1. the block's coefficients -> shared (coalesced);
@@ -354,6 +391,7 @@ constexpr int element_block_threads = 256;
 /// Every sum runs in the same order as ElementKernel's, so both give the same numbers.
 template <int P>
 __global__ void __launch_bounds__(element_block_threads) element_block_kernel(ElementKernel<P> k) {
+  detail::wait_for_previous_grid();
   constexpr int Np = basis_count(P), Nfq = P + 1, E = block_elements<P>();
   constexpr int coefficient_items = NV * Np * E, face_items = 3 * NV * Nfq * E;
   constexpr int first_region = coefficient_items > face_items ? coefficient_items : face_items;
@@ -441,7 +479,7 @@ std::size_t element_block_shared_bytes(int n_volume_points) {
 }
 
 template <int P>
-void launch_element_block_kernel(const ElementKernel<P>& kernel) {
+void launch_element_block_kernel(const ElementKernel<P>& kernel, bool chained) {
   const std::size_t shared = element_block_shared_bytes<P>(kernel.tables.n_volume_points);
   static const bool configured = [&] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(element_block_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
@@ -451,8 +489,7 @@ void launch_element_block_kernel(const ElementKernel<P>& kernel) {
   if (shared > 96 * 1024) throw Error(cat("element kernel at p = ", P, " needs ", shared, " bytes of shared memory per block"));
   constexpr int E = block_elements<P>();
   const auto blocks = static_cast<unsigned>((kernel.n_elements + E - 1) / E);
-  element_block_kernel<P><<<blocks, element_block_threads, shared>>>(kernel);
-  FLOWDG_CUDA_CHECK_LAUNCH();
+  detail::launch(chained, element_block_kernel<P>, blocks, element_block_threads, shared, kernel);
 }
 #endif
 
@@ -483,7 +520,7 @@ std::size_t element_tensor_shared_bytes() {
   return sizeof(double) * static_cast<std::size_t>(tensor_layout(P).shared_rows * tensor_row_stride);
 }
 
-/// The element kernel for p >= 2 with its two small matrix products on the FP64 tensor cores
+/// The element kernel for p >= 1 with its two small matrix products on the FP64 tensor cores
 /// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8.
 ///   1. values at the volume points: A2 x coefficients, the coefficients loaded straight from
 ///      global memory as B fragments (each once), the result into shared memory;
@@ -499,6 +536,7 @@ std::size_t element_tensor_shared_bytes() {
 template <int P>
 __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(ElementKernel<P> k, const double* __restrict__ a2,
                                                                               const double* __restrict__ a3) {
+  detail::wait_for_previous_grid();
   constexpr TensorLayout T = tensor_layout(P);
   constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride;
   constexpr int warps = tensor_block_threads / 32, tiles = NV * E / 8, TW = tiles / warps;
@@ -602,7 +640,7 @@ __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(El
 }
 
 template <int P>
-void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* tables) {
+void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* tables, bool chained) {
   const std::size_t shared = element_tensor_shared_bytes<P>();
   static const bool configured = [&] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(element_tensor_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
@@ -613,8 +651,7 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
   constexpr TensorLayout T = tensor_layout(P);
   constexpr int E = FLOWDG_TENSOR_ELEMENTS;
   const auto blocks = static_cast<unsigned>((kernel.n_elements + E - 1) / E);
-  element_tensor_kernel<P><<<blocks, tensor_block_threads, shared>>>(kernel, tables, tables + T.M2 * T.K2);
-  FLOWDG_CUDA_CHECK_LAUNCH();
+  detail::launch(chained, element_tensor_kernel<P>, blocks, tensor_block_threads, shared, kernel, tables, tables + T.M2 * T.K2);
 }
 
 /// All faces of a stage like FacePointKernel, but each trace is evaluated once per face instead of
@@ -624,6 +661,7 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
 /// fewer scattered loads). The sums run in the same order as face_trace_at's: the same numbers.
 template <int P, class Flux>
 __global__ void __launch_bounds__(face_block_threads) face_block_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
+  detail::wait_for_previous_grid();
   constexpr int Np = basis_count(P), Nfq = P + 1, FB = face_block_faces;
   static_assert(Nfq * FB <= face_block_threads, "one pass of point threads");
   __shared__ double s_trace[2 * NV * Nfq * FB];  // [((side * NV + v) * Nfq + q) * FB + fl]
@@ -664,12 +702,96 @@ __global__ void __launch_bounds__(face_block_threads) face_block_kernel(FacePoin
   });
 }
 
+/// Register budget of the thread-per-element kernel in 256-thread blocks per SM (0: none; a macro
+/// for benchmark builds).
+#ifndef FLOWDG_ELEMENT_THREAD_MIN_BLOCKS
+#define FLOWDG_ELEMENT_THREAD_MIN_BLOCKS 0
+#endif
+
+/// Faces per warp of face_warp_kernel: as many as the warp's 32 lanes hold with a lane per point.
+constexpr FLOWDG_HD int face_warp_faces(int p) { return 32 / (p + 1); }
+constexpr int face_warp_threads = 256;
+
+/// All faces of a stage like face_block_kernel, but each warp owns its own G = 32 / (p + 1) faces
+/// and synchronises only itself: no block barrier stalls a warp on another's loads, and the flux
+/// phase uses 32 - 32 mod (p + 1) lanes of the warp instead of 32 (p + 1) of 256 threads. A lane per
+/// (face, side, variable) sums the trace into the warp's shared rows; then a lane per (face, point)
+/// takes both traces (and its face's geometry, loaded at the start) and computes the flux. The sums
+/// run in face_trace_at's order: the same numbers as the other face kernels.
 template <int P, class Flux>
-void launch_face_block_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_faces) {
+__global__ void __launch_bounds__(face_warp_threads, 4) face_warp_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
+  constexpr int Np = basis_count(P), Nfq = P + 1, G = face_warp_faces(P), warps = face_warp_threads / 32;
+  constexpr int items = 2 * NV * G, rounds = (items + 31) / 32;
+  __shared__ double s_phi[3 * Nfq * Np];
+  __shared__ double s_trace[warps][2 * NV * Nfq * G];  // [((side * NV + v) * Nfq + q) * G + fl]
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  const index_t first = (static_cast<index_t>(blockIdx.x) * warps + warp) * G;
+  const int n_local = first < n_faces ? static_cast<int>(n_faces - first < G ? n_faces - first : G) : 0;
+  const index_t f0 = k.first_face + first, B = k.faces.n_boundary;
+  // This lane's work in both phases: what no kernel writes is loaded before waiting for the
+  // previous kernel (a chained launch) and before the block's one barrier.
+  const int point_fl = lane % G, point_q = lane / G;
+  const bool point_lane = point_q < Nfq && point_fl < n_local;
+  typename FacePointKernel<P, Flux>::Geometry geometry{};
+  if (point_lane) geometry = k.face_geometry(f0 + point_fl);
+  index_t element[rounds];
+  int local_face[rounds];
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    const int i = r * 32 + lane, fl = i % G, side = i / (NV * G);
+    const index_t f = f0 + fl;
+    element[r] = -1;
+    local_face[r] = 0;
+    if (i < items && fl < n_local && (side == 0 || f >= B)) {
+      element[r] = side == 0 ? k.faces.element_m[f] : k.faces.element_p[f];
+      local_face[r] = side == 0 ? k.faces.local_face_m[f] : k.faces.local_face_p[f];
+    }
+  }
+  for (int i = threadIdx.x; i < 3 * Nfq * Np; i += blockDim.x) s_phi[i] = k.tables.face_phi[i];
+  detail::wait_for_previous_grid();  // the coefficients are the previous kernel's output
+  __syncthreads();
+  double* trace_rows = s_trace[warp];
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    if (element[r] < 0) continue;
+    const int i = r * 32 + lane, fl = i % G, side = i / (NV * G), v = (i / G) % NV;
+    const double* phi = s_phi + local_face[r] * Nfq * Np;
+    double trace[Nfq];
+#pragma unroll
+    for (int q = 0; q < Nfq; ++q) trace[q] = 0.0;
+#pragma unroll
+    for (int j = 0; j < Np; ++j) {
+      const double c = __ldg(k.u.data + static_cast<index_t>(v * Np + j) * k.K + element[r]);
+#pragma unroll
+      for (int q = 0; q < Nfq; ++q) trace[q] += c * phi[q * Np + j];
+    }
+#pragma unroll
+    for (int q = 0; q < Nfq; ++q) trace_rows[((side * NV + v) * Nfq + q) * G + fl] = trace[q];
+  }
+  __syncwarp();
+  if (!point_lane) return;
+  State um;
+  for (int v = 0; v < NV; ++v) um[v] = trace_rows[(v * Nfq + point_q) * G + point_fl];
+  k.point_flux(f0 + point_fl, point_q, geometry, um, [&] {
+    State up;
+    for (int v = 0; v < NV; ++v) up[v] = trace_rows[((NV + v) * Nfq + Nfq - 1 - point_q) * G + point_fl];
+    return up;
+  });
+}
+
+template <int P, class Flux>
+void launch_face_warp_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_faces, bool chained) {
+  if (n_faces <= 0) return;
+  constexpr index_t per_block = face_warp_faces(P) * (face_warp_threads / 32);
+  const auto blocks = static_cast<unsigned>((n_faces + per_block - 1) / per_block);
+  detail::launch(chained, face_warp_kernel<P, Flux>, blocks, face_warp_threads, 0, kernel, n_faces);
+}
+
+template <int P, class Flux>
+void launch_face_block_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_faces, bool chained) {
   if (n_faces <= 0) return;
   const auto blocks = static_cast<unsigned>((n_faces + face_block_faces - 1) / face_block_faces);
-  face_block_kernel<P, Flux><<<blocks, face_block_threads>>>(kernel, n_faces);
-  FLOWDG_CUDA_CHECK_LAUNCH();
+  detail::launch(chained, face_block_kernel<P, Flux>, blocks, face_block_threads, 0, kernel, n_faces);
 }
 #endif
 
@@ -1005,9 +1127,10 @@ struct Solver::Data {
   Array<double> face_geometry, boundary_points;
   Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
   std::vector<double> point_phi;  ///< face_phi then volume_phi on the host, for kernels that carry them by value
-  Array<double> tensor_tables;    ///< CUDA, p >= 2: the tensor-core element kernel's A2 and A3 (tensor_tables())
+  Array<double> tensor_tables;    ///< CUDA, p >= 1: the tensor-core element kernel's A2 and A3 (tensor_tables())
   GpuElementKernel element_kernel = GpuElementKernel::thread;  ///< resolved from the options (CUDA)
   GpuFaceKernel face_kernel = GpuFaceKernel::point;
+  bool chained = false;  ///< CUDA, compute capability >= 9.0: stage kernels as programmatic dependent launches
   struct Range {
     index_t begin, end;
     BoundaryCondition condition;
@@ -1047,24 +1170,27 @@ std::vector<T> unpad_rows(const std::vector<T>& padded, index_t rows, index_t n,
 }
 
 /// Which CUDA kernels a stage runs. Automatic, by the H100 measurements of docs/performance.md
-/// (log 16-18): element kernel thread at p <= 1 (92-98% of copy bandwidth), block at p = 2 (the
-/// tensor kernel is slower there), tensor from p = 3; face kernel point up to p = 3, block from
-/// p = 4. The tensor cores' FP64 instruction needs compute capability 8.0: below it the block
-/// kernel runs instead.
+/// (log 16-20): element kernel thread at p <= 1 (92-98% of copy bandwidth), block at p = 2 (the
+/// tensor kernel is slower there), tensor from p = 3; face kernel point up to p = 2, warp at p = 3,
+/// block from p = 4. The tensor cores' FP64 instruction needs compute capability 8.0: below it the
+/// block kernel runs instead.
 void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = GpuElementKernel::thread;
   d.face_kernel = GpuFaceKernel::point;
+  d.chained = false;
   if (d.backend != Backend::cuda) return;
   GpuElementKernel element = options.element_kernel;
   if (element == GpuElementKernel::automatic)
     element = d.order >= 3 ? GpuElementKernel::tensor : d.order == 2 ? GpuElementKernel::block : GpuElementKernel::thread;
-  if (d.order < 1 || (d.order < 2 && element == GpuElementKernel::block)) element = GpuElementKernel::thread;  // not built there
+  if (d.order < 1) element = GpuElementKernel::thread;  // the block kernels are built from p = 1
   if (element == GpuElementKernel::tensor && device_compute_capability() < 80) element = GpuElementKernel::block;
   d.element_kernel = element;
   GpuFaceKernel face = options.face_kernel;
-  if (face == GpuFaceKernel::automatic) face = d.order >= 4 ? GpuFaceKernel::block : GpuFaceKernel::point;
-  if ((d.order + 1) * face_block_faces > face_block_threads) face = GpuFaceKernel::point;  // not built there
+  if (face == GpuFaceKernel::automatic)
+    face = d.order >= 4 ? GpuFaceKernel::block : d.order == 3 ? GpuFaceKernel::warp : GpuFaceKernel::point;
+  if (face == GpuFaceKernel::block && (d.order + 1) * face_block_faces > face_block_threads) face = GpuFaceKernel::point;  // not built there
   d.face_kernel = face;
+  d.chained = options.chained_launches && device_compute_capability() >= 90;
 }
 
 Point3 map_to_physical(const Point3* v, Point3 reference) {
@@ -1533,13 +1659,17 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
 #if defined(__CUDACC__)
         if constexpr ((P + 1) * face_block_faces <= face_block_threads) {
           if (d.face_kernel == GpuFaceKernel::block) {
-            launch_face_block_kernel(face_kernel, last - first);
+            launch_face_block_kernel(face_kernel, last - first, d.chained);
             continue;
           }
         }
+        if (d.face_kernel == GpuFaceKernel::warp) {
+          launch_face_warp_kernel(face_kernel, last - first, d.chained);
+          continue;
+        }
 #endif
         // 72 registers at p = 1 allowed 3 blocks per SM (37.5% occupancy, ncu); ask for 4.
-        for_each<4>(d.backend, (last - first) * Nfq, face_kernel);
+        for_each_prefetching<4>(d.backend, (last - first) * Nfq, face_kernel, d.chained);
       } while (next < d.boundary_ranges.size());
       if (timer != nullptr) timer->mark("faces");
     });
@@ -1549,11 +1679,11 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
     // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
     if constexpr (P >= 1) {
       if (d.element_kernel == GpuElementKernel::tensor) {
-        launch_element_tensor_kernel<P>(element, d.tensor_tables.view().data);
+        launch_element_tensor_kernel<P>(element, d.tensor_tables.view().data, d.chained);
       } else if (d.element_kernel == GpuElementKernel::block) {
-        if constexpr (P >= 2) launch_element_block_kernel<P>(element);
+        launch_element_block_kernel<P>(element, d.chained);
       } else {
-        for_each(d.backend, d.K, element);
+        for_each_prefetching<FLOWDG_ELEMENT_THREAD_MIN_BLOCKS>(d.backend, d.K, element, d.chained);
       }
     } else {
       for_each(d.backend, d.K, element);
@@ -1627,7 +1757,7 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
     // three neighbours' means (p > 1 also reads the vertex neighbours' means for detection: not counted).
     if (name == "limiter") bytes = K * (element_state + 3 * sizeof(index_t) + 3 * NV * word);
     std::string variant;
-    if (d.backend == Backend::cuda && name == "faces") variant = d.face_kernel == GpuFaceKernel::block ? "block" : "point";
+    if (d.backend == Backend::cuda && name == "faces") variant = d.face_kernel == GpuFaceKernel::block ? "block" : d.face_kernel == GpuFaceKernel::warp ? "warp" : "point";
     if (d.backend == Backend::cuda && name == "element")
       variant = d.element_kernel == GpuElementKernel::tensor ? "tensor" : d.element_kernel == GpuElementKernel::block ? "block" : "thread";
     timings.push_back({name, variant, seconds / stages, bytes});
