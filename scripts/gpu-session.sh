@@ -106,7 +106,8 @@ if [ "${DOUBLE_MACH:-0}" = 1 ]; then
   done
 fi
 
-tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence 2>/dev/null)
-rm -rf "$out/logs" "$out/convergence"
+# One archive: the device tool brings back only a few files per call.
+tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench 2>/dev/null)
+rm -rf "$out/logs" "$out/convergence" "$out/bench"
 echo "==== summary"
 cat "$summary"

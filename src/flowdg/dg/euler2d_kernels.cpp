@@ -52,6 +52,17 @@ struct PointTables {
 
 // ---- device-side descriptions ----------------------------------------------------------------
 
+/// CUDA register budget of the thread-per-element kernel in 256-thread blocks per SM (0: none;
+/// macros for benchmark builds).
+#ifndef FLOWDG_ELEMENT_THREAD_MIN_BLOCKS
+#define FLOWDG_ELEMENT_THREAD_MIN_BLOCKS 0
+#endif
+
+/// The same for the thread-per-face-point kernel (72 registers unbounded, 64 with 4).
+#ifndef FLOWDG_FACE_POINT_MIN_BLOCKS
+#define FLOWDG_FACE_POINT_MIN_BLOCKS 4
+#endif
+
 /// Per-element affine geometry, structure of arrays: [c * K + e] for c in
 /// {dr/dx, dr/dy, ds/dx, ds/dy, 1/det J}.
 enum GeometryComponent { rx = 0, ry, sx, sy, inverse_det, n_geometry };
@@ -83,13 +94,27 @@ struct StageUpdate {
 
   /// The stage update of coefficient u[index] from its residual.
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<double> u, index_t index, double residual) const {
-    double q_k = q.data != nullptr ? q[index] : 0.0;
-    double u_s = u[index];
-    apply_runge_kutta_stage(stage, dt * residual, u0.data != nullptr ? u0[index] : 0.0, q_k, u_s);
+    apply_loaded(u, index, residual, u[index], q.data != nullptr ? q[index] : 0.0, u0.data != nullptr ? u0[index] : 0.0);
+  }
+  /// The same with u[index], q[index] and u0[index] already loaded (0 for a register not used).
+  FLOWDG_HD FLOWDG_FORCEINLINE void apply_loaded(View<double> u, index_t index, double residual, double u_s, double q_k,
+                                                 double u0_k) const {
+    apply_runge_kutta_stage(stage, dt * residual, u0_k, q_k, u_s);
     if (q.data != nullptr) q[index] = q_k;
     u[index] = u_s;
   }
 };
+
+/// A load through L2 only (the device's point of coherence), for data that a kernel before the
+/// previous one wrote: safe before wait_for_previous_grid() because the previous kernel itself
+/// waited for that one, and no stale L1 line can answer it. Plain on the host.
+FLOWDG_HD FLOWDG_FORCEINLINE double load_settled(const double* address) {
+#if defined(__CUDA_ARCH__)
+  return __ldcg(address);
+#else
+  return *address;
+#endif
+}
 
 // ---- face kernels ----------------------------------------------------------------------------
 
@@ -290,16 +315,21 @@ struct ElementKernel {
   /// Face flux q (the minus side's point order) of variable v on the face with code `code`, with
   /// element e's sign and 1/det J applied (the block kernels).
   FLOWDG_HD FLOWDG_FORCEINLINE double signed_face_flux(index_t e, index_t code, int v, int q) const {
-    const double inverse_jacobian = geometry[inverse_det * K + e];
+    return signed_face_flux_from(geometry[inverse_det * K + e], code, v, q);
+  }
+  FLOWDG_HD FLOWDG_FORCEINLINE double signed_face_flux_from(double inverse_jacobian, index_t code, int v, int q) const {
     const double value = face_flux[(static_cast<index_t>(v) * (P + 1) + q) * F + (code >> 1)];
     return ((code & 1) != 0 ? inverse_jacobian : -inverse_jacobian) * value;
   }
 
-  /// What element e reads that no kernel writes (geometry, face codes): loaded before a chained
-  /// launch waits for the face kernel (for_each_prefetching).
+  /// What element e reads that the face kernel before it does not write: geometry and face codes
+  /// (no kernel writes them) and the coefficients and Runge-Kutta registers (the element kernel of
+  /// the previous stage wrote them; the face kernel only reads them). Loaded before a chained
+  /// launch waits for the face kernel (for_each_prefetching); only the face fluxes come after.
   struct Prefetched {
     double drdx = 0, drdy = 0, dsdx = 0, dsdy = 0, inverse_jacobian = 0;
     index_t code[3] = {};
+    double u[NV * basis_count(P)] = {}, q[NV * basis_count(P)] = {}, u0[NV * basis_count(P)] = {};
   };
   FLOWDG_HD FLOWDG_FORCEINLINE Prefetched prefetch(index_t e) const {
     Prefetched r;
@@ -309,6 +339,14 @@ struct ElementKernel {
     r.dsdy = geometry[sy * K + e];
     r.inverse_jacobian = geometry[inverse_det * K + e];
     for (int l = 0; l < 3; ++l) r.code[l] = element_face_code[l * K + e];
+    constexpr int Np = basis_count(P);
+FLOWDG_UNROLL
+    for (int i = 0; i < NV * Np; ++i) {
+      const index_t index = static_cast<index_t>(i) * K + e;
+      r.u[i] = load_settled(&u.data[index]);
+      if (update.q.data != nullptr) r.q[i] = load_settled(&update.q.data[index]);
+      if (update.u0.data != nullptr) r.u0[i] = load_settled(&update.u0.data[index]);
+    }
     return r;
   }
 
@@ -329,8 +367,7 @@ FLOWDG_UNROLL
       for (int v = 0; v < NV; ++v) {
         double value = 0.0;
 FLOWDG_UNROLL
-        for (int j = 0; j < Np; ++j)
-          value += u[(static_cast<index_t>(v) * Np + j) * K + e] * tables.volume_phi[k * Np + j];
+        for (int j = 0; j < Np; ++j) value += pre.u[v * Np + j] * tables.volume_phi[k * Np + j];
         uk[v] = value;
       }
       State fx, fy;
@@ -365,7 +402,8 @@ FLOWDG_UNROLL
     for (int v = 0; v < NV; ++v) {
       FLOWDG_UNROLL
       for (int j = 0; j < Np; ++j) {
-        update.apply(u, (static_cast<index_t>(v) * Np + j) * K + e, rhs[v][j]);
+        update.apply_loaded(u, (static_cast<index_t>(v) * Np + j) * K + e, rhs[v][j], pre.u[v * Np + j], pre.q[v * Np + j],
+                            pre.u0[v * Np + j]);
       }
     }
   }
@@ -391,7 +429,6 @@ constexpr int element_block_threads = 256;
 /// Every sum runs in the same order as ElementKernel's, so both give the same numbers.
 template <int P>
 __global__ void __launch_bounds__(element_block_threads) element_block_kernel(ElementKernel<P> k) {
-  detail::wait_for_previous_grid();
   constexpr int Np = basis_count(P), Nfq = P + 1, E = block_elements<P>();
   constexpr int coefficient_items = NV * Np * E, face_items = 3 * NV * Nfq * E;
   constexpr int first_region = coefficient_items > face_items ? coefficient_items : face_items;
@@ -399,11 +436,22 @@ __global__ void __launch_bounds__(element_block_threads) element_block_kernel(El
   double* s_u = shared;                      // phase 1-2: [(v * Np + j) * E + el]
   double* s_g = shared;                      // phase 2-3: [((l * NV + v) * Nfq + q) * E + el]
   double* s_f = shared + first_region;       // [((v * 2 + d) * Nq + kq) * E + el]
-  __shared__ unsigned char s_plus[3 * E];
+  __shared__ index_t s_code[3 * E];          // [l * E + el]
+  __shared__ double s_inverse_jacobian[E];
   const int Nq = k.tables.n_volume_points;
-  const index_t K = k.K, F = k.F;
+  const index_t K = k.K;
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(k.n_elements - e0 < E ? k.n_elements - e0 : E);
+  // What no kernel writes, before waiting for the face kernel (a chained launch).
+  for (int i = threadIdx.x; i < 4 * E; i += blockDim.x) {
+    const int el = i % E, l = i / E;
+    if (el >= n_local) continue;
+    if (l < 3)
+      s_code[i] = k.element_face_code[l * K + e0 + el];
+    else
+      s_inverse_jacobian[el] = k.geometry[inverse_det * K + e0 + el];
+  }
+  detail::wait_for_previous_grid();
 
   for (int i = threadIdx.x; i < coefficient_items; i += blockDim.x) {
     const int el = i % E, item = i / E;
@@ -435,10 +483,7 @@ FLOWDG_UNROLL
     const int el = i % E, item = i / E;  // item = (l * NV + v) * Nfq + q
     if (el >= n_local) continue;
     const int l = item / (NV * Nfq), v = (item / Nfq) % NV, q = item % Nfq;
-    const index_t e = e0 + el;
-    const index_t code = k.element_face_code[l * K + e];
-    s_g[i] = k.signed_face_flux(e, code, v, q);
-    if (v == 0 && q == 0) s_plus[l * E + el] = (code & 1) != 0 ? 1 : 0;
+    s_g[i] = k.signed_face_flux_from(s_inverse_jacobian[el], s_code[l * E + el], v, q);
   }
   __syncthreads();
 
@@ -454,7 +499,7 @@ FLOWDG_UNROLL
         rhs[v] += s_f[((v * 2 + 0) * Nq + kq) * E + el] * dr + s_f[((v * 2 + 1) * Nq + kq) * E + el] * ds;
     }
     for (int l = 0; l < 3; ++l) {
-      const bool plus_side = s_plus[l * E + el] != 0;
+      const bool plus_side = (s_code[l * E + el] & 1) != 0;
 FLOWDG_UNROLL
       for (int q = 0; q < Nfq; ++q) {
         const double phi = k.tables.face_phi[(l * Nfq + (plus_side ? Nfq - 1 - q : q)) * Np + j];
@@ -702,12 +747,6 @@ __global__ void __launch_bounds__(face_block_threads) face_block_kernel(FacePoin
   });
 }
 
-/// Register budget of the thread-per-element kernel in 256-thread blocks per SM (0: none; a macro
-/// for benchmark builds).
-#ifndef FLOWDG_ELEMENT_THREAD_MIN_BLOCKS
-#define FLOWDG_ELEMENT_THREAD_MIN_BLOCKS 0
-#endif
-
 /// Faces per warp of face_warp_kernel: as many as the warp's 32 lanes hold with a lane per point.
 constexpr FLOWDG_HD int face_warp_faces(int p) { return 32 / (p + 1); }
 constexpr int face_warp_threads = 256;
@@ -882,9 +921,18 @@ FLOWDG_UNROLL
     return outside;
   }
 
-  FLOWDG_HD void limit(Element& x, index_t e) const {
-    index_t neighbours[3];
-    for (int l = 0; l < 3; ++l) neighbours[l] = element_neighbours[l * K + e];
+  /// The element's face neighbours (no kernel writes them): loaded before a chained launch waits
+  /// for the element kernel (for_each_prefetching).
+  struct Prefetched {
+    index_t neighbours[3] = {};
+  };
+  FLOWDG_HD FLOWDG_FORCEINLINE Prefetched prefetch(index_t e) const {
+    Prefetched r;
+    for (int l = 0; l < 3; ++l) r.neighbours[l] = element_neighbours[l * K + e];
+    return r;
+  }
+
+  FLOWDG_HD void limit(Element& x, index_t e, const index_t (&neighbours)[3]) const {
     bool limit_variable[NV] = {true, true, true, true};
     if constexpr (P > 1) {
       bool any = false;
@@ -1036,7 +1084,8 @@ FLOWDG_UNROLL
       }
   }
 
-  FLOWDG_HD void operator()(index_t e) const {
+  FLOWDG_HD void operator()(index_t e) const { (*this)(e, prefetch(e)); }
+  FLOWDG_HD void operator()(index_t e, const Prefetched& pre) const {
     Element x;
 FLOWDG_UNROLL
     for (int v = 0; v < NV; ++v) {
@@ -1044,7 +1093,7 @@ FLOWDG_UNROLL
       for (int j = 0; j < Np; ++j) x.c[v][j] = load_unchanging(&u.data[(static_cast<index_t>(v) * Np + j) * K + e]);
       x.changed[v] = false;
     }
-    if constexpr (Slopes) limit(x, e);
+    if constexpr (Slopes) limit(x, e, pre.neighbours);
     if constexpr (Positivity) enforce_positivity(x);
 FLOWDG_UNROLL
     for (int v = 0; v < NV; ++v)
@@ -1588,10 +1637,12 @@ void launch_limiter(Solver::Data& d, const SolverOptions& options) {
                       PointTables<P>::Nq));
     std::copy(d.point_phi.begin(), d.point_phi.end(), tables.phi);
     auto launch = [&](auto slopes, auto characteristic, auto positivity) {
-      for_each<FLOWDG_LIMITER_MIN_BLOCKS>(d.backend, d.K,
-                  LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
-                      d.u.view(), d.element_neighbours.view(), d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(),
-                      tables, d.Ks, options.gas});
+      for_each_prefetching<FLOWDG_LIMITER_MIN_BLOCKS>(
+          d.backend, d.K,
+          LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
+              d.u.view(), d.element_neighbours.view(), d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(), tables,
+              d.Ks, options.gas},
+          d.chained);
     };
     using yes = std::true_type;
     using no = std::false_type;
@@ -1669,7 +1720,7 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
         }
 #endif
         // 72 registers at p = 1 allowed 3 blocks per SM (37.5% occupancy, ncu); ask for 4.
-        for_each_prefetching<4>(d.backend, (last - first) * Nfq, face_kernel, d.chained);
+        for_each_prefetching<FLOWDG_FACE_POINT_MIN_BLOCKS>(d.backend, (last - first) * Nfq, face_kernel, d.chained);
       } while (next < d.boundary_ranges.size());
       if (timer != nullptr) timer->mark("faces");
     });
