@@ -28,7 +28,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void add_bench_command(CLI::App& app) {
   static std::string backend = "auto", problem = "supersonic-vortex", meshes, orders = "1,2,3,4", refines, output, scheme,
-                     limiter, reorder, kernels = "auto", faces = "auto", face_order = "element", launches = "chained";
+                     limiter, positivity, reorder, kernels = "auto", faces = "auto", face_order = "element", launches = "chained";
   static int steps = 50, warmup = 5, threads = 0;
   auto* bench = app.add_subcommand("bench", "Time the 2D Euler solver: DSU/s, T_k, per-kernel time and bandwidth (table + JSON)");
   bench->add_option("--backend", backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -43,6 +43,8 @@ void add_bench_command(CLI::App& app) {
   bench->add_option("--warmup", warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   bench->add_option("--scheme", scheme, "Runge-Kutta scheme (default lsrk54; ssp-rk2 for double-mach)");
   bench->add_option("--limiter", limiter, "none or barth-jespersen (default: the problem's)");
+  bench->add_option("--positivity", positivity, "Zhang-Shu positivity scaling: on or off (default: the problem's)")
+      ->check(CLI::IsMember({"on", "off"}));
   bench->add_option("--reorder", reorder, "Element ordering of the meshes: none, rcm or hilbert (mesh.reorder)")
       ->check(CLI::IsMember({"none", "rcm", "hilbert"}));
   bench->add_option("--kernels", kernels,
@@ -76,6 +78,7 @@ void add_bench_command(CLI::App& app) {
     options.warmup = warmup;
     options.scheme = scheme;
     options.limiter = limiter;
+    options.positivity = positivity;
     options.reorder = reorder;
     options.element_kernel = euler2d::parse_gpu_element_kernel(kernels);
     options.face_kernel = euler2d::parse_gpu_face_kernel(faces);

@@ -90,6 +90,20 @@ TEST(Bench, DoubleMachReportsTheLimiterGroupAndItsModel) {
   EXPECT_EQ(report.rows[0].kernels[2].name, "limiter");
   EXPECT_GT(report.rows[0].kernels[2].bytes, 0.0);
   EXPECT_NE(report.table().find("limiter/unlimited stage"), std::string::npos);
+
+  // Without limiting (the suite's dmr_unlimited): no limiter group, the same problem and size.
+  options.limiter = "none";
+  options.positivity = "off";
+  const BenchReport unlimited = run_bench(options);
+  ASSERT_EQ(unlimited.rows.size(), 1u);
+  EXPECT_EQ(unlimited.rows[0].dof, report.rows[0].dof);
+  ASSERT_EQ(unlimited.rows[0].kernels.size(), 2u);
+  EXPECT_EQ(unlimited.rows[0].kernels[1].name, "element");
+  // Positivity alone keeps the group; a value other than on/off is refused.
+  options.positivity = "on";
+  EXPECT_EQ(run_bench(options).rows[0].kernels.size(), 3u);
+  options.positivity = "yes";
+  EXPECT_THROW(run_bench(options), InputError);
 }
 
 TEST(Bench, ReorderedMeshesRunTheSameProblemAndUnknownOrderingsAreRefused) {

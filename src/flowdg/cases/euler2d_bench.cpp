@@ -122,6 +122,11 @@ BenchReport run_bench(const BenchOptions& options) {
     Config config = Config::from_string(bench_case_toml(options.problem, label), "builtin:bench");
     config.set(cat("solver.order=", options.orders.empty() ? 1 : options.orders.front()));
     if (!options.limiter.empty()) config.set("solver.limiter=" + json::quote(options.limiter));
+    if (!options.positivity.empty()) {
+      if (options.positivity != "on" && options.positivity != "off")
+        throw InputError(cat("bench: positivity must be on or off, not '", options.positivity, "'"));
+      config.set(std::string("solver.positivity=") + (options.positivity == "on" ? "true" : "false"));
+    }
     if (!options.reorder.empty()) config.set("mesh.reorder=" + json::quote(options.reorder));
     const Case problem = load_case(config, options.backend);
     const double mesh_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - mesh_start).count();

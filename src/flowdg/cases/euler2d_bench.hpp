@@ -30,6 +30,7 @@ struct BenchOptions {
   int warmup = 5;
   std::string scheme;         ///< "" = lsrk54 (supersonic vortex) or ssp-rk2 (double Mach)
   std::string limiter;        ///< "" = the problem's own (none / barth-jespersen)
+  std::string positivity;     ///< "" = the problem's own (off / on), else "on" or "off"
   std::string reorder;        ///< "" = the mesh as generated; else mesh.reorder (rcm, hilbert)
   GpuElementKernel element_kernel = GpuElementKernel::automatic;  ///< see SolverOptions
   GpuFaceKernel face_kernel = GpuFaceKernel::automatic;
