@@ -83,7 +83,7 @@ if [ "${CPU:-0}" = 1 ]; then
 fi
 
 # 5. double Mach reflection on mesh C (1,036,800 triangles), p = 1, Barth-Jespersen, SSP-RK2, to
-#    t = 0.2 (the 2015 paper's Table 4 run); then the limiter's cost over 200 steps, on and off.
+#    t = 0.2 (the 2015 paper's Table 4 run).
 #    Needs meshio for the picture: a wheel carried in .whl.
 if [ "${DOUBLE_MACH:-0}" = 1 ]; then
   dmr=/tmp/flowdg-dmr
@@ -98,12 +98,9 @@ if [ "${DOUBLE_MACH:-0}" = 1 ]; then
       --xlim 0 3 --ylim 0 1 --output "$out/double_mach_density.png" > "$out/logs/plot.log" 2>&1
     note "picture: exit $?"
   fi
-  for limiter in barth-jespersen none; do
-    timeout 120 .bundle/run flowdg run --backend cuda --set mesh.file='"builtin:double-mach?ny=360"' --set solver.limiter="\"$limiter\"" \
-      --set solver.positivity=false --set time.max_steps=200 --set output.vtu=false --output /tmp/flowdg-dmr-$limiter \
-      > "$out/logs/limiter_$limiter.log" 2>&1
-    note "200 steps mesh C, limiter $limiter: exit $? | $(grep -E '^flowdg: [0-9]+ steps' "$out/logs/limiter_$limiter.log")"
-  done
+  # (200 steps with the limiter and positivity off are not run: the double Mach state goes
+  # non-physical at step 1 without limiting, on the CPU as on the GPU; the limiter's cost is the
+  # bench's limiter / unlimited-stage ratio, SUITE=dmr.)
 fi
 
 # One archive: the device tool brings back only a few files per call.
