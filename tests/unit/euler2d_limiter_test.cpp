@@ -150,6 +150,44 @@ TEST(Euler2dLimiter, LinearDataInsideTheBoundsIsLeftUnchanged) {
   for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(after[i], c[i]) << i;
 }
 
+// A uniform state carries slopes of rounding size after a step; Barth-Jespersen leaves deviations
+// below 1e-13 of the element's state size alone instead of scaling noise by arbitrary factors.
+// Just above that size the same data is limited.
+TEST(Euler2dLimiter, RoundingNoiseSlopesAreLeftAloneAndLargerOnesLimited) {
+  const Case problem = make_case({"solver.positivity=false"});
+  Solver solver(problem.mesh, problem.connectivity, problem.options);
+  const index_t K = solver.n_elements();
+  const int Np = solver.n_basis();
+  // Uniform means (state size sum |c_v0| = (1.4 + 0.5 + 0.1 + 2.5) / phi0), slopes of a given size
+  // that leave the neighbours' (equal) means at every edge point.
+  auto state = [&](double slope) {
+    std::vector<double> c(4 * Np * K, 0.0);
+    const double means[4] = {1.4, 0.5, 0.1, 2.5};
+    for (int v = 0; v < 4; ++v)
+      for (index_t e = 0; e < K; ++e) {
+        c[static_cast<std::size_t>(v) * Np * K + e] = means[v] / phi0;
+        c[(static_cast<std::size_t>(v) * Np + 1) * K + e] = (e % 2 == 0 ? slope : -slope);
+        c[(static_cast<std::size_t>(v) * Np + 2) * K + e] = 0.5 * slope;
+      }
+    return c;
+  };
+  const double size = 4.5;  // sum of the means; deviations are at most about 2.5 |slope|
+  const std::vector<double> noise = state(1e-16 * size);
+  solver.set_coefficients(noise);
+  solver.apply_limiter();
+  const std::vector<double> kept = solver.coefficients();
+  for (std::size_t i = 0; i < noise.size(); ++i) ASSERT_EQ(kept[i], noise[i]) << i;
+
+  const std::vector<double> small = state(1e-10 * size);
+  solver.set_coefficients(small);
+  solver.apply_limiter();
+  const std::vector<double> limited = solver.coefficients();
+  // The neighbours' means equal the element's: the bounds are empty, so every slope goes to zero.
+  for (int v = 0; v < 4; ++v)
+    for (index_t e = 0; e < K; ++e)
+      for (int j = 1; j < Np; ++j) ASSERT_EQ(limited[(static_cast<std::size_t>(v) * Np + j) * K + e], 0.0) << v << " " << e;
+}
+
 TEST(Euler2dLimiter, TroubledCellLimiterKeepsHigherOrderOnSmoothData) {
   // The projected isentropic vortex, limited: at p = 2 the error still falls at third order (the
   // cells flagged at the vortex's extremum shrink with h), while the Barth-Jespersen limited p = 1

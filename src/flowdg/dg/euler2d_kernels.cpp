@@ -881,8 +881,9 @@ struct LimiterKernel {
   FLOWDG_HD double mean_of(int v, index_t n) const { return load_unchanging(&u.data[static_cast<index_t>(v) * Np * K + n]) * phi0; }
 
   /// The largest alpha <= 1 keeping mean + alpha (s1 phi_1 + s2 phi_2) inside [low, high] at every
-  /// edge point.
-  FLOWDG_HD double barth_jespersen_factor(double mean, double low, double high, double s1, double s2) const {
+  /// edge point; 1 where no edge deviation exceeds `noise` (rounding noise of a uniform state, which
+  /// would otherwise be scaled by an arbitrary factor, and the element rewritten, everywhere).
+  FLOWDG_HD double barth_jespersen_factor(double mean, double low, double high, double s1, double s2, double noise = 0.0) const {
     // min over the points of bound / deviation: the bound is the same for every positive (every
     // negative) deviation and a correctly rounded quotient is monotone in its divisor, so the
     // smallest quotient is the one by the largest positive (most negative) deviation: two
@@ -894,6 +895,7 @@ FLOWDG_UNROLL
       largest = deviation > largest ? deviation : largest;
       most_negative = deviation < most_negative ? deviation : most_negative;
     }
+    if (largest <= noise && most_negative >= -noise) return 1.0;
     double alpha = 1.0;
     if (largest > 0 && (high - mean) / largest < alpha) alpha = (high - mean) / largest;
     if (most_negative < 0 && (low - mean) / most_negative < alpha) alpha = (low - mean) / most_negative;
@@ -953,6 +955,11 @@ FLOWDG_UNROLL
 FLOWDG_UNROLL
       for (int v = 0; v < NV; ++v) others[l][v] = mean_of(v, neighbours[l]);
     if constexpr (!Characteristic) {
+      // Deviations below 1e-13 of the element's state size are rounding noise (Barth-Jespersen is
+      // undefined for a zero deviation; codes take alpha = 1 there).
+      double size = 0;
+      for (int v = 0; v < NV; ++v) size += fabs(x.c[v][0]);
+      const double noise = 1e-13 * phi0 * size;
       for (int v = 0; v < NV; ++v) {
         if (!limit_variable[v]) continue;
         const double mean = x.c[v][0] * phi0;
@@ -962,7 +969,7 @@ FLOWDG_UNROLL
           low = other < low ? other : low;
           high = other > high ? other : high;
         }
-        const double alpha = barth_jespersen_factor(mean, low, high, x.c[v][1], x.c[v][2]);
+        const double alpha = barth_jespersen_factor(mean, low, high, x.c[v][1], x.c[v][2], noise);
         if (alpha < 1.0) {
           for (int j = 1; j < 3; ++j) x.c[v][j] *= alpha;
           x.changed[v] = true;
