@@ -97,8 +97,8 @@ __global__ void for_each_prefetching_kernel(index_t n, F f) {
   wait_for_previous_grid();
   if (i < n) f(i, prefetched);
 }
-template <int MinBlocks, class F>
-__global__ void __launch_bounds__(for_each_block, MinBlocks) for_each_prefetching_bounded_kernel(index_t n, F f) {
+template <int MinBlocks, int Block, class F>
+__global__ void __launch_bounds__(Block, MinBlocks) for_each_prefetching_bounded_kernel(index_t n, F f) {
   const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   decltype(f.prefetch(i)) prefetched{};
   if (i < n) prefetched = f.prefetch(i);
@@ -212,16 +212,18 @@ T reduce_max(Backend backend, index_t n, F f) {
 /// for_each for a functor that splits its work into `auto r = f.prefetch(i)`, loads of data that
 /// no kernel writes, and `f(i, r)`: with `chained` (CUDA), the prefetch runs before the wait for
 /// the previous kernel, so those loads overlap its last blocks. The CPU runs f(i, f.prefetch(i)).
-template <int MinBlocks = 0, class F>
+/// Block: CUDA threads per block (smaller blocks let a kernel of many registers fit more threads
+/// per SM: at 168 registers, one block of 256 but three of 128).
+template <int MinBlocks = 0, int Block = 256, class F>
 void for_each_prefetching(Backend backend, index_t n, F f, [[maybe_unused]] bool chained = false) {
   if (n <= 0) return;
   if (backend == Backend::cuda) {
 #if defined(__CUDACC__)
-    const auto blocks = static_cast<unsigned>((n + detail::for_each_block - 1) / detail::for_each_block);
+    const auto blocks = static_cast<unsigned>((n + Block - 1) / Block);
     if constexpr (MinBlocks > 0)
-      detail::launch(chained, detail::for_each_prefetching_bounded_kernel<MinBlocks, F>, blocks, detail::for_each_block, 0, n, f);
+      detail::launch(chained, detail::for_each_prefetching_bounded_kernel<MinBlocks, Block, F>, blocks, Block, 0, n, f);
     else
-      detail::launch(chained, detail::for_each_prefetching_kernel<F>, blocks, detail::for_each_block, 0, n, f);
+      detail::launch(chained, detail::for_each_prefetching_kernel<F>, blocks, Block, 0, n, f);
 #else
     detail::throw_no_cuda_in_this_unit();
 #endif

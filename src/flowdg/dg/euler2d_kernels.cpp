@@ -58,6 +58,11 @@ struct PointTables {
 #define FLOWDG_ELEMENT_THREAD_MIN_BLOCKS 0
 #endif
 
+/// Threads per block of the thread-per-element kernel.
+#ifndef FLOWDG_ELEMENT_THREAD_BLOCK
+#define FLOWDG_ELEMENT_THREAD_BLOCK 128
+#endif
+
 /// The same for the thread-per-face-point kernel (72 registers unbounded, 64 with 4).
 #ifndef FLOWDG_FACE_POINT_MIN_BLOCKS
 #define FLOWDG_FACE_POINT_MIN_BLOCKS 4
@@ -1741,7 +1746,9 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
       } else if (d.element_kernel == GpuElementKernel::block) {
         launch_element_block_kernel<P>(element, d.chained);
       } else {
-        for_each_prefetching<FLOWDG_ELEMENT_THREAD_MIN_BLOCKS>(d.backend, d.K, element, d.chained);
+        // 168 registers at p = 1 with the coefficients prefetched: 128-thread blocks fit 3 per SM
+        // (384 threads) where 256-thread blocks fit 1.
+        for_each_prefetching<FLOWDG_ELEMENT_THREAD_MIN_BLOCKS, FLOWDG_ELEMENT_THREAD_BLOCK>(d.backend, d.K, element, d.chained);
       }
     } else {
       for_each(d.backend, d.K, element);
