@@ -52,7 +52,7 @@ void add_bench_command(CLI::App& app) {
                     "(one per element)")
       ->check(CLI::IsMember({"auto", "tensor", "block", "thread"}));
   bench->add_option("--faces", faces,
-                    "GPU face kernel: auto, warp (each warp its own faces, traces once per face), block (a block of 32 faces, traces once per face) or point (one thread per face point)")
+                    "GPU face kernel: auto, warp (each warp its own faces, traces once per face), block (a block of 32-128 faces, traces once per face) or point (one thread per face point)")
       ->check(CLI::IsMember({"auto", "warp", "block", "point"}));
   bench->add_option("--launches", launches,
                     "CUDA stage kernels as programmatic dependent launches (chained, compute capability 9.0+) or one after another (plain)")

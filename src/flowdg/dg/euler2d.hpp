@@ -50,9 +50,9 @@ enum class Limiter : int {
 /// tensor = the same block's two small matrix products on the FP64 tensor cores (p >= 1).
 enum class GpuElementKernel : int { automatic, thread, block, tensor };
 /// CUDA face kernels: point = one thread per face point, each evaluating both traces; block = a
-/// block of 32 faces, a thread per (face, side, variable) evaluating its trace once into shared
-/// memory, then a thread per (face, point) for the flux; warp = the same work with each warp owning
-/// 32 / (p + 1) faces and no barrier between warps.
+/// block of 256 / (p + 1) faces rounded down to a multiple of 32, a thread per (face, side,
+/// variable) evaluating its trace once into shared memory, then a thread per (face, point) for the
+/// flux; warp = the same work with each warp owning 32 / (p + 1) faces and no barrier between warps.
 enum class GpuFaceKernel : int { automatic, point, block, warp };
 
 struct SolverOptions {

@@ -63,6 +63,11 @@ struct PointTables {
 #define FLOWDG_ELEMENT_THREAD_BLOCK 128
 #endif
 
+/// Blocks per SM the face block kernel's register budget asks for (72 registers unbounded: 3).
+#ifndef FLOWDG_FACE_BLOCK_MIN_BLOCKS
+#define FLOWDG_FACE_BLOCK_MIN_BLOCKS 4
+#endif
+
 /// The same for the thread-per-face-point kernel (72 registers unbounded, 64 with 4).
 #ifndef FLOWDG_FACE_POINT_MIN_BLOCKS
 #define FLOWDG_FACE_POINT_MIN_BLOCKS 4
@@ -249,7 +254,16 @@ struct FacePointKernel {
 };
 
 /// Faces per block of the CUDA face block kernel, and its threads (a pass of (p + 1) x 32 point threads).
-constexpr int face_block_faces = 32, face_block_threads = 256;
+/// Faces per block: as many as keep a point thread per (face, point) within the block, in steps of
+/// 32 (p = 1: 128, p = 2, 3: 64, p = 4..7: 32); 0 where not even 32 faces fit (p >= 8).
+#ifndef FLOWDG_FACE_BLOCK_FACES_MAX
+#define FLOWDG_FACE_BLOCK_FACES_MAX 256
+#endif
+constexpr int face_block_threads = 256;
+constexpr FLOWDG_HD int face_block_faces(int p) {
+  const int fit = face_block_threads / (p + 1) / 32 * 32;
+  return fit < FLOWDG_FACE_BLOCK_FACES_MAX ? fit : FLOWDG_FACE_BLOCK_FACES_MAX;
+}
 
 // ---- the tensor-core element kernel's matrices -------------------------------------------------
 
@@ -710,9 +724,9 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
 /// thread of FacePointKernel loads 2 x 4 Np coefficients; here a face loads them once (p + 1 times
 /// fewer scattered loads). The sums run in the same order as face_trace_at's: the same numbers.
 template <int P, class Flux>
-__global__ void __launch_bounds__(face_block_threads) face_block_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
+__global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOCKS) face_block_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
   detail::wait_for_previous_grid();
-  constexpr int Np = basis_count(P), Nfq = P + 1, FB = face_block_faces;
+  constexpr int Np = basis_count(P), Nfq = P + 1, FB = face_block_faces(P);
   static_assert(Nfq * FB <= face_block_threads, "one pass of point threads");
   __shared__ double s_trace[2 * NV * Nfq * FB];  // [((side * NV + v) * Nfq + q) * FB + fl]
   __shared__ double s_phi[3 * Nfq * Np];
@@ -834,7 +848,8 @@ void launch_face_warp_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_f
 template <int P, class Flux>
 void launch_face_block_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_faces, bool chained) {
   if (n_faces <= 0) return;
-  const auto blocks = static_cast<unsigned>((n_faces + face_block_faces - 1) / face_block_faces);
+  constexpr int FB = face_block_faces(P);
+  const auto blocks = static_cast<unsigned>((n_faces + FB - 1) / FB);
   detail::launch(chained, face_block_kernel<P, Flux>, blocks, face_block_threads, 0, kernel, n_faces);
 }
 #endif
@@ -1231,10 +1246,10 @@ std::vector<T> unpad_rows(const std::vector<T>& padded, index_t rows, index_t n,
 }
 
 /// Which CUDA kernels a stage runs. Automatic, by the H100 measurements of docs/performance.md
-/// (log 16-20): element kernel thread at p <= 1 (92-98% of copy bandwidth), block at p = 2 (the
-/// tensor kernel is slower there), tensor from p = 3; face kernel point up to p = 2, warp at p = 3,
-/// block from p = 4. The tensor cores' FP64 instruction needs compute capability 8.0: below it the
-/// block kernel runs instead.
+/// (log 16-28): element kernel thread at p <= 1 (92-118% of copy bandwidth), block at p = 2 (the
+/// tensor kernel is slower there), tensor from p = 3; face kernel point up to p = 2, block from
+/// p = 3. The tensor cores' FP64 instruction needs compute capability 8.0: below it the block
+/// kernel runs instead.
 void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = GpuElementKernel::thread;
   d.face_kernel = GpuFaceKernel::point;
@@ -1248,8 +1263,8 @@ void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = element;
   GpuFaceKernel face = options.face_kernel;
   if (face == GpuFaceKernel::automatic)
-    face = d.order >= 4 ? GpuFaceKernel::block : d.order == 3 ? GpuFaceKernel::warp : GpuFaceKernel::point;
-  if (face == GpuFaceKernel::block && (d.order + 1) * face_block_faces > face_block_threads) face = GpuFaceKernel::point;  // not built there
+    face = d.order >= 3 ? GpuFaceKernel::block : GpuFaceKernel::point;
+  if (face == GpuFaceKernel::block && face_block_faces(d.order) == 0) face = GpuFaceKernel::point;  // not built there
   d.face_kernel = face;
   d.chained = options.chained_launches && device_compute_capability() >= 90;
 }
@@ -1720,7 +1735,7 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
         const index_t last = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.F;
         const FacePointKernel<P, Flux> face_kernel{d.u.view(), d.flux.view(), faces, tables, d.Ks, options.gas, group, first, t_stage};
 #if defined(__CUDACC__)
-        if constexpr ((P + 1) * face_block_faces <= face_block_threads) {
+        if constexpr (face_block_faces(P) > 0) {
           if (d.face_kernel == GpuFaceKernel::block) {
             launch_face_block_kernel(face_kernel, last - first, d.chained);
             continue;
