@@ -772,10 +772,12 @@ constexpr int face_warp_threads = 256;
 
 /// All faces of a stage like face_block_kernel, but each warp owns its own G = 32 / (p + 1) faces
 /// and synchronises only itself: no block barrier stalls a warp on another's loads, and the flux
-/// phase uses 32 - 32 mod (p + 1) lanes of the warp instead of 32 (p + 1) of 256 threads. A lane per
-/// (face, side, variable) sums the trace into the warp's shared rows; then a lane per (face, point)
-/// takes both traces (and its face's geometry, loaded at the start) and computes the flux. The sums
-/// run in face_trace_at's order: the same numbers as the other face kernels.
+/// phase uses 32 - 32 mod (p + 1) lanes of the warp. A lane per (face, side, variable) sums the
+/// trace into the warp's shared rows; then a lane per (face, point) takes both traces (and its
+/// face's geometry, loaded at the start) and computes the flux. The sums run in face_trace_at's
+/// order: the same numbers as the other face kernels. Not chosen automatically: the block kernel
+/// with 64 registers and wider blocks is faster at every order from 3 (docs/performance.md, log
+/// 19, 27-28); kept for comparison (--faces warp).
 template <int P, class Flux>
 __global__ void __launch_bounds__(face_warp_threads, 4) face_warp_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
   constexpr int Np = basis_count(P), Nfq = P + 1, G = face_warp_faces(P), warps = face_warp_threads / 32;
