@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
   app.add_option("--output", output, "Directory for <section>.json and <section>.md");
   app.add_option("--threads", threads, "OpenMP threads for the CPU backend (default: all)");
   app.add_option("--kernels", kernels, "GPU element kernel: auto, tensor, block or thread (see flowdg bench --help)")
-      ->check(CLI::IsMember({"auto", "tensor", "block", "thread"}));
-  app.add_option("--faces", faces, "GPU face kernel: auto, warp, block or point")->check(CLI::IsMember({"auto", "warp", "block", "point"}));
+      ->check(CLI::IsMember(gpu_element_kernel_names()));
+  app.add_option("--faces", faces, "GPU face kernel: auto, warp, block or point")->check(CLI::IsMember(gpu_face_kernel_names()));
   CLI11_PARSE(app, argc, argv);
   try {
 #if defined(_OPENMP)

@@ -50,10 +50,10 @@ void add_bench_command(CLI::App& app) {
   bench->add_option("--kernels", kernels,
                     "GPU element kernel: auto, tensor (FP64 tensor cores, p >= 2), block (shared memory, p >= 2) or thread "
                     "(one per element)")
-      ->check(CLI::IsMember({"auto", "tensor", "block", "thread"}));
+      ->check(CLI::IsMember(euler2d::gpu_element_kernel_names()));
   bench->add_option("--faces", faces,
                     "GPU face kernel: auto, warp (each warp its own faces, traces once per face), block (a block of 32-128 faces, traces once per face) or point (one thread per face point)")
-      ->check(CLI::IsMember({"auto", "warp", "block", "point"}));
+      ->check(CLI::IsMember(euler2d::gpu_face_kernel_names()));
   bench->add_option("--launches", launches,
                     "CUDA stage kernels as programmatic dependent launches (chained, compute capability 9.0+) or one after another (plain)")
       ->check(CLI::IsMember({"chained", "plain"}));

@@ -73,21 +73,6 @@ constexpr int for_each_block = 256;
 constexpr int reduce_block = 256;
 constexpr int reduce_max_blocks = 1024;
 
-template <class F>
-__global__ void for_each_kernel(index_t n, F f) {
-  wait_for_previous_grid();
-  const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) f(i);
-}
-
-/// The same with a register budget: at least MinBlocks blocks of for_each_block threads per SM.
-template <int MinBlocks, class F>
-__global__ void __launch_bounds__(for_each_block, MinBlocks) for_each_bounded_kernel(index_t n, F f) {
-  wait_for_previous_grid();
-  const index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) f(i);
-}
-
 /// for_each_prefetching's kernels: f.prefetch(i) (only what no kernel writes) before the wait.
 template <class F>
 __global__ void for_each_prefetching_kernel(index_t n, F f) {
@@ -140,28 +125,6 @@ __global__ void reduce_partials_kernel(int n_partials, T identity, Op op, T* par
 #endif
 }  // namespace detail
 
-/// MinBlocks > 0 asks the CUDA compiler to fit that many 256-thread blocks per SM (a register
-/// budget of 65536 / (256 MinBlocks) per thread) for kernels whose occupancy limits them.
-/// `chained`: on CUDA, launch as a programmatic dependent of the previous kernel (see
-/// detail::wait_for_previous_grid; compute capability 9.0 and up only, the caller checks).
-template <int MinBlocks = 0, class F>
-void for_each(Backend backend, index_t n, F f, [[maybe_unused]] bool chained = false) {
-  if (n <= 0) return;
-  if (backend == Backend::cuda) {
-#if defined(__CUDACC__)
-    const auto blocks = static_cast<unsigned>((n + detail::for_each_block - 1) / detail::for_each_block);
-    if constexpr (MinBlocks > 0)
-      detail::launch(chained, detail::for_each_bounded_kernel<MinBlocks, F>, blocks, detail::for_each_block, 0, n, f);
-    else
-      detail::launch(chained, detail::for_each_kernel<F>, blocks, detail::for_each_block, 0, n, f);
-#else
-    detail::throw_no_cuda_in_this_unit();
-#endif
-  } else {
-#pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) f(i);
-  }
-}
 
 /// Reduces op(identity, f(0), ..., f(n-1)); op must be associative and commutative.
 template <class T, class Op, class F>
@@ -231,6 +194,26 @@ void for_each_prefetching(Backend backend, index_t n, F f, [[maybe_unused]] bool
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i) f(i, f.prefetch(i));
   }
+}
+
+namespace detail {
+/// A functor with nothing to load before the wait, for for_each.
+template <class F>
+struct NothingToPrefetch {
+  struct Nothing {};
+  F f;
+  FLOWDG_HD Nothing prefetch(index_t) const { return {}; }
+  FLOWDG_HD void operator()(index_t i, Nothing) const { f(i); }
+};
+}  // namespace detail
+
+/// f(i) for i in [0, n). MinBlocks > 0 asks the CUDA compiler to fit that many 256-thread blocks
+/// per SM (a register budget of 65536 / (256 MinBlocks) per thread) for kernels whose occupancy
+/// limits them. `chained`: on CUDA, launch as a programmatic dependent of the previous kernel (see
+/// detail::wait_for_previous_grid; compute capability 9.0 and up only, the caller checks).
+template <int MinBlocks = 0, class F>
+void for_each(Backend backend, index_t n, F f, bool chained = false) {
+  for_each_prefetching<MinBlocks>(backend, n, detail::NothingToPrefetch<F>{f}, chained);
 }
 
 }  // namespace flowdg

@@ -111,7 +111,7 @@ BenchReport run_bench(const BenchOptions& options) {
   report.scheme = !options.scheme.empty() ? options.scheme : (options.problem == "double-mach" ? "ssp-rk2" : "lsrk54");
   const RungeKuttaScheme scheme = runge_kutta_scheme(report.scheme);
   if (!options.reorder.empty()) report.reorder = options.reorder;
-  if (options.backend == Backend::cuda && options.chained_launches && device_compute_capability() >= 90) report.launches = "chained";
+  if (uses_chained_launches(options.backend, options.chained_launches)) report.launches = "chained";
   for (const std::string& label : options.meshes) (void)mesh_spec(options.problem, label);  // fail before any work
   const index_t probe = options.copy_doubles > 0 ? options.copy_doubles
                                                  : (options.backend == Backend::cuda ? index_t{1} << 27 : index_t{1} << 24);
@@ -173,20 +173,34 @@ BenchReport run_bench(const BenchOptions& options) {
   return report;
 }
 
+const std::vector<std::string>& gpu_element_kernel_names() {
+  static const std::vector<std::string> names{"auto", "thread", "block", "tensor"};
+  return names;
+}
+
+const std::vector<std::string>& gpu_face_kernel_names() {
+  static const std::vector<std::string> names{"auto", "point", "block", "warp"};
+  return names;
+}
+
+namespace {
+/// The enum value whose name (by position in `names`) is `name`.
+template <class Choice>
+Choice parse_choice(const std::vector<std::string>& names, const std::string& name, const char* what) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<Choice>(it - names.begin());
+  std::string known;
+  for (std::size_t i = 0; i < names.size(); ++i) known += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  throw InputError(cat("unknown ", what, " '", name, "' (", known, ")"));
+}
+}  // namespace
+
 GpuElementKernel parse_gpu_element_kernel(const std::string& name) {
-  if (name == "auto") return GpuElementKernel::automatic;
-  if (name == "tensor") return GpuElementKernel::tensor;
-  if (name == "block") return GpuElementKernel::block;
-  if (name == "thread") return GpuElementKernel::thread;
-  throw InputError(cat("unknown element kernel '", name, "' (auto, tensor, block or thread)"));
+  return parse_choice<GpuElementKernel>(gpu_element_kernel_names(), name, "element kernel");
 }
 
 GpuFaceKernel parse_gpu_face_kernel(const std::string& name) {
-  if (name == "auto") return GpuFaceKernel::automatic;
-  if (name == "block") return GpuFaceKernel::block;
-  if (name == "point") return GpuFaceKernel::point;
-  if (name == "warp") return GpuFaceKernel::warp;
-  throw InputError(cat("unknown face kernel '", name, "' (auto, warp, block or point)"));
+  return parse_choice<GpuFaceKernel>(gpu_face_kernel_names(), name, "face kernel");
 }
 
 std::string BenchReport::table() const {

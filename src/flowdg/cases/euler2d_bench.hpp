@@ -17,7 +17,11 @@
 
 namespace flowdg::euler2d {
 
-/// "auto", "tensor", "block", "thread" / "auto", "warp", "block", "point" (InputError otherwise).
+/// The names of the GPU kernel choices, in the order of the enums: "auto", "thread", "block",
+/// "tensor" / "auto", "point", "block", "warp" (command-line checks use them too).
+const std::vector<std::string>& gpu_element_kernel_names();
+const std::vector<std::string>& gpu_face_kernel_names();
+/// A name of the lists above as its choice (InputError otherwise).
 GpuElementKernel parse_gpu_element_kernel(const std::string& name);
 GpuFaceKernel parse_gpu_face_kernel(const std::string& name);
 

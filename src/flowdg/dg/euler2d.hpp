@@ -71,12 +71,16 @@ struct SolverOptions {
   /// CUDA, compute capability >= 9.0: each stage kernel is launched as a programmatic dependent of
   /// the one before, so its blocks are placed while that one's last blocks finish (it waits for
   /// them before reading anything). Results do not depend on it.
-  bool chained_launches = true;
+  bool chained_launches = true;  // see uses_chained_launches
   Gas gas{};
   Backend backend = Backend::cpu;
   /// Indexed by mesh boundary tag; every tag with faces must have one.
   std::vector<BoundaryCondition> boundary;
 };
+
+/// Whether a solver launches its stage kernels chained: asked for (SolverOptions::chained_launches),
+/// on the CUDA backend, on a device of compute capability 9.0 or higher.
+bool uses_chained_launches(Backend backend, bool requested);
 
 struct ErrorNorms {
   std::array<double, n_variables> l2{};    ///< sqrt(integral of (U_h - U)^2) per variable

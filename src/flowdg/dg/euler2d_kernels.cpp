@@ -115,6 +115,15 @@ struct StageUpdate {
   }
 };
 
+/// A load from memory that no thread writes during the kernel (the read-only data path on CUDA).
+FLOWDG_HD FLOWDG_FORCEINLINE double load_unchanging(const double* address) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(address);
+#else
+  return *address;
+#endif
+}
+
 /// A load through L2 only (the device's point of coherence), for data that a kernel before the
 /// previous one wrote: safe before wait_for_previous_grid() because the previous kernel itself
 /// waited for that one, and no stale L1 line can answer it. Plain on the host.
@@ -856,15 +865,6 @@ void launch_face_block_kernel(const FacePointKernel<P, Flux>& kernel, index_t n_
 }
 #endif
 
-/// A load from memory that no thread writes during the kernel (the read-only data path on CUDA).
-FLOWDG_HD FLOWDG_FORCEINLINE double load_unchanging(const double* address) {
-#if defined(__CUDA_ARCH__)
-  return __ldg(address);
-#else
-  return *address;
-#endif
-}
-
 /// Slope limiting and positivity of one element, after a stage (2015 paper, section 4.3.5).
 /// Barth-Jespersen: per variable, alpha = the largest factor on the element's slope such that no
 /// value at an edge quadrature point leaves [min, max] of the centroid values of the element and
@@ -1268,7 +1268,7 @@ void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
     face = d.order >= 3 ? GpuFaceKernel::block : GpuFaceKernel::point;
   if (face == GpuFaceKernel::block && face_block_faces(d.order) == 0) face = GpuFaceKernel::point;  // not built there
   d.face_kernel = face;
-  d.chained = options.chained_launches && device_compute_capability() >= 90;
+  d.chained = uses_chained_launches(d.backend, options.chained_launches);
 }
 
 Point3 map_to_physical(const Point3* v, Point3 reference) {
@@ -1781,6 +1781,10 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
   });
 }
 }  // namespace
+
+bool uses_chained_launches(Backend backend, bool requested) {
+  return requested && backend == Backend::cuda && device_compute_capability() >= 90;
+}
 
 void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
   Data& d = *data_;
