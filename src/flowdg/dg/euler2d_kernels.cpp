@@ -286,12 +286,11 @@ constexpr FLOWDG_HD int round_up(int n, int m) { return (n + m - 1) / m * m; }
 /// surface sums in one product. Padding rows and columns are zero.
 struct TensorLayout {
   int Np, Nq, Nfq, M2, K2, M3, K3;
-  int shared_rows;  ///< rows of the block's shared array: K3 for the product, 3 Nq while the values share it
 };
 constexpr FLOWDG_HD TensorLayout tensor_layout(int p) {
   const int Np = basis_count(p), Nq = volume_points(p), Nfq = p + 1;
   const int K3 = round_up(2 * Nq + 3 * Nfq, 4);
-  return {Np, Nq, Nfq, round_up(Nq, 8), round_up(Np, 4), round_up(Np, 8), K3, K3 > 3 * Nq ? K3 : 3 * Nq};
+  return {Np, Nq, Nfq, round_up(Nq, 8), round_up(Np, 4), round_up(Np, 8), K3};
 }
 
 /// A2 (M2 x K2) then A3 (M3 x K3), row-major, from the basis tables ([point * Np + j]).
@@ -329,10 +328,14 @@ struct ElementKernel {
 
   /// w_k F(U) . grad r and w_k F(U) . grad s at volume point kq of element e (the block kernels).
   FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes(index_t e, int kq, const State& uk, State& fr, State& fs) const {
+    reference_fluxes_from(geometry[rx * K + e], geometry[ry * K + e], geometry[sx * K + e], geometry[sy * K + e], kq, uk, fr,
+                          fs);
+  }
+  /// The same with the element's inverse-Jacobian entries already loaded.
+  FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes_from(double drdx, double drdy, double dsdx, double dsdy, int kq,
+                                                          const State& uk, State& fr, State& fs) const {
     State fx, fy;
     flux(uk, gas, fx, fy);
-    const double drdx = geometry[rx * K + e], drdy = geometry[ry * K + e];
-    const double dsdx = geometry[sx * K + e], dsdy = geometry[sy * K + e];
     const double w = tables.volume_weight[kq];
     for (int v = 0; v < NV; ++v) {
       fr[v] = w * (fx[v] * drdx + fy[v] * drdy);
@@ -590,9 +593,266 @@ constexpr int tensor_block_threads = 256;
 constexpr int tensor_row_stride = NV * FLOWDG_TENSOR_ELEMENTS + 8;
 template <int P>
 std::size_t element_tensor_shared_bytes() {
-  return sizeof(double) * static_cast<std::size_t>(tensor_layout(P).shared_rows * tensor_row_stride);
+  constexpr TensorLayout T = tensor_layout(P);
+#if defined(FLOWDG_TENSOR_V1)
+  constexpr int rows = T.K3 > 3 * T.Nq ? T.K3 : 3 * T.Nq;  // the values in rows [2 Nq, 3 Nq)
+#else
+  constexpr int rows = T.K3 + T.Np + (n_geometry * FLOWDG_TENSOR_ELEMENTS + tensor_row_stride - 1) / tensor_row_stride;
+#endif
+  return sizeof(double) * static_cast<std::size_t>(rows * tensor_row_stride);
 }
 
+/// Register budget of the tensor-core element kernel at order P, in blocks of 256 threads per SM:
+/// 64 registers up to p = 5 (the compiler's own choice is 64-66 at p = 3..5, and 66 would leave 3
+/// blocks per SM; p = 5 spills 8 bytes at 64), 80 from p = 6; FLOWDG_TENSOR_MIN_BLOCKS sets every
+/// order in benchmark builds.
+template <int P>
+constexpr int tensor_min_blocks() {
+#if defined(FLOWDG_TENSOR_MIN_BLOCKS)
+  return FLOWDG_TENSOR_MIN_BLOCKS;
+#else
+  return P >= 6 ? 3 : 4;
+#endif
+}
+
+/// Global -> shared copies that bypass the registers (cp.async, compute capability 8.0): issued,
+/// then committed as a group, then waited for by the issuing thread (a barrier makes them visible
+/// to the others).
+__device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, const void* global_source) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+               "l"(global_source)
+               : "memory");
+#else
+  *shared_destination = *static_cast<const double*>(global_source);
+#endif
+}
+__device__ FLOWDG_FORCEINLINE void copy_async_16(double* shared_destination, const void* global_source) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+               "l"(global_source)
+               : "memory");
+#else
+  shared_destination[0] = static_cast<const double*>(global_source)[0];
+  shared_destination[1] = static_cast<const double*>(global_source)[1];
+#endif
+}
+/// Waits for every committed group but the last.
+__device__ FLOWDG_FORCEINLINE void copy_async_wait_prior() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#endif
+}
+__device__ FLOWDG_FORCEINLINE void copy_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+__device__ FLOWDG_FORCEINLINE void copy_async_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+/// The element kernel for p >= 1 with its two small matrix products on the FP64 tensor cores
+/// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8
+/// (column n = v * E + element). Shared memory holds K3 rows of 4 E columns, then the block's
+/// metric:
+///   rows [0, Nq)         the values at the volume points, then in place the weighted r-fluxes;
+///   rows [Nq, 2 Nq)      the weighted s-fluxes;
+///   rows [2 Nq, K3)      the face fluxes (sign, 1/det J and the element's point order applied),
+///                        zeros from 2 Nq + 3 Nfq;
+///   then n_geometry x E  the elements' metric terms.
+/// Two barriers, and every global load is issued before the first:
+///   0. before the wait for the face kernel, whatever it does not write: the coefficients as B
+///      fragments of the first product and one Runge-Kutta register of the update (registers),
+///      the block's metric (cp.async to shared), the face codes of the thread's element (each
+///      thread keeps element threadIdx % E in phases 0 and 2); after the wait, the face fluxes
+///      of the thread's rows of [2 Nq, K3) (cp.async to shared);
+///   1. values = A2 x coefficients -> rows [0, Nq); the update's coefficients from the B
+///      fragments by warp shuffles (a warp owns the same columns in both products);
+///   -- barrier --
+///   2. a thread per (element, point): F(U) and the weighted reference fluxes, in place; each
+///      thread's face fluxes scaled by the side's sign and 1/det J in place;
+///   -- barrier --
+///   3. residual = A3 x rows, then the Runge-Kutta stage update from the accumulator fragments.
+/// Against the block kernel, each shared value is read once per 8 rows of a product instead of
+/// once per row (Nq or Np times): at p = 4 about 4x less shared-memory traffic (log 8 in
+/// docs/performance.md). The sums run in another order than the CPU's, so results agree to
+/// rounding (1e-15 relative), not bit for bit.
+template <int P>
+__global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) element_tensor_kernel(ElementKernel<P> k, const double* __restrict__ a2,
+                                                           const double* __restrict__ a3) {
+  constexpr TensorLayout T = tensor_layout(P);
+  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride;
+  constexpr int threads = tensor_block_threads, warps = threads / 32, tiles = NV * E / 8, TW = tiles / warps;
+  constexpr int surface_rows = T.K3 - 2 * Nq;
+  constexpr int point_rounds = (Nq * E + threads - 1) / threads;
+  constexpr int surface_rounds = (surface_rows * NV * E + threads - 1) / threads;
+  static_assert(tiles % warps == 0, "every warp owns the same number of column tiles");
+  static_assert(threads % E == 0, "a thread keeps one element in phases 0 and 2");
+  static_assert(n_geometry * E <= threads, "a thread copies at most one metric term");
+  extern __shared__ double shared[];  // [row * S + v * E + el]
+  double* s_u = shared + T.K3 * S;         // [j * S + v * E + el]
+  double* s_geometry = s_u + Np * S;       // [c * E + el]
+  const index_t K = k.K, F = k.F;
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(k.n_elements - e0 < E ? k.n_elements - e0 : E);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int fragment_row = lane / 4, fragment_col = lane % 4;
+  const StageUpdate& update = k.update;
+  // The update's register held from the start: q if the scheme has it, else u0 (a scheme with
+  // both loads u0 at the end).
+  const double* prefetched_register = update.q.data != nullptr ? update.q.data : update.u0.data;
+
+  // 0. Loads that do not depend on the face kernel. The coefficients of the warp's columns go to
+  //    their own rows, 16 bytes (two elements) at a time.
+#pragma unroll
+  for (int chunk = lane; chunk < TW * Np * 4; chunk += 32) {
+    const int t = chunk / (Np * 4), j = chunk % (Np * 4) / 4, n = (warp * TW + t) * 8 + 2 * (chunk % 4), v = n / E, el = n % E;
+    double* destination = s_u + j * S + n;
+    const double* source = k.u.data + static_cast<index_t>(v * Np + j) * K + e0 + el;
+    if (el + 1 < n_local) {
+      copy_async_16(destination, source);
+    } else {
+      destination[0] = el < n_local ? load_settled(source) : 0.0;
+      destination[1] = 0.0;
+    }
+  }
+  double r_k[T.M3 / 8][TW][2];
+#pragma unroll
+  for (int mt = 0; mt < T.M3 / 8; ++mt)
+#pragma unroll
+    for (int t = 0; t < TW; ++t)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int j = mt * 8 + fragment_row, n = (warp * TW + t) * 8 + 2 * fragment_col + c, v = n / E, el = n % E;
+        r_k[mt][t][c] = j < Np && el < n_local && prefetched_register != nullptr
+                            ? load_settled(prefetched_register + static_cast<index_t>(v * Np + j) * K + e0 + el)
+                            : 0.0;
+      }
+  if (threadIdx.x < n_geometry * E) {
+    const int c = static_cast<int>(threadIdx.x) / E, el = static_cast<int>(threadIdx.x) % E;
+    if (el < n_local) copy_async_8(s_geometry + threadIdx.x, k.geometry.data + c * K + e0 + el);
+  }
+  const int my_el = static_cast<int>(threadIdx.x) % E;
+  const bool mine_valid = my_el < n_local;
+  int code[3] = {};
+  if (mine_valid)
+#pragma unroll
+    for (int l = 0; l < 3; ++l) code[l] = static_cast<int>(__ldg(k.element_face_code.data + l * K + e0 + my_el));
+
+  copy_async_commit();
+
+  detail::wait_for_previous_grid();
+#pragma unroll
+  for (int m = 0; m < surface_rounds; ++m) {
+    const int i = static_cast<int>(threadIdx.x) + m * threads, v = (i / E) % NV, r = i / (NV * E);
+    if (r >= surface_rows) continue;
+    double* destination = shared + (2 * Nq + r) * S + v * E + my_el;
+    if (r < 3 * Nfq && mine_valid) {
+      const int l = r / Nfq, point = r % Nfq;
+      const int c = l == 0 ? code[0] : l == 1 ? code[1] : code[2];
+      const int q = (c & 1) != 0 ? Nfq - 1 - point : point;
+      copy_async_8(destination, k.face_flux.data + (static_cast<index_t>(v) * Nfq + q) * F + (c >> 1));
+    } else {
+      *destination = 0.0;
+    }
+  }
+  copy_async_commit();
+
+  // 1. U at the volume points (the warp's columns only: its own copies, so a warp barrier).
+  copy_async_wait_prior();
+  __syncwarp();
+  {
+    double acc[T.M2 / 8][TW][2] = {};
+#pragma unroll
+    for (int ks = 0; ks < T.K2 / 4; ++ks) {
+      const int j = ks * 4 + fragment_col;
+      double b[TW];
+#pragma unroll
+      for (int t = 0; t < TW; ++t) b[t] = j < Np ? s_u[j * S + (warp * TW + t) * 8 + fragment_row] : 0.0;
+#pragma unroll
+      for (int mt = 0; mt < T.M2 / 8; ++mt) {
+        const double a = __ldg(a2 + (mt * 8 + fragment_row) * T.K2 + ks * 4 + fragment_col);
+#pragma unroll
+        for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, b[t]);
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < T.M2 / 8; ++mt) {
+      const int kq = mt * 8 + fragment_row;
+      if (kq >= Nq) continue;
+#pragma unroll
+      for (int t = 0; t < TW; ++t)
+        *reinterpret_cast<double2*>(shared + kq * S + (warp * TW + t) * 8 + 2 * fragment_col) = make_double2(acc[mt][t][0], acc[mt][t][1]);
+    }
+  }
+  copy_async_wait();
+  __syncthreads();
+
+  // 2. Weighted reference-space fluxes at the points (in place); the face fluxes' sign and 1/det J.
+#pragma unroll
+  for (int m = 0; m < point_rounds; ++m) {
+    const int i = static_cast<int>(threadIdx.x) + m * threads, kq = i / E;
+    if (kq >= Nq) continue;
+    State fr{}, fs{};
+    if (mine_valid) {
+      State uk;
+      for (int v = 0; v < NV; ++v) uk[v] = shared[kq * S + v * E + my_el];
+      k.reference_fluxes_from(s_geometry[rx * E + my_el], s_geometry[ry * E + my_el], s_geometry[sx * E + my_el],
+                              s_geometry[sy * E + my_el], kq, uk, fr, fs);
+    }
+    for (int v = 0; v < NV; ++v) {
+      shared[kq * S + v * E + my_el] = fr[v];
+      shared[(Nq + kq) * S + v * E + my_el] = fs[v];
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < surface_rounds; ++m) {
+    const int i = static_cast<int>(threadIdx.x) + m * threads, v = (i / E) % NV, r = i / (NV * E);
+    if (r >= 3 * Nfq || !mine_valid) continue;
+    const int l = r / Nfq;
+    const int c = l == 0 ? code[0] : l == 1 ? code[1] : code[2];
+    const double inverse_jacobian = s_geometry[inverse_det * E + my_el];
+    double& value = shared[(2 * Nq + r) * S + v * E + my_el];
+    value = ((c & 1) != 0 ? inverse_jacobian : -inverse_jacobian) * value;
+  }
+  __syncthreads();
+
+  // 3. Residual and stage update.
+  double acc[T.M3 / 8][TW][2] = {};
+#pragma unroll 4
+  for (int ks = 0; ks < T.K3 / 4; ++ks) {
+    double bs[TW];
+#pragma unroll
+    for (int t = 0; t < TW; ++t) bs[t] = shared[(ks * 4 + fragment_col) * S + (warp * TW + t) * 8 + fragment_row];
+#pragma unroll
+    for (int mt = 0; mt < T.M3 / 8; ++mt) {
+      const double a = __ldg(a3 + (mt * 8 + fragment_row) * T.K3 + ks * 4 + fragment_col);
+#pragma unroll
+      for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, bs[t]);
+    }
+  }
+  const bool has_q = update.q.data != nullptr, has_u0 = update.u0.data != nullptr;
+#pragma unroll
+  for (int mt = 0; mt < T.M3 / 8; ++mt) {
+    const int j = mt * 8 + fragment_row;
+    if (j >= Np) continue;
+#pragma unroll
+    for (int t = 0; t < TW; ++t)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int n = (warp * TW + t) * 8 + 2 * fragment_col + c, v = n / E, el = n % E;
+        if (el >= n_local) continue;
+        const index_t index = static_cast<index_t>(v * Np + j) * K + e0 + el;
+        const double u0_k = !has_u0 ? 0.0 : has_q ? update.u0[index] : r_k[mt][t][c];
+        update.apply_loaded(k.u, index, acc[mt][t][c], s_u[j * S + n], has_q ? r_k[mt][t][c] : 0.0, u0_k);
+      }
+  }
+}
+
+#if defined(FLOWDG_TENSOR_V1)
 /// The element kernel for p >= 1 with its two small matrix products on the FP64 tensor cores
 /// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8.
 ///   1. values at the volume points: A2 x coefficients, the coefficients loaded straight from
@@ -607,7 +867,7 @@ std::size_t element_tensor_shared_bytes() {
 /// count taken away (log 8 in docs/performance.md). The sums run in another order than the CPU's,
 /// so results agree to rounding (1e-15 relative), not bit for bit.
 template <int P>
-__global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(ElementKernel<P> k, const double* __restrict__ a2,
+__global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel_v1(ElementKernel<P> k, const double* __restrict__ a2,
                                                                               const double* __restrict__ a3) {
   detail::wait_for_previous_grid();
   constexpr TensorLayout T = tensor_layout(P);
@@ -712,11 +972,18 @@ __global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel(El
   }
 }
 
+#endif
+
 template <int P>
 void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* tables, bool chained) {
+#if defined(FLOWDG_TENSOR_V1)
+  constexpr auto tensor_kernel = element_tensor_kernel_v1<P>;
+#else
+  constexpr auto tensor_kernel = element_tensor_kernel<P>;
+#endif
   const std::size_t shared = element_tensor_shared_bytes<P>();
   static const bool configured = [&] {
-    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(element_tensor_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
     return true;
   }();
   (void)configured;
@@ -724,7 +991,7 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
   constexpr TensorLayout T = tensor_layout(P);
   constexpr int E = FLOWDG_TENSOR_ELEMENTS;
   const auto blocks = static_cast<unsigned>((kernel.n_elements + E - 1) / E);
-  detail::launch(chained, element_tensor_kernel<P>, blocks, tensor_block_threads, shared, kernel, tables, tables + T.M2 * T.K2);
+  detail::launch(chained, tensor_kernel, blocks, tensor_block_threads, shared, kernel, tables, tables + T.M2 * T.K2);
 }
 
 /// All faces of a stage like FacePointKernel, but each trace is evaluated once per face instead of
