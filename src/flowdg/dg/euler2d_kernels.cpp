@@ -328,14 +328,16 @@ struct ElementKernel {
 
   /// w_k F(U) . grad r and w_k F(U) . grad s at volume point kq of element e (the block kernels).
   FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes(index_t e, int kq, const State& uk, State& fr, State& fs) const {
-    reference_fluxes_from(geometry[rx * K + e], geometry[ry * K + e], geometry[sx * K + e], geometry[sy * K + e], kq, uk, fr,
-                          fs);
+    reference_fluxes_from(geometry.data + e, K, kq, uk, fr, fs);
   }
-  /// The same with the element's inverse-Jacobian entries already loaded.
-  FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes_from(double drdx, double drdy, double dsdx, double dsdy, int kq,
-                                                          const State& uk, State& fr, State& fs) const {
+  /// The same with the element's metric terms at metric[c * stride] (c: GeometryComponent), read
+  /// after the flux is computed.
+  FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes_from(const double* metric, index_t stride, int kq, const State& uk,
+                                                          State& fr, State& fs) const {
     State fx, fy;
     flux(uk, gas, fx, fy);
+    const double drdx = metric[rx * stride], drdy = metric[ry * stride];
+    const double dsdx = metric[sx * stride], dsdy = metric[sy * stride];
     const double w = tables.volume_weight[kq];
     for (int v = 0; v < NV; ++v) {
       fr[v] = w * (fx[v] * drdx + fy[v] * drdy);
@@ -586,7 +588,10 @@ __device__ FLOWDG_FORCEINLINE void dmma_8x8x4(double (&d)[2], double a, double b
 #ifndef FLOWDG_TENSOR_ELEMENTS
 #define FLOWDG_TENSOR_ELEMENTS 16
 #endif
-constexpr int tensor_block_threads = 256;
+#ifndef FLOWDG_TENSOR_THREADS
+#define FLOWDG_TENSOR_THREADS 256
+#endif
+constexpr int tensor_block_threads = FLOWDG_TENSOR_THREADS;
 
 /// Shared memory of one block of element_tensor_kernel<P>: rows of 4 E + 8 doubles (a stride of
 /// 8 mod 16 doubles puts the four rows of a B fragment in alternate bank halves: no conflicts).
@@ -603,15 +608,15 @@ std::size_t element_tensor_shared_bytes() {
 }
 
 /// Register budget of the tensor-core element kernel at order P, in blocks of 256 threads per SM:
-/// 64 registers up to p = 5 (the compiler's own choice is 64-66 at p = 3..5, and 66 would leave 3
-/// blocks per SM; p = 5 spills 8 bytes at 64), 80 from p = 6; FLOWDG_TENSOR_MIN_BLOCKS sets every
-/// order in benchmark builds.
+/// 64 registers up to p = 4 (4 blocks per SM), 80 from p = 5 (3 blocks; at 64, p = 5 spilled and
+/// ran 15% slower: docs/performance.md, log 30); FLOWDG_TENSOR_MIN_BLOCKS sets every order in
+/// benchmark builds.
 template <int P>
 constexpr int tensor_min_blocks() {
 #if defined(FLOWDG_TENSOR_MIN_BLOCKS)
   return FLOWDG_TENSOR_MIN_BLOCKS;
 #else
-  return P >= 6 ? 3 : 4;
+  return (P >= 5 ? 3 : 4) * 256 / tensor_block_threads;
 #endif
 }
 
@@ -800,8 +805,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
     if (mine_valid) {
       State uk;
       for (int v = 0; v < NV; ++v) uk[v] = shared[kq * S + v * E + my_el];
-      k.reference_fluxes_from(s_geometry[rx * E + my_el], s_geometry[ry * E + my_el], s_geometry[sx * E + my_el],
-                              s_geometry[sy * E + my_el], kq, uk, fr, fs);
+      k.reference_fluxes_from(s_geometry + my_el, E, kq, uk, fr, fs);
     }
     for (int v = 0; v < NV; ++v) {
       shared[kq * S + v * E + my_el] = fr[v];
@@ -1001,29 +1005,46 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
 /// fewer scattered loads). The sums run in the same order as face_trace_at's: the same numbers.
 template <int P, class Flux>
 __global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOCKS) face_block_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
-  detail::wait_for_previous_grid();
   constexpr int Np = basis_count(P), Nfq = P + 1, FB = face_block_faces(P);
+  constexpr int items = 2 * NV * FB, rounds = (items + face_block_threads - 1) / face_block_threads;
   static_assert(Nfq * FB <= face_block_threads, "one pass of point threads");
   __shared__ double s_trace[2 * NV * Nfq * FB];  // [((side * NV + v) * Nfq + q) * FB + fl]
   __shared__ double s_phi[3 * Nfq * Np];
-  for (int i = threadIdx.x; i < 3 * Nfq * Np; i += blockDim.x) s_phi[i] = k.tables.face_phi[i];
+  __shared__ typename FacePointKernel<P, Flux>::Geometry s_geometry[FB];
   const index_t first = static_cast<index_t>(blockIdx.x) * FB;
   const int n_local = static_cast<int>(n_faces - first < FB ? n_faces - first : FB);
   const index_t f0 = k.first_face + first, B = k.faces.n_boundary;
-  __syncthreads();
-  for (int i = threadIdx.x; i < 2 * NV * FB; i += blockDim.x) {
-    const int fl = i % FB, side = i / (NV * FB), v = (i / FB) % NV;
+  // What no kernel writes is loaded before waiting for the previous kernel (a chained launch):
+  // the basis at the edge points, the elements and local faces of this thread's traces, and the
+  // block's face geometry (into shared memory: used after the barrier, so its load is not on the
+  // way there, and no register holds it through the trace sums).
+  for (int i = threadIdx.x; i < 3 * Nfq * Np; i += blockDim.x) s_phi[i] = k.tables.face_phi[i];
+  index_t element[rounds];
+  int local_face[rounds];
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    const int i = static_cast<int>(threadIdx.x) + r * face_block_threads, fl = i % FB, side = i / (NV * FB);
     const index_t f = f0 + fl;
-    if (fl >= n_local || (side == 1 && f < B)) continue;
-    const index_t e = side == 0 ? k.faces.element_m[f] : k.faces.element_p[f];
-    const int l = side == 0 ? k.faces.local_face_m[f] : k.faces.local_face_p[f];
-    const double* phi = s_phi + l * Nfq * Np;
+    element[r] = -1;
+    local_face[r] = 0;
+    if (i >= items || fl >= n_local || (side == 1 && f < B)) continue;
+    element[r] = side == 0 ? k.faces.element_m[f] : k.faces.element_p[f];
+    local_face[r] = side == 0 ? k.faces.local_face_m[f] : k.faces.local_face_p[f];
+  }
+  if (threadIdx.x < FB && static_cast<int>(threadIdx.x) < n_local) s_geometry[threadIdx.x] = k.face_geometry(f0 + threadIdx.x);
+  detail::wait_for_previous_grid();
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    const int i = static_cast<int>(threadIdx.x) + r * face_block_threads, fl = i % FB, side = i / (NV * FB), v = (i / FB) % NV;
+    if (element[r] < 0) continue;
+    const double* phi = s_phi + local_face[r] * Nfq * Np;
     double trace[Nfq];
 #pragma unroll
     for (int q = 0; q < Nfq; ++q) trace[q] = 0.0;
 #pragma unroll
     for (int j = 0; j < Np; ++j) {
-      const double c = __ldg(k.u.data + static_cast<index_t>(v * Np + j) * k.K + e);
+      const double c = __ldg(k.u.data + static_cast<index_t>(v * Np + j) * k.K + element[r]);
 #pragma unroll
       for (int q = 0; q < Nfq; ++q) trace[q] += c * phi[q * Np + j];
     }
@@ -1031,11 +1052,11 @@ __global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOC
     for (int q = 0; q < Nfq; ++q) s_trace[((side * NV + v) * Nfq + q) * FB + fl] = trace[q];
   }
   __syncthreads();
-  const int point_fl = threadIdx.x % FB, point_q = threadIdx.x / FB;
+  const int point_fl = static_cast<int>(threadIdx.x) % FB, point_q = static_cast<int>(threadIdx.x) / FB;
   if (point_q >= Nfq || point_fl >= n_local) return;
   State um;
   for (int v = 0; v < NV; ++v) um[v] = s_trace[(v * Nfq + point_q) * FB + point_fl];
-  k.point_flux(f0 + point_fl, point_q, k.face_geometry(f0 + point_fl), um, [&] {
+  k.point_flux(f0 + point_fl, point_q, s_geometry[point_fl], um, [&] {
     State up;
     for (int v = 0; v < NV; ++v) up[v] = s_trace[((NV + v) * Nfq + Nfq - 1 - point_q) * FB + point_fl];
     return up;
@@ -1515,9 +1536,9 @@ std::vector<T> unpad_rows(const std::vector<T>& padded, index_t rows, index_t n,
 }
 
 /// Which CUDA kernels a stage runs. Automatic, by the H100 measurements of docs/performance.md
-/// (log 16-28): element kernel thread at p <= 1 (92-118% of copy bandwidth), block at p = 2 (the
-/// tensor kernel is slower there), tensor from p = 3; face kernel point up to p = 2, block from
-/// p = 3. The tensor cores' FP64 instruction needs compute capability 8.0: below it the block
+/// (log 16-31): element kernel thread at p <= 1 (92-118% of copy bandwidth), tensor from p = 2
+/// (since log 29 faster than the block kernel there too); face kernel point up to p = 2, block
+/// from p = 3. The tensor cores' FP64 instruction needs compute capability 8.0: below it the block
 /// kernel runs instead.
 void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = GpuElementKernel::thread;
@@ -1526,7 +1547,7 @@ void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   if (d.backend != Backend::cuda) return;
   GpuElementKernel element = options.element_kernel;
   if (element == GpuElementKernel::automatic)
-    element = d.order >= 3 ? GpuElementKernel::tensor : d.order == 2 ? GpuElementKernel::block : GpuElementKernel::thread;
+    element = d.order >= 2 ? GpuElementKernel::tensor : GpuElementKernel::thread;
   if (d.order < 1) element = GpuElementKernel::thread;  // the block kernels are built from p = 1
   if (element == GpuElementKernel::tensor && device_compute_capability() < 80) element = GpuElementKernel::block;
   d.element_kernel = element;
