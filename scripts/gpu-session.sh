@@ -61,18 +61,21 @@ if [ "${KERNEL_AB:-0}" = 1 ]; then
   note "thread-per-element kernel, 4M: exit $?"
 fi
 if [ "${NCU:-0}" = 1 ]; then
-  # Nsight Compute on the two kernels of a step at p = 1 and p = 4 (1M triangles): speed of light,
-  # occupancy, registers; a text report under $out/bench.
-  for p in 1 4; do
-    LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:'element_(block|tensor)_kernel|for_each_prefetching' --launch-skip 12 \
+  # Nsight Compute on the two kernels of a step at NCU_ORDERS (default p = 1 and 4; 1M triangles):
+  # speed of light, occupancy, registers; a text report under $out/bench. NCU_LIMITER=0 skips the
+  # limiter's.
+  for p in ${NCU_ORDERS:-1 4}; do
+    LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:'element_(block|tensor)_kernel|face_block_kernel|for_each_prefetching' --launch-skip 12 \
       --launch-count 3 --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
       .bundle/bin/flowdg bench --backend cuda --meshes 1M --orders $p --steps 2 --warmup 1 > "$out/bench/ncu_p$p.txt" 2>&1
     note "ncu p=$p: exit $?"
   done
-  LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:'LimiterKernel' --launch-skip 4 --launch-count 2 \
-    --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
-    .bundle/bin/flowdg bench --backend cuda --problem double-mach --meshes C --orders 1 --steps 2 --warmup 1 > "$out/bench/ncu_limiter.txt" 2>&1
-  note "ncu limiter: exit $?"
+  if [ "${NCU_LIMITER:-1}" = 1 ]; then
+    LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:'LimiterKernel' --launch-skip 4 --launch-count 2 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+      .bundle/bin/flowdg bench --backend cuda --problem double-mach --meshes C --orders 1 --steps 2 --warmup 1 > "$out/bench/ncu_limiter.txt" 2>&1
+    note "ncu limiter: exit $?"
+  fi
 fi
 if [ "${CPU:-0}" = 1 ]; then
   for threads in 1 16; do

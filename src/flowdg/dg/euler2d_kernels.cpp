@@ -269,6 +269,7 @@ struct FacePointKernel {
 #define FLOWDG_FACE_BLOCK_FACES_MAX 256
 #endif
 constexpr int face_block_threads = 256;
+
 constexpr FLOWDG_HD int face_block_faces(int p) {
   const int fit = face_block_threads / (p + 1) / 32 * 32;
   return fit < FLOWDG_FACE_BLOCK_FACES_MAX ? fit : FLOWDG_FACE_BLOCK_FACES_MAX;
@@ -599,11 +600,7 @@ constexpr int tensor_row_stride = NV * FLOWDG_TENSOR_ELEMENTS + 8;
 template <int P>
 std::size_t element_tensor_shared_bytes() {
   constexpr TensorLayout T = tensor_layout(P);
-#if defined(FLOWDG_TENSOR_V1)
-  constexpr int rows = T.K3 > 3 * T.Nq ? T.K3 : 3 * T.Nq;  // the values in rows [2 Nq, 3 Nq)
-#else
   constexpr int rows = T.K3 + T.Np + (n_geometry * FLOWDG_TENSOR_ELEMENTS + tensor_row_stride - 1) / tensor_row_stride;
-#endif
   return sizeof(double) * static_cast<std::size_t>(rows * tensor_row_stride);
 }
 
@@ -856,135 +853,10 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
   }
 }
 
-#if defined(FLOWDG_TENSOR_V1)
-/// The element kernel for p >= 1 with its two small matrix products on the FP64 tensor cores
-/// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8.
-///   1. values at the volume points: A2 x coefficients, the coefficients loaded straight from
-///      global memory as B fragments (each once), the result into shared memory;
-///   2. a thread per (element, point): F(U) and the weighted reference fluxes -> shared rows
-///      [0, 2 Nq);
-///   3. the face fluxes (sign, 1/det J and the element's own point order applied) -> rows
-///      [2 Nq, 2 Nq + 3 Nfq), zeros to K3;
-///   4. residual = A3 x rows, then the Runge-Kutta stage update from the accumulator fragments.
-/// Against the block kernel, each shared value is read once per 8 rows of a product instead of
-/// once per row (Nq or Np times): at p = 4 about 4x less shared-memory traffic, and no thread
-/// count taken away (log 8 in docs/performance.md). The sums run in another order than the CPU's,
-/// so results agree to rounding (1e-15 relative), not bit for bit.
-template <int P>
-__global__ void __launch_bounds__(tensor_block_threads) element_tensor_kernel_v1(ElementKernel<P> k, const double* __restrict__ a2,
-                                                                              const double* __restrict__ a3) {
-  detail::wait_for_previous_grid();
-  constexpr TensorLayout T = tensor_layout(P);
-  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride;
-  constexpr int warps = tensor_block_threads / 32, tiles = NV * E / 8, TW = tiles / warps;
-  static_assert(tiles % warps == 0, "every warp owns the same number of column tiles");
-  extern __shared__ double shared[];  // [row * S + v * E + el]
-  double* s_values = shared + 2 * Nq * S;  // phase 1-2: rows [2 Nq, 3 Nq)
-  const index_t K = k.K, F = k.F;
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
-  const int n_local = static_cast<int>(k.n_elements - e0 < E ? k.n_elements - e0 : E);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int fragment_row = lane / 4, fragment_col = lane % 4;
-
-  // 1. U at the volume points.
-  {
-    double acc[T.M2 / 8][TW][2] = {};
-#pragma unroll
-    for (int ks = 0; ks < T.K2 / 4; ++ks) {
-      const int j = ks * 4 + fragment_col;
-      double b[TW];
-#pragma unroll
-      for (int t = 0; t < TW; ++t) {
-        const int n = (warp * TW + t) * 8 + fragment_row, v = n / E, el = n % E;
-        b[t] = j < Np && el < n_local ? __ldg(k.u.data + static_cast<index_t>(v * Np + j) * K + e0 + el) : 0.0;
-      }
-#pragma unroll
-      for (int mt = 0; mt < T.M2 / 8; ++mt) {
-        const double a = __ldg(a2 + (mt * 8 + fragment_row) * T.K2 + ks * 4 + fragment_col);
-#pragma unroll
-        for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, b[t]);
-      }
-    }
-#pragma unroll
-    for (int mt = 0; mt < T.M2 / 8; ++mt) {
-      const int kq = mt * 8 + fragment_row;
-      if (kq >= Nq) continue;
-#pragma unroll
-      for (int t = 0; t < TW; ++t)
-        *reinterpret_cast<double2*>(s_values + kq * S + (warp * TW + t) * 8 + 2 * fragment_col) = make_double2(acc[mt][t][0], acc[mt][t][1]);
-    }
-  }
-  __syncthreads();
-
-  // 2. Weighted reference-space fluxes at the points.
-  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
-    const int el = i % E, kq = i / E;
-    State fr{}, fs{};
-    if (el < n_local) {
-      State uk;
-      for (int v = 0; v < NV; ++v) uk[v] = s_values[kq * S + v * E + el];
-      k.reference_fluxes(e0 + el, kq, uk, fr, fs);
-    }
-    for (int v = 0; v < NV; ++v) {
-      shared[kq * S + v * E + el] = fr[v];
-      shared[(Nq + kq) * S + v * E + el] = fs[v];
-    }
-  }
-  __syncthreads();  // the values' rows are free from here on
-
-  // 3. Face fluxes in the element's own point order, and the zero padding rows.
-  constexpr int surface_rows = T.K3 - 2 * Nq;
-  for (int i = threadIdx.x; i < surface_rows * NV * E; i += blockDim.x) {
-    const int el = i % E, v = (i / E) % NV, r = i / (NV * E);
-    double value = 0.0;
-    if (r < 3 * Nfq && el < n_local) {
-      const int l = r / Nfq, point = r % Nfq;
-      const index_t code = k.element_face_code[l * K + e0 + el];
-      value = k.signed_face_flux(e0 + el, code, v, (code & 1) != 0 ? Nfq - 1 - point : point);
-    }
-    shared[(2 * Nq + r) * S + v * E + el] = value;
-  }
-  __syncthreads();
-
-  // 4. Residual and stage update.
-  double acc[T.M3 / 8][TW][2] = {};
-#pragma unroll 4
-  for (int ks = 0; ks < T.K3 / 4; ++ks) {
-    double b[TW];
-#pragma unroll
-    for (int t = 0; t < TW; ++t) b[t] = shared[(ks * 4 + fragment_col) * S + (warp * TW + t) * 8 + fragment_row];
-#pragma unroll
-    for (int mt = 0; mt < T.M3 / 8; ++mt) {
-      const double a = __ldg(a3 + (mt * 8 + fragment_row) * T.K3 + ks * 4 + fragment_col);
-#pragma unroll
-      for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, b[t]);
-    }
-  }
-  const StageUpdate& update = k.update;
-#pragma unroll
-  for (int mt = 0; mt < T.M3 / 8; ++mt) {
-    const int j = mt * 8 + fragment_row;
-    if (j >= Np) continue;
-#pragma unroll
-    for (int t = 0; t < TW; ++t)
-#pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const int n = (warp * TW + t) * 8 + 2 * fragment_col + c, v = n / E, el = n % E;
-        if (el >= n_local) continue;
-        update.apply(k.u, static_cast<index_t>(v * Np + j) * K + e0 + el, acc[mt][t][c]);
-      }
-  }
-}
-
-#endif
 
 template <int P>
 void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* tables, bool chained) {
-#if defined(FLOWDG_TENSOR_V1)
-  constexpr auto tensor_kernel = element_tensor_kernel_v1<P>;
-#else
   constexpr auto tensor_kernel = element_tensor_kernel<P>;
-#endif
   const std::size_t shared = element_tensor_shared_bytes<P>();
   static const bool configured = [&] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
@@ -1010,14 +882,17 @@ __global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOC
   static_assert(Nfq * FB <= face_block_threads, "one pass of point threads");
   __shared__ double s_trace[2 * NV * Nfq * FB];  // [((side * NV + v) * Nfq + q) * FB + fl]
   __shared__ double s_phi[3 * Nfq * Np];
-  __shared__ typename FacePointKernel<P, Flux>::Geometry s_geometry[FB];
+  // The face geometry waits for the point phase in registers up to p = 4 and in shared memory from
+  // p = 5, where registers held through the trace sums cost spills (log 31: p = 3 400 -> 425 us
+  // in shared memory, p = 5 755 -> 700 us).
+  constexpr bool geometry_in_shared = P >= 5;
+  __shared__ typename FacePointKernel<P, Flux>::Geometry s_geometry[geometry_in_shared ? FB : 1];
   const index_t first = static_cast<index_t>(blockIdx.x) * FB;
   const int n_local = static_cast<int>(n_faces - first < FB ? n_faces - first : FB);
   const index_t f0 = k.first_face + first, B = k.faces.n_boundary;
   // What no kernel writes is loaded before waiting for the previous kernel (a chained launch):
   // the basis at the edge points, the elements and local faces of this thread's traces, and the
-  // block's face geometry (into shared memory: used after the barrier, so its load is not on the
-  // way there, and no register holds it through the trace sums).
+  // face geometry of the point phase (used after the barrier, so its load is not on the way).
   for (int i = threadIdx.x; i < 3 * Nfq * Np; i += blockDim.x) s_phi[i] = k.tables.face_phi[i];
   index_t element[rounds];
   int local_face[rounds];
@@ -1031,20 +906,29 @@ __global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOC
     element[r] = side == 0 ? k.faces.element_m[f] : k.faces.element_p[f];
     local_face[r] = side == 0 ? k.faces.local_face_m[f] : k.faces.local_face_p[f];
   }
-  if (threadIdx.x < FB && static_cast<int>(threadIdx.x) < n_local) s_geometry[threadIdx.x] = k.face_geometry(f0 + threadIdx.x);
+  const int point_fl = static_cast<int>(threadIdx.x) % FB, point_q = static_cast<int>(threadIdx.x) / FB;
+  const bool point_thread = point_q < Nfq && point_fl < n_local;
+  typename FacePointKernel<P, Flux>::Geometry geometry{};
+  if constexpr (geometry_in_shared) {
+    if (threadIdx.x < FB && static_cast<int>(threadIdx.x) < n_local) s_geometry[threadIdx.x] = k.face_geometry(f0 + threadIdx.x);
+  } else if (point_thread) {
+    geometry = k.face_geometry(f0 + point_fl);
+  }
   detail::wait_for_previous_grid();
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < rounds; ++r) {
     const int i = static_cast<int>(threadIdx.x) + r * face_block_threads, fl = i % FB, side = i / (NV * FB), v = (i / FB) % NV;
     if (element[r] < 0) continue;
-    const double* phi = s_phi + local_face[r] * Nfq * Np;
+    const index_t e = element[r];
+    const int l = local_face[r];
+    const double* phi = s_phi + l * Nfq * Np;
     double trace[Nfq];
 #pragma unroll
     for (int q = 0; q < Nfq; ++q) trace[q] = 0.0;
 #pragma unroll
     for (int j = 0; j < Np; ++j) {
-      const double c = __ldg(k.u.data + static_cast<index_t>(v * Np + j) * k.K + element[r]);
+      const double c = __ldg(k.u.data + static_cast<index_t>(v * Np + j) * k.K + e);
 #pragma unroll
       for (int q = 0; q < Nfq; ++q) trace[q] += c * phi[q * Np + j];
     }
@@ -1052,11 +936,10 @@ __global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOC
     for (int q = 0; q < Nfq; ++q) s_trace[((side * NV + v) * Nfq + q) * FB + fl] = trace[q];
   }
   __syncthreads();
-  const int point_fl = static_cast<int>(threadIdx.x) % FB, point_q = static_cast<int>(threadIdx.x) / FB;
-  if (point_q >= Nfq || point_fl >= n_local) return;
+  if (!point_thread) return;
   State um;
   for (int v = 0; v < NV; ++v) um[v] = s_trace[(v * Nfq + point_q) * FB + point_fl];
-  k.point_flux(f0 + point_fl, point_q, s_geometry[point_fl], um, [&] {
+  k.point_flux(f0 + point_fl, point_q, geometry_in_shared ? s_geometry[point_fl] : geometry, um, [&] {
     State up;
     for (int v = 0; v < NV; ++v) up[v] = s_trace[((NV + v) * Nfq + Nfq - 1 - point_q) * FB + point_fl];
     return up;
