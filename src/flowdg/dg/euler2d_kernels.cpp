@@ -1419,10 +1419,10 @@ std::vector<T> unpad_rows(const std::vector<T>& padded, index_t rows, index_t n,
 }
 
 /// Which CUDA kernels a stage runs. Automatic, by the H100 measurements of docs/performance.md
-/// (log 16-31): element kernel thread at p <= 1 (92-118% of copy bandwidth), tensor from p = 2
-/// (since log 29 faster than the block kernel there too); face kernel point up to p = 2, block
-/// from p = 3. The tensor cores' FP64 instruction needs compute capability 8.0: below it the block
-/// kernel runs instead.
+/// (log 16-33): element kernel thread at p <= 1 (92-118% of copy bandwidth), tensor from p = 2
+/// (since log 31 faster than the block kernel there too); face kernel point at p <= 1, block from
+/// p = 2 (since log 33 faster than the point kernel there from mesh F up). The tensor cores' FP64
+/// instruction needs compute capability 8.0: below it the block element kernel runs instead.
 void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = GpuElementKernel::thread;
   d.face_kernel = GpuFaceKernel::point;
@@ -1436,7 +1436,7 @@ void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
   d.element_kernel = element;
   GpuFaceKernel face = options.face_kernel;
   if (face == GpuFaceKernel::automatic)
-    face = d.order >= 3 ? GpuFaceKernel::block : GpuFaceKernel::point;
+    face = d.order >= 2 ? GpuFaceKernel::block : GpuFaceKernel::point;
   if (face == GpuFaceKernel::block && face_block_faces(d.order) == 0) face = GpuFaceKernel::point;  // not built there
   d.face_kernel = face;
   d.chained = uses_chained_launches(d.backend, options.chained_launches);
