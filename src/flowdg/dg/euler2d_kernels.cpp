@@ -619,7 +619,7 @@ constexpr int tensor_min_blocks() {
 
 /// Global -> shared copies that bypass the registers (cp.async, compute capability 8.0): issued,
 /// then committed as a group, then waited for by the issuing thread (a barrier makes them visible
-/// to the others).
+/// to the others). 8 bytes through L1 (.ca: 8-byte copies cannot skip it).
 __device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, const void* global_source) {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
@@ -629,6 +629,8 @@ __device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, cons
   *shared_destination = *static_cast<const double*>(global_source);
 #endif
 }
+/// The same for 16 bytes through L2 only (.cg), like load_settled: safe for data that a kernel
+/// before the previous one wrote.
 __device__ FLOWDG_FORCEINLINE void copy_async_16(double* shared_destination, const void* global_source) {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
