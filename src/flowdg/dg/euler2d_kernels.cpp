@@ -885,7 +885,7 @@ __global__ void __launch_bounds__(face_block_threads, FLOWDG_FACE_BLOCK_MIN_BLOC
   __shared__ double s_trace[2 * NV * Nfq * FB];  // [((side * NV + v) * Nfq + q) * FB + fl]
   __shared__ double s_phi[3 * Nfq * Np];
   // The face geometry waits for the point phase in registers up to p = 4 and in shared memory from
-  // p = 5, where registers held through the trace sums cost spills (log 31: p = 3 400 -> 425 us
+  // p = 5, where registers held through the trace sums cost spills (log 32: p = 3 400 -> 425 us
   // in shared memory, p = 5 755 -> 700 us).
   constexpr bool geometry_in_shared = P >= 5;
   __shared__ typename FacePointKernel<P, Flux>::Geometry s_geometry[geometry_in_shared ? FB : 1];
