@@ -16,7 +16,10 @@
 #include <vector>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/mesh/validate.hpp"
 
 using namespace flowdg;
 
@@ -378,6 +381,8 @@ TEST(GmshReaderFormats, Msh22PhysicalTagsUnknownSectionsAndUnnamedGroups) {
   const Mesh mesh = read_gmsh_from_memory(two_triangles, "two.msh");
   EXPECT_EQ(mesh.dimension, 2);
   EXPECT_EQ(mesh.n_elements(), 2);
+  EXPECT_EQ(mesh.element_file_tags, (std::vector<std::int64_t>{5, 6}));
+  EXPECT_EQ(mesh.element_label(1), "element 1 (Gmsh tag 6)");
   EXPECT_EQ(mesh.element_nodes, (std::vector<index_t>{0, 1, 2, 0, 2, 3}));
   EXPECT_EQ(mesh.boundary_names, (std::vector<std::string>{"wall", "tag6"}));
   EXPECT_EQ(facet_counts(mesh), (std::map<std::string, int>{{"wall", 1}, {"tag6", 1}}));
@@ -507,4 +512,26 @@ TEST(GmshReaderRobustness, CorruptedSamplesLoadOrThrowInputError) {
   // Both outcomes occur: damage to a coordinate's digits still loads, damage to structure fails.
   EXPECT_GT(loaded, 0);
   EXPECT_GT(rejected, 0);
+}
+
+// Messages about a mesh read from a file name its elements by the file's tags too, and element
+// renumbering carries the tags along.
+TEST(GmshReaderErrors, ValidationMessagesNameTheFilesElementTags) {
+  Mesh flat = read_gmsh_from_memory(replace(two_triangles, "7 0 1 0", "7 2 2 0"), "flat.msh");  // 1, 3, 7 collinear
+  const MeshReport report = validate_mesh(flat);
+  std::string errors;
+  for (const std::string& error : report.errors) errors += error + "\n";
+  EXPECT_NE(errors.find("zero area: element 1 (Gmsh tag 6; triangle3, vertices"), std::string::npos) << errors;
+
+  Mesh mesh = read_gmsh_from_memory(two_triangles, "two.msh");
+  const std::vector<std::int64_t> tags = mesh.element_file_tags;
+  for (const ElementOrdering ordering : {ElementOrdering::reverse_cuthill_mckee, ElementOrdering::hilbert}) {
+    const std::vector<index_t> new_to_old = reorder_elements(mesh, ordering);
+    std::vector<std::int64_t> expected(new_to_old.size());
+    for (std::size_t e = 0; e < new_to_old.size(); ++e) expected[e] = tags[static_cast<std::size_t>(new_to_old[e])];
+    EXPECT_EQ(mesh.element_file_tags, expected);
+    mesh = read_gmsh_from_memory(two_triangles, "two.msh");
+  }
+  EXPECT_TRUE(refine_uniform(mesh).element_file_tags.empty());
+  EXPECT_EQ(refine_uniform(mesh).element_label(0), "element 0");
 }

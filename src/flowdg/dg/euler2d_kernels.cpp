@@ -1544,7 +1544,7 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     h[e] = 2.0 * (2.0 * det) / longest;  // area = 2 det J
   }
   if (bad_element < K)
-    throw InputError(cat("element ", bad_element, " of ", mesh.source, " is inverted or degenerate (det J = ",
+    throw InputError(cat(mesh.element_label(bad_element), " of ", mesh.source, " is inverted or degenerate (det J = ",
                          d.det_jacobian[bad_element], "); run `flowdg mesh info` on the mesh"));
   d.geometry = Array<double>(space, pad_rows(geometry, n_geometry, K, d.Ks));
   d.h = Array<double>(space, h);

@@ -242,7 +242,7 @@ Connectivity build_by_sorting(const Mesh& mesh, std::vector<std::string>& errors
     }
     const HalfFace& plus = half_faces[first + 1];
     if (plus.element == minus.element) {
-      self_adjacent.add(cat("element ", minus.element, " (", describe_face(mesh, minus.key), ")"));
+      self_adjacent.add(cat(mesh.element_label(minus.element), " (", describe_face(mesh, minus.key), ")"));
       return;
     }
     index_t minus_ids[4], plus_ids[4];
@@ -889,6 +889,11 @@ std::vector<index_t> reorder_elements(Mesh& mesh, ElementOrdering ordering) {
   mesh.element_types = std::move(types);
   mesh.element_offsets = std::move(offsets);
   mesh.element_nodes = std::move(nodes);
+  if (static_cast<index_t>(mesh.element_file_tags.size()) == n) {
+    std::vector<std::int64_t> tags(n);
+    for (index_t e = 0; e < n; ++e) tags[e] = mesh.element_file_tags[new_to_old[e]];
+    mesh.element_file_tags = std::move(tags);
+  }
   return new_to_old;
 }
 

@@ -112,6 +112,7 @@ class NodeTags {
 struct ElementGroup {
   std::vector<int> gmsh_types;
   std::vector<std::int64_t> physical_tags;  ///< <= 0: in no physical group
+  std::vector<std::int64_t> file_tags;      ///< the elements' own tags
   std::vector<index_t> offsets{0};
   std::vector<index_t> nodes;
   const GmshType* unsupported = nullptr;  ///< first type that cannot be a mesh element
@@ -462,6 +463,7 @@ class Reader {
     group.offsets.push_back(static_cast<index_t>(group.nodes.size()));
     group.gmsh_types.push_back(type.number);
     group.physical_tags.push_back(physical);
+    group.file_tags.push_back(tag);
     if (!group.unsupported && type.dimension >= 2 && !element_type(type.number)) {
       group.unsupported = &type;
       group.unsupported_position = type_position;
@@ -501,6 +503,7 @@ class Reader {
     for (const int type : cells.gmsh_types) mesh.element_types.push_back(*element_type(type));
     mesh.element_offsets = std::move(cells.offsets);
     mesh.element_nodes = std::move(cells.nodes);
+    mesh.element_file_tags = std::move(cells.file_tags);
 
     // Tag ids follow the physical tag numbers, so every format variant of a mesh numbers them alike.
     const ElementGroup& facets = groups_[dimension - 1];

@@ -40,6 +40,11 @@ std::string_view type_name(ElementType type) {
   return names[static_cast<int>(type)];
 }
 
+std::string Mesh::element_label(index_t e) const {
+  const std::int64_t tag = element_file_tag(e);
+  return tag < 0 ? cat("element ", e) : cat("element ", e, " (Gmsh tag ", tag, ")");
+}
+
 void Mesh::add_element(ElementType type, const index_t* node_ids) {
   element_types.push_back(type);
   element_nodes.insert(element_nodes.end(), node_ids, node_ids + flowdg::n_nodes(type));

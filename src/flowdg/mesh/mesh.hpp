@@ -54,6 +54,9 @@ struct Mesh {
   std::vector<TaggedFacet> tagged_facets;
   std::vector<BoundaryCircle> boundary_circles;
   std::string source;  ///< file name or generator description, for messages
+  /// The element tags of the file the mesh was read from (Gmsh), element by element, so that
+  /// messages can name an element as the file does; empty for generated and refined meshes.
+  std::vector<std::int64_t> element_file_tags;
 
   index_t n_elements() const { return static_cast<index_t>(element_types.size()); }
   index_t n_nodes() const { return static_cast<index_t>(nodes.size()); }
@@ -62,6 +65,12 @@ struct Mesh {
   }
   const index_t* element_node_ids(index_t e) const { return element_nodes.data() + element_offsets[e]; }
   Shape element_shape(index_t e) const { return shape_of(element_types[e]); }
+  /// "element e", followed by " (Gmsh tag t)" when the mesh was read from a file: for messages.
+  std::string element_label(index_t e) const;
+  /// The file's tag of element e, or -1 when the mesh has none.
+  std::int64_t element_file_tag(index_t e) const {
+    return static_cast<index_t>(element_file_tags.size()) == n_elements() ? element_file_tags[e] : -1;
+  }
   /// Adds an element; its node ids must already exist.
   void add_element(ElementType type, const index_t* node_ids);
   /// Tag id of a boundary name, adding it if new.

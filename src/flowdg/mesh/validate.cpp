@@ -134,7 +134,9 @@ bool folds_inside(const Mesh& mesh, index_t e) {
 }
 
 std::string describe_element(const Mesh& mesh, index_t e) {
-  std::string text = cat("element ", e, " (", type_name(mesh.element_types[e]), ", vertices");
+  const std::int64_t tag = mesh.element_file_tag(e);
+  std::string text = cat("element ", e, tag < 0 ? std::string(" (") : cat(" (Gmsh tag ", tag, "; "), type_name(mesh.element_types[e]),
+                         ", vertices");
   for (int k = 0; k < n_vertices(mesh.element_shape(e)); ++k)
     text += cat(k == 0 ? " " : ", ", describe_node(mesh, mesh.element_node_ids(e)[k]));
   return text + ")";
@@ -213,14 +215,14 @@ bool check_node_ids(const Mesh& mesh, std::vector<std::string>& errors) {
   ItemList bad;
   for (index_t e = 0; e < mesh.n_elements(); ++e) {
     if (mesh.element_n_nodes(e) != n_nodes(mesh.element_types[e])) {
-      bad.add(cat("element ", e, " has ", mesh.element_n_nodes(e), " nodes, a ",
+      bad.add(cat(mesh.element_label(e), " has ", mesh.element_n_nodes(e), " nodes, a ",
                   type_name(mesh.element_types[e]), " has ", n_nodes(mesh.element_types[e])));
       continue;
     }
     for (int k = 0; k < mesh.element_n_nodes(e); ++k) {
       const index_t id = mesh.element_node_ids(e)[k];
       if (id < 0 || id >= mesh.n_nodes())
-        bad.add(cat("element ", e, " uses node ", id, " (the mesh has ", mesh.n_nodes(), " nodes)"));
+        bad.add(cat(mesh.element_label(e), " uses node ", id, " (the mesh has ", mesh.n_nodes(), " nodes)"));
     }
   }
   if (bad.count() > 0) errors.push_back(cat(bad.count(), " bad element node lists: ", bad.items()));
@@ -406,7 +408,7 @@ MeshReport validate_mesh(Mesh& mesh, Connectivity* connectivity) {
   });
   for (const auto& flagged : thin) {
     const index_t e = flagged.first;
-    slivers.add_lazily([&] { return cat("element ", e, " (", min_angle_degrees(mesh, e), " degrees)"); });
+    slivers.add_lazily([&] { return cat(mesh.element_label(e), " (", min_angle_degrees(mesh, e), " degrees)"); });
   }
   if (slivers.count() > 0)
     report.warnings.push_back(cat(slivers.count(), " elements have an angle below ", sliver_angle_degrees,
