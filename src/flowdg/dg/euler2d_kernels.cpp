@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -741,7 +742,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
   }
   const int my_el = static_cast<int>(threadIdx.x) % E;
   const bool mine_valid = my_el < n_local;
-  int code[3] = {};
+  int code[3] = {};  // 2 * face + side fits: resolve_gpu_kernels() checks the face count
   if (mine_valid)
 #pragma unroll
     for (int l = 0; l < 3; ++l) code[l] = static_cast<int>(__ldg(k.element_face_code.data + l * K + e0 + my_el));
@@ -1435,6 +1436,8 @@ void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
     element = d.order >= 2 ? GpuElementKernel::tensor : GpuElementKernel::thread;
   if (d.order < 1) element = GpuElementKernel::thread;  // the block kernels are built from p = 1
   if (element == GpuElementKernel::tensor && device_compute_capability() < 80) element = GpuElementKernel::block;
+  // The tensor kernel keeps face codes (2 * face + side) in 32-bit registers.
+  if (element == GpuElementKernel::tensor && 2 * d.F + 1 > std::numeric_limits<int>::max()) element = GpuElementKernel::block;
   d.element_kernel = element;
   GpuFaceKernel face = options.face_kernel;
   if (face == GpuFaceKernel::automatic)
