@@ -348,11 +348,8 @@ struct ElementKernel {
   }
 
   /// Face flux q (the minus side's point order) of variable v on the face with code `code`, with
-  /// element e's sign and 1/det J applied (the block kernels).
-  FLOWDG_HD FLOWDG_FORCEINLINE double signed_face_flux(index_t e, index_t code, int v, int q) const {
-    return signed_face_flux_from(geometry[inverse_det * K + e], code, v, q);
-  }
-  FLOWDG_HD FLOWDG_FORCEINLINE double signed_face_flux_from(double inverse_jacobian, index_t code, int v, int q) const {
+  /// the element's sign and 1/det J applied (the block kernel).
+  FLOWDG_HD FLOWDG_FORCEINLINE double signed_face_flux(double inverse_jacobian, index_t code, int v, int q) const {
     const double value = face_flux[(static_cast<index_t>(v) * (P + 1) + q) * F + (code >> 1)];
     return ((code & 1) != 0 ? inverse_jacobian : -inverse_jacobian) * value;
   }
@@ -518,7 +515,7 @@ FLOWDG_UNROLL
     const int el = i % E, item = i / E;  // item = (l * NV + v) * Nfq + q
     if (el >= n_local) continue;
     const int l = item / (NV * Nfq), v = (item / Nfq) % NV, q = item % Nfq;
-    s_g[i] = k.signed_face_flux_from(s_inverse_jacobian[el], s_code[l * E + el], v, q);
+    s_g[i] = k.signed_face_flux(s_inverse_jacobian[el], s_code[l * E + el], v, q);
   }
   __syncthreads();
 
@@ -661,21 +658,21 @@ __device__ FLOWDG_FORCEINLINE void copy_async_wait() {
 
 /// The element kernel for p >= 1 with its two small matrix products on the FP64 tensor cores
 /// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8
-/// (column n = v * E + element). Shared memory holds K3 rows of 4 E columns, then the block's
-/// metric:
+/// (column n = v * E + element). Shared memory holds rows of 4 E columns:
 ///   rows [0, Nq)         the values at the volume points, then in place the weighted r-fluxes;
 ///   rows [Nq, 2 Nq)      the weighted s-fluxes;
 ///   rows [2 Nq, K3)      the face fluxes (sign, 1/det J and the element's point order applied),
 ///                        zeros from 2 Nq + 3 Nfq;
+///   rows [K3, K3 + Np)   the coefficients (s_u), read by both products' owners;
 ///   then n_geometry x E  the elements' metric terms.
 /// Two barriers, and every global load is issued before the first:
-///   0. before the wait for the face kernel, whatever it does not write: the coefficients as B
-///      fragments of the first product and one Runge-Kutta register of the update (registers),
-///      the block's metric (cp.async to shared), the face codes of the thread's element (each
-///      thread keeps element threadIdx % E in phases 0 and 2); after the wait, the face fluxes
-///      of the thread's rows of [2 Nq, K3) (cp.async to shared);
-///   1. values = A2 x coefficients -> rows [0, Nq); the update's coefficients from the B
-///      fragments by warp shuffles (a warp owns the same columns in both products);
+///   0. before the wait for the face kernel, whatever it does not write: the coefficients of the
+///      warp's columns and the block's metric (cp.async to shared), one Runge-Kutta register of
+///      the update (registers), the face codes of the thread's element (each thread keeps
+///      element threadIdx % E in phases 0 and 2); after the wait, the face fluxes of the
+///      thread's rows of [2 Nq, K3) (cp.async to shared);
+///   1. values = A2 x coefficients -> rows [0, Nq), B fragments from s_u (a warp owns the same
+///      columns in both products, so it waits for its own copies only);
 ///   -- barrier --
 ///   2. a thread per (element, point): F(U) and the weighted reference fluxes, in place; each
 ///      thread's face fluxes scaled by the side's sign and 1/det J in place;
@@ -746,6 +743,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
   if (mine_valid)
 #pragma unroll
     for (int l = 0; l < 3; ++l) code[l] = static_cast<int>(__ldg(k.element_face_code.data + l * K + e0 + my_el));
+  const auto code_of = [&](int l) { return l == 0 ? code[0] : l == 1 ? code[1] : code[2]; };  // no local-memory array
 
   copy_async_commit();
 
@@ -756,8 +754,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
     if (r >= surface_rows) continue;
     double* destination = shared + (2 * Nq + r) * S + v * E + my_el;
     if (r < 3 * Nfq && mine_valid) {
-      const int l = r / Nfq, point = r % Nfq;
-      const int c = l == 0 ? code[0] : l == 1 ? code[1] : code[2];
+      const int point = r % Nfq, c = code_of(r / Nfq);
       const int q = (c & 1) != 0 ? Nfq - 1 - point : point;
       copy_async_8(destination, k.face_flux.data + (static_cast<index_t>(v) * Nfq + q) * F + (c >> 1));
     } else {
@@ -816,8 +813,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
   for (int m = 0; m < surface_rounds; ++m) {
     const int i = static_cast<int>(threadIdx.x) + m * threads, v = (i / E) % NV, r = i / (NV * E);
     if (r >= 3 * Nfq || !mine_valid) continue;
-    const int l = r / Nfq;
-    const int c = l == 0 ? code[0] : l == 1 ? code[1] : code[2];
+    const int c = code_of(r / Nfq);
     const double inverse_jacobian = s_geometry[inverse_det * E + my_el];
     double& value = shared[(2 * Nq + r) * S + v * E + my_el];
     value = ((c & 1) != 0 ? inverse_jacobian : -inverse_jacobian) * value;
@@ -855,7 +851,6 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
       }
   }
 }
-
 
 template <int P>
 void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* tables, bool chained) {
@@ -960,7 +955,9 @@ constexpr int face_warp_threads = 256;
 /// face's geometry, loaded at the start) and computes the flux. The sums run in face_trace_at's
 /// order: the same numbers as the other face kernels. Not chosen automatically: the block kernel
 /// with 64 registers and wider blocks is faster at every order from 3 (docs/performance.md, log
-/// 19, 27-28); kept for comparison (--faces warp).
+/// 19, 27-28); kept for comparison (--faces warp). Its id and trace loops repeat the block
+/// kernel's on purpose: shared helpers for them made the block kernel 2% slower at p = 3, 4 (H100,
+/// session 6).
 template <int P, class Flux>
 __global__ void __launch_bounds__(face_warp_threads, 4) face_warp_kernel(FacePointKernel<P, Flux> k, index_t n_faces) {
   constexpr int Np = basis_count(P), Nfq = P + 1, G = face_warp_faces(P), warps = face_warp_threads / 32;
