@@ -38,10 +38,11 @@ std::vector<std::string> runge_kutta_scheme_names();
 
 /// One stage's register update at one degree of freedom, as the fused kernels must perform it.
 /// dt_k = dt * R(u_s); u0 and q may be anything where their coefficients are 0.
-FLOWDG_HD inline void apply_runge_kutta_stage(const RungeKuttaStage& stage, double dt_k, double u0,
-                                              double& q, double& u_s) {
-  const auto term = [](double coefficient, double value) {
-    return coefficient == 0.0 ? 0.0 : coefficient * value;
+/// Real: the coefficients' precision (the scheme's own coefficients are rounded to it).
+template <class Real>
+FLOWDG_HD inline void apply_runge_kutta_stage(const RungeKuttaStage& stage, Real dt_k, Real u0, Real& q, Real& u_s) {
+  const auto term = [](double coefficient, Real value) {
+    return coefficient == 0.0 ? Real(0) : static_cast<Real>(coefficient) * value;
   };
   q = term(stage.q_q, q) + term(stage.q_k, dt_k) + term(stage.q_0, u0) + term(stage.q_s, u_s);
   u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);

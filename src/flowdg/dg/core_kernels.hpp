@@ -1,0 +1,285 @@
+#pragma once
+// The DG core's portable kernels: one source for the CPU (OpenMP loop) and the GPU (a thread per
+// index), templated on the physics, the group's shape and geometry kind and the order, so that
+// every loop over basis functions and variables has a constant bound and no kernel branches on a
+// shape or on curvature. Hand-tuned kernels for one combination (today: 2D Euler on affine
+// triangles, dg/euler2d_kernels.cpp) are specialisations that must reproduce these.
+//
+// Layouts (element index fastest, rows padded to a multiple of 32 elements or faces):
+//   coefficients      u[(v * Np + j) * Ks + e]                      per element group
+//   affine metric     [c * Ks + e], c = r * dim + d: det J dr_r/dx_d; c = dim^2: 1 / det J
+//   curved metric     [(k * dim^2 + r * dim + d) * Ks + e] = w_k det J_k dr_r/dx_d at volume point k
+//   inverse mass      [(i * Np + j) * Ks + e]                       curved groups
+//   face codes        [l * Ks + e] = (face << 4) | (orientation << 1) | plus_side
+//   face fluxes       [(v * Nfq + q) * Fs + f] = w_q |N_q| F*(u_m, u_p, n_q), minus side's point order
+//   face geometry     affine: [c * Gs + i], c < dim: unit normal, c = dim: |N| (the surface Jacobian)
+//                     curved: [(q * (dim + 1) + c) * Gs + i], the same per face point
+//   boundary points   [(q * dim + d) * Gs + i]
+// (Gs: the face group's padded size, i = f - begin.)
+#include <cmath>
+
+#include "flowdg/backend/memory.hpp"
+#include "flowdg/core/hd.hpp"
+#include "flowdg/dg/groups.hpp"
+#include "flowdg/element/basis.hpp"
+#include "flowdg/element/reference_element.hpp"
+#include "flowdg/physics/euler/boundary.hpp"
+#include "flowdg/physics/euler/euler.hpp"
+#include "flowdg/physics/euler/flows.hpp"
+#include "flowdg/physics/euler/riemann.hpp"
+#include "flowdg/time/runge_kutta.hpp"
+
+namespace flowdg::dg {
+
+/// One stage's register update (runge_kutta.hpp's form) or, with `residual` set, the residual
+/// itself written out (for tests and diagnostics; no register changes).
+template <class Real>
+struct StageUpdate {
+  RungeKuttaStage stage{};
+  Real dt = 0;
+  View<Real> u0, q;       ///< empty when the scheme does not use them
+  View<Real> residual;    ///< non-empty: store du/dt here instead of updating
+
+  FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<Real> u, index_t index, Real value) const {
+    if (residual.data != nullptr) {
+      residual[index] = value;
+      return;
+    }
+    Real q_k = q.data != nullptr ? q[index] : Real(0);
+    Real u_s = u[index];
+    apply_runge_kutta_stage(stage, dt * value, u0.data != nullptr ? u0[index] : Real(0), q_k, u_s);
+    if (q.data != nullptr) q[index] = q_k;
+    u[index] = u_s;
+  }
+};
+
+/// The numerical flux of the configured kind (one launch takes one branch: the kind is a kernel
+/// argument, the same for every thread).
+template <class Physics>
+FLOWDG_HD FLOWDG_FORCEINLINE typename Physics::State numerical_flux(physics::RiemannKind kind, const Physics& physics,
+                                                                   const typename Physics::State& um,
+                                                                   const typename Physics::State& up,
+                                                                   const typename Physics::Direction& n) {
+  switch (kind) {
+    case physics::RiemannKind::rusanov: return physics::Rusanov{}(physics, um, up, n);
+    case physics::RiemannKind::roe: return physics::Roe{}(physics, um, up, n);
+    default: return physics::Hllc{}(physics, um, up, n);
+  }
+}
+
+/// The trace of an element's solution at one face point: sum_j u_j phi_j (phi: the face table row).
+template <class Physics, int Np>
+FLOWDG_HD FLOWDG_FORCEINLINE typename Physics::State trace(View<const typename Physics::real> u, index_t stride,
+                                                          index_t e, const typename Physics::real* phi) {
+  using Real = typename Physics::real;
+  typename Physics::State value;
+  for (int v = 0; v < Physics::n_variables; ++v) {
+    Real sum = 0;
+    FLOWDG_UNROLL
+    for (int j = 0; j < Np; ++j) sum += u[(static_cast<index_t>(v) * Np + j) * stride + e] * phi[j];
+    value[v] = sum;
+  }
+  return value;
+}
+
+/// Per-face data shared by every face kernel (global face numbering).
+struct FaceIndex {
+  View<const index_t> element_m, element_p;  ///< group-local element indices
+  View<const int> local_m, local_p, orientation;
+};
+
+/// One face group's fluxes, a thread per (face, face point). SM, SP: the shapes of the minus and
+/// plus sides (SP unused on a boundary); FG: the face geometry kind; Boundary: a ghost state from
+/// the group's condition instead of the plus trace.
+template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+struct FaceKernel {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  using Direction = typename Physics::Direction;
+  static constexpr int dim = Physics::dim, NV = Physics::n_variables;
+  static constexpr int Np_m = n_basis(SM, P), Np_p = n_basis(SP, P);
+
+  Physics physics;
+  physics::RiemannKind riemann = physics::RiemannKind::hllc;
+  View<const Real> u_m, u_p;
+  index_t Ks_m = 0, Ks_p = 0;
+  View<const Real> face_phi_m, face_phi_p;  ///< [(l * Nfq + q) * Np + j]
+  FaceIndex index;
+  View<const int> permutation;              ///< [orientation * Nfq + q]
+  View<const Real> face_weight;             ///< [q]
+  int Nfq = 0;
+  View<const Real> geometry;                ///< this group's, see the layout above
+  View<const Real> points;                  ///< boundary groups: face point coordinates
+  index_t Gs = 0, begin = 0;
+  physics::BoundaryCondition<dim, Real> condition{};
+  physics::EulerFlow<dim, Real> flow{};
+  Real t = 0;
+  View<Real> flux;
+  index_t Fs = 0;
+
+  FLOWDG_HD void operator()(index_t i) const {
+    const index_t local = i / Nfq;
+    const int q = static_cast<int>(i - local * Nfq);
+    const index_t f = begin + local;
+    Direction n;
+    Real measure;
+    if constexpr (FG == GeometryKind::affine) {
+      for (int d = 0; d < dim; ++d) n[d] = geometry[d * Gs + local];
+      measure = geometry[dim * Gs + local];
+    } else {
+      for (int d = 0; d < dim; ++d) n[d] = geometry[(static_cast<index_t>(q) * (dim + 1) + d) * Gs + local];
+      measure = geometry[(static_cast<index_t>(q) * (dim + 1) + dim) * Gs + local];
+    }
+    const State um = trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f],
+                                          &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
+    State up;
+    if constexpr (Boundary) {
+      Direction x;
+      for (int d = 0; d < dim; ++d) x[d] = points[(static_cast<index_t>(q) * dim + d) * Gs + local];
+      up = condition.ghost_state(physics, um, n, x, t, flow);
+    } else {
+      const int qp = permutation[index.orientation[f] * Nfq + q];
+      up = trace<Physics, Np_p>(u_p, Ks_p, index.element_p[f],
+                                &face_phi_p[(static_cast<index_t>(index.local_p[f]) * Nfq + qp) * Np_p]);
+    }
+    const State value = numerical_flux(riemann, physics, um, up, n);
+    const Real scale = face_weight[q] * measure;
+    for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = scale * value[v];
+  }
+};
+
+/// Volume integral, gathered face integrals, mass matrix and Runge-Kutta update of one element, a
+/// thread per element.
+template <class Physics, Shape S, int P, GeometryKind G>
+struct ElementKernel {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  static constexpr int dim = Physics::dim, NV = Physics::n_variables;
+  static constexpr int Np = n_basis(S, P), n_element_faces = n_faces(S);
+
+  Physics physics;
+  View<Real> u;
+  index_t Ks = 0;
+  View<const Real> metric;        ///< see the layout above
+  View<const Real> inverse_mass;  ///< curved groups
+  View<const index_t> codes;      ///< [l * Ks + e]
+  View<const Real> volume_phi;    ///< [k * Np + j]
+  View<const Real> volume_dphi;   ///< [(k * dim + r) * Np + j]
+  View<const Real> volume_weight; ///< [k] (affine groups; curved ones carry it in the metric)
+  int Nq = 0;
+  View<const Real> face_phi;      ///< [(l * Nfq + q) * Np + j]
+  View<const int> permutation;    ///< [orientation * Nfq + q]
+  int Nfq = 0;
+  View<const Real> flux;
+  index_t Fs = 0;
+  StageUpdate<Real> update;
+
+  FLOWDG_HD void operator()(index_t e) const {
+    Real coefficients[NV][Np];
+    Real rhs[NV][Np];
+    for (int v = 0; v < NV; ++v)
+      FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) {
+        coefficients[v][j] = u[(static_cast<index_t>(v) * Np + j) * Ks + e];
+        rhs[v][j] = 0;
+      }
+
+    Real inverse_metric[dim][dim] = {};
+    if constexpr (G == GeometryKind::affine)
+      for (int r = 0; r < dim; ++r)
+        for (int d = 0; d < dim; ++d) inverse_metric[r][d] = metric[(r * dim + d) * Ks + e];
+
+    // Volume: sum_k sum_r Fhat_r(u_k) dphi_j/dr_r with Fhat_r = w_k det J sum_d dr_r/dx_d F_d (on
+    // affine elements the metric is constant and the weight is applied here).
+    for (int k = 0; k < Nq; ++k) {
+      State uk;
+      for (int v = 0; v < NV; ++v) {
+        Real sum = 0;
+        FLOWDG_UNROLL
+        for (int j = 0; j < Np; ++j) sum += coefficients[v][j] * volume_phi[k * Np + j];
+        uk[v] = sum;
+      }
+      State f[dim];
+      physics.flux(uk, f);
+      Real m[dim][dim];
+      if constexpr (G == GeometryKind::affine) {
+        const Real w = volume_weight[k];
+        for (int r = 0; r < dim; ++r)
+          for (int d = 0; d < dim; ++d) m[r][d] = w * inverse_metric[r][d];
+      } else {
+        for (int r = 0; r < dim; ++r)
+          for (int d = 0; d < dim; ++d) m[r][d] = metric[(static_cast<index_t>(k) * dim * dim + r * dim + d) * Ks + e];
+      }
+      for (int v = 0; v < NV; ++v) {
+        Real reference_flux[dim];
+        for (int r = 0; r < dim; ++r) {
+          Real sum = 0;
+          for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
+          reference_flux[r] = sum;
+        }
+        FLOWDG_UNROLL
+        for (int j = 0; j < Np; ++j) {
+          Real sum = 0;
+          for (int r = 0; r < dim; ++r) sum += reference_flux[r] * volume_dphi[(k * dim + r) * Np + j];
+          rhs[v][j] += sum;
+        }
+      }
+    }
+
+    // Faces: the stored flux is along the minus side's normal, in its point order.
+    for (int l = 0; l < n_element_faces; ++l) {
+      const index_t code = codes[l * Ks + e];
+      const index_t f = code_face(code);
+      const bool plus = code_plus_side(code);
+      const int orientation = code_orientation(code);
+      const Real sign = plus ? Real(1) : Real(-1);
+      for (int q = 0; q < Nfq; ++q) {
+        const int point = plus ? permutation[orientation * Nfq + q] : q;
+        const Real* phi = &face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
+        for (int v = 0; v < NV; ++v) {
+          const Real value = sign * flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
+          FLOWDG_UNROLL
+          for (int j = 0; j < Np; ++j) rhs[v][j] += value * phi[j];
+        }
+      }
+    }
+
+    // Mass matrix.
+    if constexpr (G == GeometryKind::affine) {
+      const Real inverse_det = metric[dim * dim * Ks + e];
+      for (int v = 0; v < NV; ++v)
+        FLOWDG_UNROLL
+        for (int j = 0; j < Np; ++j) update.apply(u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[v][j]);
+    } else {
+      for (int i = 0; i < Np; ++i) {
+        Real row[NV] = {};
+        for (int j = 0; j < Np; ++j) {
+          const Real m = inverse_mass[(static_cast<index_t>(i) * Np + j) * Ks + e];
+          for (int v = 0; v < NV; ++v) row[v] += m * rhs[v][j];
+        }
+        for (int v = 0; v < NV; ++v) update.apply(u, (static_cast<index_t>(v) * Np + i) * Ks + e, row[v]);
+      }
+    }
+  }
+};
+
+/// Per element: the largest stable time step h / ((2p + 1) (|v| + c)) at the element's mean state,
+/// or -1 where that state is not admissible.
+template <class Physics>
+struct TimeStepKernel {
+  using Real = typename Physics::real;
+  Physics physics;
+  View<const Real> u;
+  View<const Real> size;  ///< h per element
+  index_t Ks = 0;
+  int Np = 0, order = 0;
+  Real mean_factor = 0;   ///< phi_0 = 1 / sqrt(reference measure)
+  FLOWDG_HD double operator()(index_t e) const {
+    typename Physics::State mean;
+    for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
+    if (!physics.is_admissible(mean)) return -1.0;
+    return static_cast<double>(size[e]) / ((2 * order + 1) * static_cast<double>(physics.max_wave_speed(mean)));
+  }
+};
+
+}  // namespace flowdg::dg

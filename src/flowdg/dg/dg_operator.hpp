@@ -1,0 +1,609 @@
+#pragma once
+// The DG core's operator for one physics (a template; its explicit instantiations live in
+// dg/*_core_kernels.cpp, compiled by nvcc when CUDA is on). Holds each group's device data, picks
+// each group's kernel instantiation once at set-up (the registry below) and runs the stage graph:
+// every face group's kernel, then every element group's fused element + Runge-Kutta kernel.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/core/error.hpp"
+#include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/operator.hpp"
+#include "flowdg/dg/setup.hpp"
+#include "flowdg/element/basis.hpp"
+#include "flowdg/geometry/element_geometry.hpp"
+
+#ifndef FLOWDG_MAX_ORDER
+#define FLOWDG_MAX_ORDER 6
+#endif
+
+namespace flowdg::dg {
+
+/// Rows of the per-element and per-face arrays are padded to a multiple of 32 entries, so every row
+/// starts on a 256-byte boundary (docs/performance.md: misaligned rows cost a quarter of the
+/// bandwidth on the H100).
+inline index_t padded(index_t n) { return (n + 31) / 32 * 32; }
+
+/// rows x n values (row-major) to rows x stride in precision Real, zeros in the padding.
+template <class Real>
+std::vector<Real> pad_rows(const std::vector<double>& values, index_t rows, index_t n, index_t stride) {
+  std::vector<Real> out(static_cast<std::size_t>(rows * stride), Real(0));
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t i = 0; i < n; ++i) out[r * stride + i] = static_cast<Real>(values[r * n + i]);
+  return out;
+}
+
+/// Highest order compiled for a physics: every order of the build in 2D double precision; up to 4
+/// in 3D and in single precision (the tests and benchmarks; each order more is a set of
+/// kernels more to compile).
+template <class Physics>
+constexpr int compiled_max_order() {
+  constexpr bool full = Physics::dim == 2 && std::is_same_v<typename Physics::real, double>;
+  return full ? FLOWDG_MAX_ORDER : (FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4);
+}
+
+template <class Physics>
+class DgOperator final : public Operator {
+ public:
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  static constexpr int dim = Physics::dim, NV = Physics::n_variables;
+  static constexpr int max_order = compiled_max_order<Physics>();
+  using Flow = physics::EulerFlow<dim, Real>;
+  using HostFlow = physics::EulerFlow<dim, double>;
+
+  DgOperator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options);
+
+  int dimension() const override { return dim; }
+  int n_variables() const override { return NV; }
+  int order() const override { return order_; }
+  Precision precision() const override { return options_.precision; }
+  index_t n_elements() const override { return mesh_.n_elements(); }
+  index_t dof() const override;
+  const Groups& groups() const override { return setup_.groups; }
+  std::string describe() const override;
+
+  void project(const FlowSpec& flow, double t) override;
+  double stable_time_step(double cfl) const override;
+  void step(const RungeKuttaScheme& scheme, double t, double dt) override;
+  std::vector<double> residual(double t) override;
+  Norms errors(const FlowSpec& exact, double t) const override;
+  std::vector<double> totals() const override;
+  std::vector<double> coefficients() const override;
+  void set_coefficients(const std::vector<double>& values) override;
+  std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const override;
+
+ private:
+  struct ElementData;
+  struct FaceData;
+  using ElementLaunch = void (*)(DgOperator&, int group, const StageUpdate<Real>& update);
+  using FaceLaunch = void (*)(DgOperator&, int group, double t);
+
+  struct ElementData {
+    Shape shape{};
+    GeometryKind geometry{};
+    index_t K = 0, Ks = 0;
+    int Np = 0, Nq = 0;
+    Array<Real> u, u0, q, residual;
+    Array<Real> metric, inverse_mass, size;
+    Array<index_t> codes;
+    Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
+    ElementLaunch launch = nullptr;
+  };
+  struct FaceData {
+    index_t Gs = 0;
+    Array<Real> geometry, points;
+    physics::BoundaryCondition<dim, Real> condition{};
+    Flow flow{};
+    FaceLaunch launch = nullptr;
+  };
+
+  template <Shape S, GeometryKind G, int P>
+  static void launch_element(DgOperator& op, int g, const StageUpdate<Real>& update);
+  template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
+  static void launch_face(DgOperator& op, int g, double t);
+  template <Shape S, GeometryKind G, int... P>
+  static ElementLaunch pick_element(int order, std::integer_sequence<int, P...>) {
+    constexpr ElementLaunch table[] = {&launch_element<S, G, P>...};
+    return table[order];
+  }
+  template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int... P>
+  static FaceLaunch pick_face(int order, std::integer_sequence<int, P...>) {
+    constexpr FaceLaunch table[] = {&launch_face<SM, SP, FG, Boundary, P>...};
+    return table[order];
+  }
+  /// The registry: the kernel instantiation of a group, by (shape, geometry kind, order); this
+  /// physics and precision are the class's, the backend the for_each's.
+  ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
+  FaceLaunch face_launch(Shape shape_m, Shape shape_p, GeometryKind geometry, bool boundary) const;
+
+  void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only);
+  /// The group's coefficients on the host, unpadded (double).
+  std::vector<double> group_coefficients(int g) const;
+
+  Mesh mesh_;
+  OperatorOptions options_;
+  int order_ = 0;
+  Physics physics_{};
+  Setup setup_;
+  std::vector<ElementData> elements_;
+  std::vector<FaceData> faces_;
+  index_t Fs_ = 0;
+  Array<index_t> face_element_m_, face_element_p_;
+  Array<int> face_local_m_, face_local_p_, face_orientation_;
+  Array<int> permutation_;
+  Array<Real> face_weight_;
+  Array<Real> flux_;
+};
+
+// ---- set-up -------------------------------------------------------------------------------------
+
+template <class Physics>
+DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options)
+    : mesh_(mesh), options_(options), order_(options.order) {
+  if (order_ < 0 || order_ > max_order)
+    throw InputError(cat("order ", order_, " is out of range for ", Physics::name(), " in ",
+                         options.precision == Precision::single_precision ? "single" : "double",
+                         " precision: this build supports 0..", max_order));
+  if (mesh.dimension != dim)
+    throw InputError(cat(Physics::name(), " needs a ", dim, "D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
+  physics_.gamma = static_cast<Real>(options.gamma);
+  setup_ = build_setup(mesh, connectivity, order_);
+  const Space space = space_of(options.backend);
+  const int Nfq = setup_.n_face_points();
+
+  elements_.resize(setup_.element_groups.size());
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementGroup& group = setup_.groups.element_groups[g];
+    ElementGroupSetup& host = setup_.element_groups[g];
+    ElementData& d = elements_[g];
+    d.shape = group.shape;
+    d.geometry = group.geometry;
+    d.K = group.size();
+    d.Ks = padded(d.K);
+    d.Np = host.n_basis;
+    d.Nq = host.volume_rule.size();
+    d.u = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(NV) * d.Np * d.Ks, Real(0)));
+    const index_t metric_rows = static_cast<index_t>(host.metric.size()) / d.K;
+    d.metric = Array<Real>(space, pad_rows<Real>(host.metric, metric_rows, d.K, d.Ks));
+    if (group.geometry == GeometryKind::curved)
+      d.inverse_mass = Array<Real>(space, pad_rows<Real>(host.inverse_mass, static_cast<index_t>(d.Np) * d.Np, d.K, d.Ks));
+    d.size = Array<Real>(space, pad_rows<Real>(host.size, 1, d.K, d.Ks));
+    std::vector<index_t> codes(static_cast<std::size_t>(n_faces(group.shape)) * d.Ks, 0);
+    for (int l = 0; l < n_faces(group.shape); ++l)
+      std::copy_n(host.codes.begin() + l * d.K, d.K, codes.begin() + l * d.Ks);
+    d.codes = Array<index_t>(space, codes);
+    const auto real = [](const std::vector<double>& values) { return std::vector<Real>(values.begin(), values.end()); };
+    d.volume_phi = Array<Real>(space, real(host.volume_phi));
+    d.volume_dphi = Array<Real>(space, real(host.volume_dphi));
+    d.volume_weight = Array<Real>(space, real(host.volume_rule.weights));
+    d.face_phi = Array<Real>(space, real(host.face_phi));
+    d.launch = element_launch(group.shape, group.geometry);
+    // The big host arrays are on the device now.
+    host.metric = {};
+    host.inverse_mass = {};
+    host.codes = {};
+  }
+
+  const index_t F = static_cast<index_t>(setup_.groups.faces.size());
+  Fs_ = padded(F);
+  {
+    std::vector<index_t> element_m(F), element_p(F);
+    std::vector<int> local_m(F), local_p(F), orientation(F);
+    for (index_t f = 0; f < F; ++f) {
+      const GroupFace& face = setup_.groups.faces[f];
+      element_m[f] = face.element_m;
+      element_p[f] = face.element_p;
+      local_m[f] = face.local_m;
+      local_p[f] = face.local_p;
+      orientation[f] = face.orientation;
+    }
+    face_element_m_ = Array<index_t>(space, element_m);
+    face_element_p_ = Array<index_t>(space, element_p);
+    face_local_m_ = Array<int>(space, local_m);
+    face_local_p_ = Array<int>(space, local_p);
+    face_orientation_ = Array<int>(space, orientation);
+  }
+  permutation_ = Array<int>(space, setup_.permutation);
+  face_weight_ = Array<Real>(space, std::vector<Real>(setup_.face_rule.weights.begin(), setup_.face_rule.weights.end()));
+  flux_ = Array<Real>(space, static_cast<index_t>(NV) * Nfq * Fs_);
+
+  faces_.resize(setup_.face_groups.size());
+  for (std::size_t fg = 0; fg < faces_.size(); ++fg) {
+    const FaceGroup& group = setup_.groups.face_groups[fg];
+    FaceGroupSetup& host = setup_.face_groups[fg];
+    FaceData& d = faces_[fg];
+    const index_t n = group.size();
+    d.Gs = padded(n);
+    d.geometry = Array<Real>(space, pad_rows<Real>(host.geometry, static_cast<index_t>(host.geometry.size()) / n, n, d.Gs));
+    if (group.boundary()) {
+      d.points = Array<Real>(space, pad_rows<Real>(host.points, static_cast<index_t>(Nfq) * dim, n, d.Gs));
+      if (group.tag >= static_cast<int>(options.boundary.size()))
+        throw InputError(cat("boundary '", mesh.boundary_names[group.tag], "' of ", mesh.source, " has no boundary condition"));
+      const BoundarySpec& spec = options.boundary[group.tag];
+      physics::check_supported(spec.kind, dim);
+      physics::check_supported(spec.flow, dim, options.gamma);
+      d.condition.kind = spec.kind;
+      d.condition.center[0] = static_cast<Real>(spec.center.x);
+      d.condition.center[1] = static_cast<Real>(spec.center.y);
+      if constexpr (dim == 3) d.condition.center[2] = static_cast<Real>(spec.center.z);
+      d.flow = physics::to_flow<dim, Real>(spec.flow, options.gamma);
+    }
+    const Shape shape_m = setup_.groups.element_groups[group.group_m].shape;
+    const Shape shape_p = group.boundary() ? shape_m : setup_.groups.element_groups[group.group_p].shape;
+    d.launch = face_launch(shape_m, shape_p, group.geometry, group.boundary());
+    host = {};
+  }
+}
+
+template <class Physics>
+typename DgOperator<Physics>::ElementLaunch DgOperator<Physics>::element_launch(Shape shape, GeometryKind geometry) const {
+  using Orders = std::make_integer_sequence<int, max_order + 1>;
+  constexpr Shape simplex = dim == 2 ? Shape::triangle : Shape::tetrahedron;
+  constexpr Shape tensor = dim == 2 ? Shape::quadrilateral : Shape::hexahedron;
+  const bool affine = geometry == GeometryKind::affine;
+  if (shape == simplex)
+    return affine ? pick_element<simplex, GeometryKind::affine>(order_, Orders{})
+                  : pick_element<simplex, GeometryKind::curved>(order_, Orders{});
+  if (shape == tensor)
+    return affine ? pick_element<tensor, GeometryKind::affine>(order_, Orders{})
+                  : pick_element<tensor, GeometryKind::curved>(order_, Orders{});
+  throw InputError(cat(Physics::name(), " has no kernels for ", shape_name(shape), " elements"));
+}
+
+template <class Physics>
+typename DgOperator<Physics>::FaceLaunch DgOperator<Physics>::face_launch(Shape shape_m, Shape shape_p, GeometryKind geometry,
+                                                                         bool boundary) const {
+  using Orders = std::make_integer_sequence<int, max_order + 1>;
+  constexpr Shape simplex = dim == 2 ? Shape::triangle : Shape::tetrahedron;
+  constexpr Shape tensor = dim == 2 ? Shape::quadrilateral : Shape::hexahedron;
+  constexpr GeometryKind affine = GeometryKind::affine, curved = GeometryKind::curved;
+  const bool a = geometry == affine;
+  if (boundary) {
+    if (shape_m == simplex)
+      return a ? pick_face<simplex, simplex, affine, true>(order_, Orders{}) : pick_face<simplex, simplex, curved, true>(order_, Orders{});
+    return a ? pick_face<tensor, tensor, affine, true>(order_, Orders{}) : pick_face<tensor, tensor, curved, true>(order_, Orders{});
+  }
+  if (shape_m == simplex && shape_p == simplex)
+    return a ? pick_face<simplex, simplex, affine, false>(order_, Orders{}) : pick_face<simplex, simplex, curved, false>(order_, Orders{});
+  if (shape_m == tensor && shape_p == tensor)
+    return a ? pick_face<tensor, tensor, affine, false>(order_, Orders{}) : pick_face<tensor, tensor, curved, false>(order_, Orders{});
+  if constexpr (dim == 2) {  // mixed triangle/quadrilateral faces (groups put the triangle on the minus side)
+    if (shape_m == simplex && shape_p == tensor)
+      return a ? pick_face<simplex, tensor, affine, false>(order_, Orders{}) : pick_face<simplex, tensor, curved, false>(order_, Orders{});
+  }
+  throw Error(cat("no face kernel for ", shape_name(shape_m), "-", shape_name(shape_p), " faces"));
+}
+
+// ---- the stage graph ----------------------------------------------------------------------------
+
+template <class Physics>
+template <Shape S, GeometryKind G, int P>
+void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdate<Real>& update) {
+  ElementData& d = op.elements_[g];
+  ElementKernel<Physics, S, P, G> kernel;
+  kernel.physics = op.physics_;
+  kernel.u = d.u.view();
+  kernel.Ks = d.Ks;
+  kernel.metric = d.metric.view();
+  kernel.inverse_mass = d.inverse_mass.view();
+  kernel.codes = d.codes.view();
+  kernel.volume_phi = d.volume_phi.view();
+  kernel.volume_dphi = d.volume_dphi.view();
+  kernel.volume_weight = d.volume_weight.view();
+  kernel.Nq = d.Nq;
+  kernel.face_phi = d.face_phi.view();
+  kernel.permutation = op.permutation_.view();
+  kernel.Nfq = op.setup_.n_face_points();
+  kernel.flux = op.flux_.view();
+  kernel.Fs = op.Fs_;
+  kernel.update = update;
+  for_each(op.options_.backend, d.K, kernel);
+}
+
+template <class Physics>
+template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
+void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
+  const FaceGroup& group = op.setup_.groups.face_groups[g];
+  FaceData& d = op.faces_[g];
+  const ElementData& minus = op.elements_[group.group_m];
+  const ElementData& plus = op.elements_[Boundary ? group.group_m : group.group_p];
+  FaceKernel<Physics, SM, SP, P, FG, Boundary> kernel;
+  kernel.physics = op.physics_;
+  kernel.riemann = op.options_.flux;
+  kernel.u_m = minus.u.view();
+  kernel.u_p = plus.u.view();
+  kernel.Ks_m = minus.Ks;
+  kernel.Ks_p = plus.Ks;
+  kernel.face_phi_m = minus.face_phi.view();
+  kernel.face_phi_p = plus.face_phi.view();
+  kernel.index = {op.face_element_m_.view(), op.face_element_p_.view(), op.face_local_m_.view(), op.face_local_p_.view(),
+                  op.face_orientation_.view()};
+  kernel.permutation = op.permutation_.view();
+  kernel.face_weight = op.face_weight_.view();
+  kernel.Nfq = op.setup_.n_face_points();
+  kernel.geometry = d.geometry.view();
+  kernel.points = d.points.view();
+  kernel.Gs = d.Gs;
+  kernel.begin = group.begin;
+  kernel.condition = d.condition;
+  kernel.flow = d.flow;
+  kernel.t = static_cast<Real>(t);
+  kernel.flux = op.flux_.view();
+  kernel.Fs = op.Fs_;
+  for_each(op.options_.backend, group.size() * kernel.Nfq, kernel);
+}
+
+template <class Physics>
+void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only) {
+  for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    ElementData& d = elements_[g];
+    StageUpdate<Real> update;
+    update.stage = stage;
+    update.dt = static_cast<Real>(dt);
+    update.u0 = d.u0.view();
+    update.q = d.q.view();
+    if (residual_only) update.residual = d.residual.view();
+    d.launch(*this, static_cast<int>(g), update);
+  }
+}
+
+template <class Physics>
+void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double dt) {
+  const Space space = space_of(options_.backend);
+  for (ElementData& d : elements_) {
+    if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<Real>(space, d.u.size());
+    if (scheme.uses_u0) {
+      if (d.u0.size() != d.u.size()) d.u0 = Array<Real>(space, d.u.size());
+      d.u0.copy_from(d.u);
+    }
+    if (!scheme.uses_q) d.q = Array<Real>();
+    if (!scheme.uses_u0) d.u0 = Array<Real>();
+  }
+  for (const RungeKuttaStage& stage : scheme.stages) run_stage(t + stage.c * dt, stage, dt, false);
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::residual(double t) {
+  const Space space = space_of(options_.backend);
+  for (ElementData& d : elements_)
+    if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
+  run_stage(t, RungeKuttaStage{}, 0.0, true);
+  std::vector<double> out;
+  for (const ElementData& d : elements_) {
+    const std::vector<Real> padded_values = d.residual.to_host();
+    for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
+      for (index_t e = 0; e < d.K; ++e) out.push_back(static_cast<double>(padded_values[row * d.Ks + e]));
+  }
+  return out;
+}
+
+template <class Physics>
+double DgOperator<Physics>::stable_time_step(double cfl) const {
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const ElementData& d : elements_) {
+    TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
+                                   static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape)))};
+    const double value = reduce_min<double>(options_.backend, d.K, kernel);
+    if (value < 0) {
+      // Find the element on the host (a failure path: the cost does not matter).
+      const std::vector<Real> u = d.u.to_host();
+      for (index_t e = 0; e < d.K; ++e) {
+        State mean;
+        for (int v = 0; v < NV; ++v) mean[v] = kernel.mean_factor * u[(static_cast<index_t>(v) * d.Np) * d.Ks + e];
+        if (!physics_.is_admissible(mean)) {
+          const index_t element = setup_.groups.element_groups[&d - elements_.data()].elements[e];
+          throw NumericalError(cat("the mean state of ", mesh_.element_label(element), " is not admissible (density ",
+                                   static_cast<double>(mean[0]), ", pressure ", static_cast<double>(physics_.pressure(mean)),
+                                   ")"));
+        }
+      }
+    }
+    smallest = std::min(smallest, value);
+  }
+  return cfl * smallest;
+}
+
+// ---- host-side projection, errors, output ----------------------------------------------------
+
+template <class Physics>
+index_t DgOperator<Physics>::dof() const {
+  index_t total = 0;
+  for (const ElementData& d : elements_) total += static_cast<index_t>(NV) * d.Np * d.K;
+  return total;
+}
+
+template <class Physics>
+std::string DgOperator<Physics>::describe() const {
+  std::string out;
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq,
+               " volume points)");
+  }
+  return cat(out, "; ", setup_.groups.faces.size(), " faces in ", faces_.size(), " groups (", setup_.n_face_points(),
+             " points each)");
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::group_coefficients(int g) const {
+  const ElementData& d = elements_[g];
+  const std::vector<Real> values = d.u.to_host();
+  std::vector<double> out(static_cast<std::size_t>(NV) * d.Np * d.K);
+  for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
+    for (index_t e = 0; e < d.K; ++e) out[row * d.K + e] = static_cast<double>(values[row * d.Ks + e]);
+  return out;
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::coefficients() const {
+  std::vector<double> out;
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const std::vector<double> values = group_coefficients(static_cast<int>(g));
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  return out;
+}
+
+template <class Physics>
+void DgOperator<Physics>::set_coefficients(const std::vector<double>& values) {
+  if (static_cast<index_t>(values.size()) != dof())
+    throw InputError(cat("coefficient array has ", values.size(), " values, the operator expects ", dof()));
+  std::size_t offset = 0;
+  for (ElementData& d : elements_) {
+    const index_t rows = static_cast<index_t>(NV) * d.Np;
+    const std::vector<double> block(values.begin() + offset, values.begin() + offset + rows * d.K);
+    d.u.assign(pad_rows<Real>(block, rows, d.K, d.Ks));
+    offset += static_cast<std::size_t>(rows * d.K);
+  }
+}
+
+template <class Physics>
+void DgOperator<Physics>::project(const FlowSpec& spec, double t) {
+  const HostFlow flow = physics::to_flow<dim, double>(spec, options_.gamma);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    ElementData& d = elements_[g];
+    const ElementGroup& group = setup_.groups.element_groups[g];
+    const QuadratureRule rule = volume_rule(d.shape, d.geometry, order_ + 1, group.geometric_order);  // two degrees more
+    const geometry::ElementMaps maps(mesh_, rule.points);
+    const int Np = d.Np, Nq = rule.size();
+    std::vector<double> phi(static_cast<std::size_t>(Nq) * Np);
+    for (int k = 0; k < Nq; ++k) basis_values(d.shape, order_, rule.points[k], &phi[k * Np]);
+    std::vector<double> values(static_cast<std::size_t>(NV) * Np * d.K);
+    index_t bad = d.K;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (index_t e = 0; e < d.K; ++e) {
+      std::vector<double> rhs(static_cast<std::size_t>(NV) * Np, 0.0), mass(static_cast<std::size_t>(Np) * Np, 0.0);
+      for (int k = 0; k < Nq; ++k) {
+        const geometry::Jacobian jacobian = maps.at(group.elements[e], k);
+        const double w = rule.weights[k] * jacobian.det;
+        typename HostFlow::Direction x;
+        const double xs[3] = {jacobian.x.x, jacobian.x.y, jacobian.x.z};
+        for (int c = 0; c < dim; ++c) x[c] = xs[c];
+        const auto state = flow(x, t);
+        for (int v = 0; v < NV; ++v)
+          for (int j = 0; j < Np; ++j) rhs[v * Np + j] += w * state[v] * phi[k * Np + j];
+        for (int a = 0; a < Np; ++a)
+          for (int b = 0; b < Np; ++b) mass[a * Np + b] += w * phi[k * Np + a] * phi[k * Np + b];
+      }
+      if (!invert_spd(mass, Np)) {
+        bad = std::min(bad, e);
+        continue;
+      }
+      for (int v = 0; v < NV; ++v)
+        for (int a = 0; a < Np; ++a) {
+          double sum = 0;
+          for (int b = 0; b < Np; ++b) sum += mass[a * Np + b] * rhs[v * Np + b];
+          values[(static_cast<index_t>(v) * Np + a) * d.K + e] = sum;
+        }
+    }
+    FLOWDG_ASSERT(bad == d.K, "projection: the mass matrix of element ", group.elements[bad], " is singular");
+    d.u.assign(pad_rows<Real>(values, static_cast<index_t>(NV) * Np, d.K, d.Ks));
+  }
+}
+
+template <class Physics>
+Norms DgOperator<Physics>::errors(const FlowSpec& spec, double t) const {
+  const HostFlow flow = physics::to_flow<dim, double>(spec, options_.gamma);
+  Norms norms;
+  norms.l2.assign(NV, 0.0);
+  norms.linf.assign(NV, 0.0);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    const ElementGroup& group = setup_.groups.element_groups[g];
+    const QuadratureRule rule = volume_rule(d.shape, d.geometry, order_ + 1, group.geometric_order);
+    const geometry::ElementMaps maps(mesh_, rule.points);
+    const int Np = d.Np, Nq = rule.size();
+    std::vector<double> phi(static_cast<std::size_t>(Nq) * Np);
+    for (int k = 0; k < Nq; ++k) basis_values(d.shape, order_, rule.points[k], &phi[k * Np]);
+    const std::vector<double> u = group_coefficients(static_cast<int>(g));
+    std::vector<double> squares(NV, 0.0), largest(NV, 0.0);
+    for (index_t e = 0; e < d.K; ++e)
+      for (int k = 0; k < Nq; ++k) {
+        const geometry::Jacobian jacobian = maps.at(group.elements[e], k);
+        typename HostFlow::Direction x;
+        const double xs[3] = {jacobian.x.x, jacobian.x.y, jacobian.x.z};
+        for (int c = 0; c < dim; ++c) x[c] = xs[c];
+        const auto exact = flow(x, t);
+        for (int v = 0; v < NV; ++v) {
+          double value = 0;
+          for (int j = 0; j < Np; ++j) value += u[(static_cast<index_t>(v) * Np + j) * d.K + e] * phi[k * Np + j];
+          const double error = value - exact[v];
+          squares[v] += rule.weights[k] * jacobian.det * error * error;
+          largest[v] = std::max(largest[v], std::abs(error));
+        }
+      }
+    for (int v = 0; v < NV; ++v) {
+      norms.l2[v] += squares[v];
+      norms.linf[v] = std::max(norms.linf[v], largest[v]);
+    }
+  }
+  for (double& value : norms.l2) value = std::sqrt(value);
+  return norms;
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::totals() const {
+  std::vector<double> total(NV, 0.0);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    const ElementGroup& group = setup_.groups.element_groups[g];
+    const QuadratureRule rule = volume_rule(d.shape, d.geometry, order_, group.geometric_order);
+    const geometry::ElementMaps maps(mesh_, rule.points);
+    const int Np = d.Np, Nq = rule.size();
+    std::vector<double> phi(static_cast<std::size_t>(Nq) * Np);
+    for (int k = 0; k < Nq; ++k) basis_values(d.shape, order_, rule.points[k], &phi[k * Np]);
+    const std::vector<double> u = group_coefficients(static_cast<int>(g));
+    for (index_t e = 0; e < d.K; ++e)
+      for (int k = 0; k < Nq; ++k) {
+        const double w = rule.weights[k] * maps.at(group.elements[e], k).det;
+        for (int v = 0; v < NV; ++v) {
+          double value = 0;
+          for (int j = 0; j < Np; ++j) value += u[(static_cast<index_t>(v) * Np + j) * d.K + e] * phi[k * Np + j];
+          total[v] += w * value;
+        }
+      }
+  }
+  return total;
+}
+
+template <class Physics>
+std::vector<PointValues> DgOperator<Physics>::evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const {
+  std::vector<PointValues> out;
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    const ElementGroup& group = setup_.groups.element_groups[g];
+    const auto shape_index = static_cast<std::size_t>(d.shape);
+    FLOWDG_ASSERT(shape_index < points_by_shape.size() && !points_by_shape[shape_index].empty(),
+                  "no output points for ", shape_name(d.shape), " elements");
+    const std::vector<Point3>& points = points_by_shape[shape_index];
+    const geometry::ElementMaps maps(mesh_, points);
+    const int Np = d.Np, n_points = static_cast<int>(points.size());
+    std::vector<double> phi(static_cast<std::size_t>(n_points) * Np);
+    for (int k = 0; k < n_points; ++k) basis_values(d.shape, order_, points[k], &phi[k * Np]);
+    const std::vector<double> u = group_coefficients(static_cast<int>(g));
+    PointValues block;
+    block.shape = d.shape;
+    block.elements = group.elements;
+    block.points.resize(static_cast<std::size_t>(d.K) * n_points);
+    block.values.resize(static_cast<std::size_t>(d.K) * n_points * NV);
+#pragma omp parallel for schedule(static)
+    for (index_t e = 0; e < d.K; ++e)
+      for (int k = 0; k < n_points; ++k) {
+        block.points[e * n_points + k] = maps.at(group.elements[e], k).x;
+        for (int v = 0; v < NV; ++v) {
+          double value = 0;
+          for (int j = 0; j < Np; ++j) value += u[(static_cast<index_t>(v) * Np + j) * d.K + e] * phi[k * Np + j];
+          block.values[(e * n_points + k) * NV + v] = value;
+        }
+      }
+    out.push_back(std::move(block));
+  }
+  return out;
+}
+
+}  // namespace flowdg::dg

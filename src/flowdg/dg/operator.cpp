@@ -1,0 +1,28 @@
+#include "flowdg/dg/operator.hpp"
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/dg/core_instances.hpp"
+
+#ifndef FLOWDG_MAX_ORDER
+#define FLOWDG_MAX_ORDER 6
+#endif
+
+namespace flowdg::dg {
+
+int core_max_order(int dimension, Precision precision) {
+  // dg_operator.hpp's compiled_max_order, without instantiating a physics here.
+  if (dimension == 2 && precision == Precision::double_precision) return FLOWDG_MAX_ORDER;
+  return FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4;
+}
+
+std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options) {
+  const bool single = options.precision == Precision::single_precision;
+  switch (mesh.dimension) {
+    case 2: return single ? make_euler2d_float(mesh, connectivity, options) : make_euler2d_double(mesh, connectivity, options);
+    case 3: return single ? make_euler3d_float(mesh, connectivity, options) : make_euler3d_double(mesh, connectivity, options);
+    default:
+      throw InputError(cat("the DG core runs 2D and 3D meshes; ", mesh.source, " is ", mesh.dimension, "D"));
+  }
+}
+
+}  // namespace flowdg::dg

@@ -1,0 +1,119 @@
+#pragma once
+// The DG core's operator: one modal DG discretisation for any shape (triangle, quadrilateral,
+// tetrahedron, hexahedron; mixed triangle/quadrilateral meshes), any geometry (affine or curved,
+// isoparametric of order 1-4) and any physics that follows the physics/euler interface, in double
+// or single precision, on the CPU or the GPU. Everything the run loop and the writers need goes
+// through this non-template interface; the kernels behind it are templates on the physics, the
+// group's shape and geometry kind and the order (dg/core_kernels.hpp), chosen per group at set-up.
+//
+// Discretisation (per element, orthonormal modal basis phi_j of P_p or Q_p on the reference element):
+//   M du_j/dt = sum_k w_k det J_k F(u(r_k)) . (J_k^-T grad_r phi_j(r_k))
+//               - sum_faces sum_q w_q |N_q| F*(u_m, u_p, n_q) phi_j(r_q)
+// with M = det J I on affine elements and M_ij = sum_k w_k det J_k phi_i phi_j (inverted once per
+// element at set-up, exactly) on curved ones. Quadrature rules, with g the geometric order:
+//   volume, affine: exact to degree 2p;
+//   volume, curved: 2p + dim (g - 1) on simplices, 2p + dim g - 1 on quadrilaterals/hexahedra (the
+//                   mass matrix is then exact: det J has that degree);
+//   faces: max(2p + 1, p + (dim - 1)(g_max - 1)), g_max over the curved groups: the face integral of
+//          a constant flux is then exact too, so a uniform flow stays uniform to rounding.
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flowdg/backend/backend.hpp"
+#include "flowdg/core/point.hpp"
+#include "flowdg/dg/groups.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/mesh.hpp"
+#include "flowdg/physics/euler/boundary.hpp"
+#include "flowdg/physics/euler/flows.hpp"
+#include "flowdg/physics/euler/riemann.hpp"
+#include "flowdg/time/runge_kutta.hpp"
+
+namespace flowdg::dg {
+
+enum class Precision : int { double_precision, single_precision };
+
+/// A flow field in any dimension (initial data, exact solution, prescribed boundary state):
+/// the physics' flow description, evaluated in the operator's dimension and precision.
+using FlowSpec = physics::FlowSpec;
+
+struct BoundarySpec {
+  physics::BoundaryKind kind = physics::BoundaryKind::slip_wall;
+  FlowSpec flow{};    ///< inflow, far field, prescribed: the state outside
+  Point3 center{};    ///< curvature wall (2D): the true boundary's circle centre
+};
+
+struct OperatorOptions {
+  int order = 1;
+  physics::RiemannKind flux = physics::RiemannKind::hllc;
+  double gamma = 1.4;
+  Precision precision = Precision::double_precision;
+  Backend backend = Backend::cpu;
+  /// Indexed by mesh boundary tag; every tag with faces must have one.
+  std::vector<BoundarySpec> boundary;
+};
+
+struct Norms {
+  std::vector<double> l2;    ///< per variable: sqrt(integral of (u_h - u)^2)
+  std::vector<double> linf;  ///< per variable: max over quadrature points of |u_h - u|
+};
+
+/// The solution at reference points of each element group, mapped to physical space (output).
+struct PointValues {
+  Shape shape = Shape::triangle;
+  std::vector<index_t> elements;  ///< mesh element ids
+  std::vector<Point3> points;     ///< [e * n_points + k]
+  std::vector<double> values;     ///< [(e * n_points + k) * n_variables + v], conserved variables
+};
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+
+  virtual int dimension() const = 0;
+  virtual int n_variables() const = 0;
+  virtual int order() const = 0;
+  virtual Precision precision() const = 0;
+  virtual index_t n_elements() const = 0;
+  /// elements x basis functions x variables, summed over the groups.
+  virtual index_t dof() const = 0;
+  virtual const Groups& groups() const = 0;
+  /// One line per group: shape, geometry, elements, quadrature points (for logs and summaries).
+  virtual std::string describe() const = 0;
+
+  /// L2 projection of a flow at time t (a rule two degrees above the volume rule).
+  virtual void project(const FlowSpec& flow, double t) = 0;
+  /// dt = cfl * min over elements of h / ((2p + 1) (|v| + c)) at the element's mean state, h the
+  /// element's size (dim x volume / largest face on simplices, volume / largest face on
+  /// quadrilaterals and hexahedra: the smallest altitude, or the edge length of a square).
+  /// Throws NumericalError when a mean state is not admissible.
+  virtual double stable_time_step(double cfl) const = 0;
+  /// One Runge-Kutta step from t to t + dt (face kernels, then the fused element + update kernels).
+  virtual void step(const RungeKuttaScheme& scheme, double t, double dt) = 0;
+  /// du/dt at time t in the coefficients' layout (tests and diagnostics).
+  virtual std::vector<double> residual(double t) = 0;
+
+  virtual Norms errors(const FlowSpec& exact, double t) const = 0;
+  /// Integral of each conserved variable over the domain.
+  virtual std::vector<double> totals() const = 0;
+  /// Coefficients group after group, each group [(variable * n_basis + j) * n_elements + e]
+  /// (unpadded, in double whatever the precision).
+  virtual std::vector<double> coefficients() const = 0;
+  virtual void set_coefficients(const std::vector<double>& values) = 0;
+  /// The solution at the given reference points of every element of each group (a list of points
+  /// per shape, indexed by Shape's value; shapes not present may be left empty).
+  virtual std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const = 0;
+};
+
+/// The operator for the mesh's dimension (Euler<2> or Euler<3>) and the requested precision.
+/// Throws InputError for what it cannot run (an order out of range, an inverted element, a
+/// boundary tag without a condition, faces whose two sides do not meet).
+std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity,
+                                        const OperatorOptions& options);
+
+/// Highest order the core's kernels are compiled for, by dimension and precision.
+int core_max_order(int dimension, Precision precision);
+
+}  // namespace flowdg::dg

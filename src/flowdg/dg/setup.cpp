@@ -1,0 +1,280 @@
+#include "flowdg/dg/setup.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/element/basis.hpp"
+#include "flowdg/geometry/element_geometry.hpp"
+
+namespace flowdg::dg {
+
+namespace {
+
+bool is_simplex(Shape shape) { return shape == Shape::triangle || shape == Shape::tetrahedron; }
+
+/// The face's reference points as points of local face l of an element: [l * Nfq + q].
+std::vector<Point3> element_face_points(Shape shape, const QuadratureRule& rule) {
+  std::vector<Point3> points;
+  for (int l = 0; l < n_faces(shape); ++l)
+    for (const Point3& xi : rule.points) points.push_back(face_to_element(shape, l, xi));
+  return points;
+}
+
+double norm(Point3 a) { return std::sqrt(dot(a, a)); }
+
+}  // namespace
+
+QuadratureRule volume_rule(Shape shape, GeometryKind geometry, int order, int geometric_order) {
+  const int dim = dimension(shape);
+  int degree = 2 * order;
+  if (geometry == GeometryKind::curved)
+    degree += is_simplex(shape) ? dim * (geometric_order - 1) : dim * geometric_order - 1;
+  return quadrature_rule(shape, degree);
+}
+
+QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geometric_order) {
+  const int degree = std::max(2 * order + 1, order + (dimension - 1) * (curved_geometric_order - 1));
+  if (face == Shape::line) return gauss_legendre(degree / 2 + 1);
+  return quadrature_rule(face, degree);
+}
+
+bool invert_spd(std::vector<double>& a, int n) {
+  // Cholesky a = L L^T, then a^-1 = L^-T L^-1 (the matrices here are at most a few hundred rows).
+  std::vector<double> l(static_cast<std::size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) {
+      double sum = a[i * n + j];
+      for (int k = 0; k < j; ++k) sum -= l[i * n + k] * l[j * n + k];
+      if (i == j) {
+        if (!(sum > 0)) return false;
+        l[i * n + i] = std::sqrt(sum);
+      } else {
+        l[i * n + j] = sum / l[j * n + j];
+      }
+    }
+  std::vector<double> inverse_l(static_cast<std::size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j) {
+    inverse_l[j * n + j] = 1.0 / l[j * n + j];
+    for (int i = j + 1; i < n; ++i) {
+      double sum = 0;
+      for (int k = j; k < i; ++k) sum -= l[i * n + k] * inverse_l[k * n + j];
+      inverse_l[i * n + j] = sum / l[i * n + i];
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int k = std::max(i, j); k < n; ++k) sum += inverse_l[k * n + i] * inverse_l[k * n + j];
+      a[i * n + j] = sum;
+    }
+  return true;
+}
+
+Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order) {
+  const int dim = mesh.dimension;
+  if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
+  const index_t K = mesh.n_elements();
+  if (K == 0) throw InputError(cat(mesh.source, " has no elements"));
+  for (index_t e = 0; e < K; ++e)
+    if (dimension(mesh.element_shape(e)) != dim)
+      throw InputError(cat(mesh.element_label(e), " of ", mesh.source, " is a ", type_name(mesh.element_types[e]),
+                           " in a ", dim, "D mesh"));
+
+  // Classification: an element is affine when its Jacobian is the same at the points of a rule of
+  // degree 2g (enough points that no non-constant polynomial Jacobian of that degree escapes).
+  std::vector<GeometryKind> kinds(K, GeometryKind::affine);
+  std::vector<int> orders(K, 1);
+  int highest_order = 1;
+  for (index_t e = 0; e < K; ++e) {
+    orders[e] = geometric_order(mesh.element_types[e]);
+    highest_order = std::max(highest_order, orders[e]);
+  }
+  for (Shape shape : {Shape::triangle, Shape::quadrilateral, Shape::tetrahedron, Shape::hexahedron}) {
+    if (dimension(shape) != dim) continue;
+    const geometry::ElementMaps maps(mesh, quadrature_rule(shape, std::max(2, 2 * highest_order)).points);
+#pragma omp parallel for schedule(static)
+    for (index_t e = 0; e < K; ++e) {
+      if (mesh.element_shape(e) != shape) continue;
+      std::vector<geometry::Jacobian> jacobians;
+      for (int k = 0; k < maps.n_points(); ++k) jacobians.push_back(maps.at(e, k));
+      if (!geometry::constant_jacobian(jacobians, dim)) kinds[e] = GeometryKind::curved;
+    }
+  }
+
+  Setup setup;
+  setup.dimension = dim;
+  setup.order = order;
+  setup.groups = build_groups(mesh, connectivity, kinds, orders);
+  const Groups& groups = setup.groups;
+  int curved_order = 1;
+  for (const ElementGroup& group : groups.element_groups)
+    if (group.geometry == GeometryKind::curved) curved_order = std::max(curved_order, group.geometric_order);
+  setup.face_rule = face_rule(groups.face_shape, dim, order, curved_order);
+  setup.permutation = face_point_permutations(groups.face_shape, setup.face_rule.points);
+  const int Nfq = setup.face_rule.size();
+
+  // Per element group: tables, metric, mass matrices, sizes, face codes; the face maps are kept
+  // for the face groups.
+  std::vector<std::vector<geometry::Jacobian>> face_jacobians(groups.element_groups.size());  // [(e * faces + l) * Nfq + q]
+  setup.element_groups.resize(groups.element_groups.size());
+  for (std::size_t g = 0; g < groups.element_groups.size(); ++g) {
+    const ElementGroup& group = groups.element_groups[g];
+    ElementGroupSetup& out = setup.element_groups[g];
+    const Shape shape = group.shape;
+    const int Np = n_basis(shape, order);
+    const int n_element_faces = n_faces(shape);
+    const index_t n = group.size();
+    out.n_basis = Np;
+    out.volume_rule = volume_rule(shape, group.geometry, order, group.geometric_order);
+    const QuadratureRule& rule = out.volume_rule;
+    const int Nq = rule.size();
+
+    std::vector<double> values(Np);
+    std::vector<Point3> gradients(Np);
+    out.volume_phi.resize(static_cast<std::size_t>(Nq) * Np);
+    out.volume_dphi.resize(static_cast<std::size_t>(Nq) * dim * Np);
+    for (int k = 0; k < Nq; ++k) {
+      basis_gradients(shape, order, rule.points[k], values.data(), gradients.data());
+      for (int j = 0; j < Np; ++j) {
+        out.volume_phi[k * Np + j] = values[j];
+        const double derivative[3] = {gradients[j].x, gradients[j].y, gradients[j].z};
+        for (int r = 0; r < dim; ++r) out.volume_dphi[(k * dim + r) * Np + j] = derivative[r];
+      }
+    }
+    const std::vector<Point3> face_points = element_face_points(shape, setup.face_rule);
+    out.face_phi.resize(face_points.size() * Np);
+    for (std::size_t k = 0; k < face_points.size(); ++k) basis_values(shape, order, face_points[k], &out.face_phi[k * Np]);
+
+    const geometry::ElementMaps maps(mesh, rule.points);
+    const geometry::ElementMaps face_maps(mesh, face_points);
+    const bool curved = group.geometry == GeometryKind::curved;
+    out.metric.assign(static_cast<std::size_t>(curved ? Nq * dim * dim : dim * dim + 1) * n, 0.0);
+    if (curved) out.inverse_mass.assign(static_cast<std::size_t>(Np) * Np * n, 0.0);
+    out.size.assign(n, 0.0);
+    face_jacobians[g].resize(static_cast<std::size_t>(n) * n_element_faces * Nfq);
+    index_t bad_element = n, bad_mass = n;
+#pragma omp parallel for schedule(static) reduction(min : bad_element, bad_mass)
+    for (index_t i = 0; i < n; ++i) {
+      const index_t e = group.elements[i];
+      double volume = 0;
+      std::vector<double> mass(curved ? static_cast<std::size_t>(Np) * Np : 0, 0.0);
+      for (int k = 0; k < Nq; ++k) {
+        const geometry::Jacobian jacobian = maps.at(e, k);
+        if (!(jacobian.det > 0)) {
+          bad_element = std::min(bad_element, i);
+          break;
+        }
+        volume += rule.weights[k] * jacobian.det;
+        const auto inverse = jacobian.inverse(dim);
+        if (!curved) {
+          if (k == 0) {
+            for (int r = 0; r < dim; ++r)
+              for (int d = 0; d < dim; ++d) out.metric[(r * dim + d) * n + i] = jacobian.det * inverse[r][d];
+            out.metric[dim * dim * n + i] = 1.0 / jacobian.det;
+          }
+          continue;
+        }
+        const double w = rule.weights[k] * jacobian.det;
+        for (int r = 0; r < dim; ++r)
+          for (int d = 0; d < dim; ++d) out.metric[(static_cast<index_t>(k) * dim * dim + r * dim + d) * n + i] = w * inverse[r][d];
+        const double* phi = &out.volume_phi[k * Np];
+        for (int a = 0; a < Np; ++a)
+          for (int b = 0; b < Np; ++b) mass[a * Np + b] += w * phi[a] * phi[b];
+      }
+      if (bad_element <= i) continue;
+      if (curved) {
+        if (!invert_spd(mass, Np)) {
+          bad_mass = std::min(bad_mass, i);
+          continue;
+        }
+        for (int a = 0; a < Np * Np; ++a) out.inverse_mass[a * n + i] = mass[a];
+      }
+      double largest_face = 0;
+      for (int l = 0; l < n_element_faces; ++l) {
+        double area = 0;
+        for (int q = 0; q < Nfq; ++q) {
+          const geometry::Jacobian jacobian = face_maps.at(e, l * Nfq + q);
+          face_jacobians[g][(i * n_element_faces + l) * Nfq + q] = jacobian;
+          area += setup.face_rule.weights[q] *
+                  norm(geometry::scaled_face_normal(shape, l, setup.face_rule.points[q], jacobian));
+        }
+        largest_face = std::max(largest_face, area);
+      }
+      out.size[i] = (is_simplex(shape) ? dim : 1) * volume / largest_face;
+    }
+    if (bad_element < n)
+      throw InputError(cat(mesh.element_label(group.elements[bad_element]), " of ", mesh.source,
+                           " is inverted or degenerate (det J <= 0 at a quadrature point); run `flowdg mesh info` on the mesh"));
+    if (bad_mass < n)
+      throw InputError(cat("the mass matrix of ", mesh.element_label(group.elements[bad_mass]), " of ", mesh.source,
+                           " is not positive definite: the element is too distorted for its quadrature rule"));
+
+    out.codes.assign(static_cast<std::size_t>(n_element_faces) * n, 0);
+    for (index_t slot = 0; slot < n_element_faces * n; ++slot) {
+      const index_t f = groups.element_faces[g][slot];
+      out.codes[slot] = face_code(f, groups.faces[f].orientation, groups.element_plus_side[g][slot] != 0);
+    }
+  }
+
+  // Face groups: normals and surface Jacobians from the minus side; interior faces checked point
+  // by point against the plus side (the same points up to a translation: periodic faces).
+  setup.face_groups.resize(groups.face_groups.size());
+  for (std::size_t fg = 0; fg < groups.face_groups.size(); ++fg) {
+    const FaceGroup& group = groups.face_groups[fg];
+    FaceGroupSetup& out = setup.face_groups[fg];
+    const ElementGroup& minus = groups.element_groups[group.group_m];
+    const index_t n = group.size();
+    const bool curved = group.geometry == GeometryKind::curved;
+    out.geometry.assign(static_cast<std::size_t>(curved ? Nfq * (dim + 1) : dim + 1) * n, 0.0);
+    if (group.boundary()) out.points.assign(static_cast<std::size_t>(Nfq) * dim * n, 0.0);
+    index_t mismatch = n;
+#pragma omp parallel for schedule(static) reduction(min : mismatch)
+    for (index_t i = 0; i < n; ++i) {
+      const GroupFace& face = groups.faces[group.begin + i];
+      const auto jacobian_m = [&](int q) -> const geometry::Jacobian& {
+        return face_jacobians[group.group_m][(face.element_m * n_faces(minus.shape) + face.local_m) * Nfq + q];
+      };
+      for (int q = 0; q < Nfq; ++q) {
+        const geometry::Jacobian& jacobian = jacobian_m(q);
+        const Point3 scaled = geometry::scaled_face_normal(minus.shape, face.local_m, setup.face_rule.points[q], jacobian);
+        const double measure = norm(scaled);
+        const double normal[3] = {scaled.x / measure, scaled.y / measure, scaled.z / measure};
+        if (curved || q == 0) {
+          const index_t base = curved ? static_cast<index_t>(q) * (dim + 1) : 0;
+          for (int d = 0; d < dim; ++d) out.geometry[(base + d) * n + i] = normal[d];
+          out.geometry[(base + dim) * n + i] = measure;
+        }
+        if (group.boundary()) {
+          const double x[3] = {jacobian.x.x, jacobian.x.y, jacobian.x.z};
+          for (int d = 0; d < dim; ++d) out.points[(static_cast<index_t>(q) * dim + d) * n + i] = x[d];
+        }
+      }
+      if (group.boundary()) continue;
+      const ElementGroup& plus = groups.element_groups[group.group_p];
+      // The face's size from its surface Jacobian (|N| ~ length^(dim-1) over the reference face's).
+      const double length = std::pow(norm(geometry::scaled_face_normal(minus.shape, face.local_m, setup.face_rule.points[0],
+                                                                        jacobian_m(0))),
+                                     1.0 / (dim - 1));
+      Point3 shift{};
+      for (int q = 0; q < Nfq; ++q) {
+        const int qp = setup.permutation[face.orientation * Nfq + q];
+        const Point3 xp = face_jacobians[group.group_p][(face.element_p * n_faces(plus.shape) + face.local_p) * Nfq + qp].x;
+        const Point3 difference = xp - jacobian_m(q).x;
+        if (q == 0) shift = difference;
+        if (norm(difference - shift) > 1e-9 * length) mismatch = std::min(mismatch, i);
+      }
+    }
+    if (mismatch < n) {
+      const GroupFace& face = groups.faces[group.begin + mismatch];
+      const Face& mesh_face = connectivity.faces[face.mesh_face];
+      throw InputError(cat("face ", face.mesh_face, " between ", mesh.element_label(mesh_face.element_m), " and ",
+                           mesh.element_label(mesh_face.element_p), " of ", mesh.source,
+                           ": the two elements' quadrature points do not meet (the elements' high-order nodes on the"
+                           " shared face differ)"));
+    }
+  }
+  return setup;
+}
+
+}  // namespace flowdg::dg

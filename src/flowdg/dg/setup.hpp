@@ -1,0 +1,58 @@
+#pragma once
+// Set-up of the DG core (host, double precision, once per run): element and face groups, the
+// quadrature rules and basis tables of each group, the geometry of every element and face
+// (dg/operator.hpp states the rules, dg/core_kernels.hpp the layouts). The operator converts these
+// to its precision, pads the rows and copies them to the device.
+#include <string>
+#include <vector>
+
+#include "flowdg/dg/groups.hpp"
+#include "flowdg/element/quadrature.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/mesh.hpp"
+
+namespace flowdg::dg {
+
+struct ElementGroupSetup {
+  int n_basis = 0;
+  QuadratureRule volume_rule;
+  std::vector<double> volume_phi;     ///< [k * Np + j]
+  std::vector<double> volume_dphi;    ///< [(k * dim + r) * Np + j]
+  std::vector<double> face_phi;       ///< [(l * Nfq + q) * Np + j]
+  std::vector<double> metric;         ///< unpadded rows: affine [c * K + e]; curved [(k dim^2 + c) * K + e]
+  std::vector<double> inverse_mass;   ///< curved: [(i * Np + j) * K + e]
+  std::vector<double> size;           ///< h per element (operator.hpp: stable_time_step)
+  std::vector<index_t> codes;         ///< [l * K + e], core_kernels.hpp's face codes
+};
+
+struct FaceGroupSetup {
+  std::vector<double> geometry;  ///< unpadded rows (core_kernels.hpp's face geometry layout)
+  std::vector<double> points;    ///< boundary groups: [(q * dim + d) * n + i]
+};
+
+struct Setup {
+  int dimension = 2;
+  int order = 1;
+  Groups groups;
+  QuadratureRule face_rule;         ///< on the face's own reference element
+  std::vector<int> permutation;     ///< [orientation * Nfq + q] (groups.hpp: face_point_permutations)
+  std::vector<ElementGroupSetup> element_groups;
+  std::vector<FaceGroupSetup> face_groups;
+  int n_face_points() const { return face_rule.size(); }
+};
+
+/// The volume rule of a group (operator.hpp's rule) and the face rule of a mesh.
+QuadratureRule volume_rule(Shape shape, GeometryKind geometry, int order, int geometric_order);
+QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geometric_order);
+
+/// Classifies every element (affine or curved, operator.hpp), groups them, and computes the tables
+/// and geometry. InputError: an element whose Jacobian determinant is not positive at some volume
+/// point (inverted or degenerate), an interior face whose two sides' points do not coincide (a
+/// mesh whose elements do not match along a face), a mesh of the wrong dimension.
+Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order);
+
+/// In-place Cholesky inverse of a symmetric positive definite n x n matrix (row-major); false if
+/// it is not positive definite.
+bool invert_spd(std::vector<double>& matrix, int n);
+
+}  // namespace flowdg::dg

@@ -1,0 +1,337 @@
+// The DG core (dg/operator.hpp) on every shape and geometry kind: groups and face permutations,
+// free-stream preservation, conservation, agreement with the tuned 2D Euler triangle solver, and
+// convergence of the isentropic vortex on quadrilaterals, tetrahedra and hexahedra.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+#include "flowdg/dg/euler2d.hpp"
+#include "flowdg/dg/operator.hpp"
+#include "flowdg/dg/setup.hpp"
+#include "flowdg/element/quadrature.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/generators.hpp"
+#include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/mesh/periodic.hpp"
+#include "flowdg/time/runge_kutta.hpp"
+
+using namespace flowdg;
+
+namespace {
+
+physics::FlowSpec uniform_flow(int dim) {
+  physics::FlowSpec flow;
+  flow.density = 1.2;
+  flow.velocity = {0.3, -0.2, dim == 3 ? 0.25 : 0.0};
+  flow.pressure = 0.9;
+  return flow;
+}
+
+physics::FlowSpec vortex(int dim, Point3 center = {}) {
+  physics::FlowSpec flow;
+  flow.kind = physics::FlowKind::isentropic_vortex;
+  flow.velocity = {1.0, 1.0, dim == 3 ? 0.5 : 0.0};
+  flow.strength = 5.0;
+  flow.center = center;
+  return flow;
+}
+
+dg::OperatorOptions options_for(const Mesh& mesh, int order, const physics::FlowSpec& outside,
+                                physics::BoundaryKind kind = physics::BoundaryKind::prescribed) {
+  dg::OperatorOptions options;
+  options.order = order;
+  dg::BoundarySpec boundary;
+  boundary.kind = kind;
+  boundary.flow = outside;
+  options.boundary.assign(mesh.boundary_names.size(), boundary);
+  return options;
+}
+
+double largest(const std::vector<double>& values) {
+  double m = 0;
+  for (double v : values) m = std::max(m, std::abs(v));
+  return m;
+}
+
+double smallest_edge(const Mesh& mesh) {
+  double h = std::numeric_limits<double>::infinity();
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    const int n = n_vertices(mesh.element_shape(e));
+    const index_t* nodes = mesh.element_node_ids(e);
+    for (int a = 0; a < n; ++a)
+      for (int b = a + 1; b < n; ++b) {
+        const Point3 edge = mesh.nodes[nodes[a]] - mesh.nodes[nodes[b]];
+        h = std::min(h, std::sqrt(dot(edge, edge)));
+      }
+  }
+  return h;
+}
+
+/// Runs to `end_time` with classical RK4 at the given CFL number; returns the L2 density error.
+double vortex_error(const Mesh& mesh, const Connectivity& connectivity, int order, double end_time, double cfl,
+                    dg::Precision precision = dg::Precision::double_precision) {
+  const physics::FlowSpec flow = vortex(mesh.dimension);
+  dg::OperatorOptions options = options_for(mesh, order, flow);
+  options.precision = precision;
+  const auto op = dg::make_operator(mesh, connectivity, options);
+  op->project(flow, 0.0);
+  const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
+  double t = 0;
+  while (t < end_time - 1e-12) {
+    const double dt = std::min(op->stable_time_step(cfl), end_time - t);
+    op->step(scheme, t, dt);
+    t += dt;
+  }
+  return op->errors(flow, t).l2[0];
+}
+
+}  // namespace
+
+TEST(DgCoreGroups, FacePointPermutationsMapEveryPointOntoItsImage) {
+  // Under each orientation the permuted point must be where the vertex permutation puts it.
+  const std::vector<std::pair<Shape, QuadratureRule>> rules = {
+      {Shape::line, gauss_legendre(4)}, {Shape::triangle, triangle_rule(7)}, {Shape::quadrilateral, quadrilateral_rule(5)}};
+  for (const auto& [face, rule] : rules) {
+    const std::vector<int> permutation = dg::face_point_permutations(face, rule.points);
+    const int n = rule.size();
+    for (int orientation = 0; orientation < dg::orientation_count(face); ++orientation) {
+      // inverse_orientation composes to the identity.
+      const int inverse = dg::inverse_orientation(face, orientation);
+      for (int k = 0; k < n_vertices(face); ++k)
+        EXPECT_EQ(face_vertex_permutation(face, inverse, face_vertex_permutation(face, orientation, k)), k);
+      std::vector<int> seen(n, 0);
+      for (int q = 0; q < n; ++q) {
+        const int image = permutation[orientation * n + q];
+        ASSERT_GE(image, 0);
+        ++seen[image];
+        double weights[4], image_weights[4];
+        face_vertex_weights(face, rule.points[q], weights);
+        face_vertex_weights(face, rule.points[image], image_weights);
+        for (int k = 0; k < n_vertices(face); ++k)
+          EXPECT_NEAR(image_weights[face_vertex_permutation(face, orientation, k)], weights[k], 1e-13);
+        EXPECT_DOUBLE_EQ(rule.weights[image], rule.weights[q]);
+      }
+      for (int count : seen) EXPECT_EQ(count, 1);  // a permutation
+    }
+  }
+  // A rule without the face's symmetry is refused.
+  EXPECT_THROW(dg::face_point_permutations(Shape::triangle, triangle_collapsed_rule(3).points), InputError);
+}
+
+TEST(DgCoreGroups, MixedMeshFromGmshHasOneGroupPerShapeAndConsistentFaces) {
+  const Mesh mesh = read_gmsh(FLOWDG_TEST_DATA_DIR "/mixed_msh41.msh");
+  const Connectivity connectivity = build_connectivity(mesh);
+  const dg::Setup setup = dg::build_setup(mesh, connectivity, 2);
+  const dg::Groups& groups = setup.groups;
+  std::vector<int> shapes;
+  for (const dg::ElementGroup& group : groups.element_groups) shapes.push_back(static_cast<int>(group.shape));
+  EXPECT_NE(std::find(shapes.begin(), shapes.end(), static_cast<int>(Shape::triangle)), shapes.end());
+  EXPECT_NE(std::find(shapes.begin(), shapes.end(), static_cast<int>(Shape::quadrilateral)), shapes.end());
+  // Every mesh element in exactly one group; groups' elements in mesh order.
+  index_t total = 0;
+  for (std::size_t g = 0; g < groups.element_groups.size(); ++g) {
+    const auto& elements = groups.element_groups[g].elements;
+    total += static_cast<index_t>(elements.size());
+    EXPECT_TRUE(std::is_sorted(elements.begin(), elements.end()));
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      EXPECT_EQ(groups.group_of[elements[i]], static_cast<int>(g));
+      EXPECT_EQ(groups.index_in_group[elements[i]], static_cast<index_t>(i));
+    }
+  }
+  EXPECT_EQ(total, mesh.n_elements());
+  // Face groups partition the faces, boundary groups first, the minus side in the lower group.
+  index_t next = 0;
+  bool interior_seen = false, mixed_seen = false;
+  for (const dg::FaceGroup& group : groups.face_groups) {
+    EXPECT_EQ(group.begin, next);
+    next = group.end;
+    if (!group.boundary()) {
+      interior_seen = true;
+      EXPECT_LE(group.group_m, group.group_p);
+      mixed_seen |= groups.element_groups[group.group_m].shape != groups.element_groups[group.group_p].shape;
+    } else {
+      EXPECT_FALSE(interior_seen) << "boundary groups come first";
+    }
+  }
+  EXPECT_EQ(next, static_cast<index_t>(groups.faces.size()));
+  EXPECT_EQ(next, connectivity.n_faces());
+  EXPECT_TRUE(mixed_seen);
+}
+
+TEST(DgCore, FreeStreamIsPreservedOnEveryShape) {
+  // A uniform state with the same state outside: the residual vanishes to rounding (of the size
+  // of the fluxes over the element size, ~1 here), at every order, on affine and curved groups.
+  struct Case {
+    std::string name;
+    Mesh mesh;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"perturbed triangles", rectangle_triangles(0, 1, 0, 1, 6, 5, TriangleLayout::perturbed, 0.2, 3)});
+  cases.push_back({"curved (non-parallelogram) bilinear quadrilaterals", rectangle_quadrilaterals(0, 1, 0, 1, 6, 5, 0.2, 3)});
+  cases.push_back({"mixed triangles and quadrilaterals (Gmsh)", read_gmsh(FLOWDG_TEST_DATA_DIR "/mixed_msh41.msh")});
+  cases.push_back({"tetrahedra", box_tetrahedra(1, 1, 1, 2, 2, 2)});
+  // Curved: 6-node triangles on the annulus's arcs (Gmsh), and 9-node quadrilaterals and 10-node
+  // tetrahedra with every node moved by a smooth deformation (shared nodes move together, so the
+  // mesh stays conforming while every element's map becomes quadratic).
+  cases.push_back({"curved 6-node triangles (Gmsh annulus)", read_gmsh(FLOWDG_TEST_DATA_DIR "/annulus_p2_msh41.msh")});
+  const auto deform = [](Mesh mesh) {
+    for (Point3& x : mesh.nodes) {
+      const double bump = 0.04 * std::sin(3.0 * x.x + 1.0) * std::sin(2.0 * x.y + 0.5) * std::cos(1.5 * x.z);
+      x = {x.x + bump, x.y - 0.5 * bump, x.z + (mesh.dimension == 3 ? 0.7 * bump : 0.0)};
+    }
+    return mesh;
+  };
+  cases.push_back({"curved 9-node quadrilaterals", deform(read_gmsh(FLOWDG_TEST_DATA_DIR "/square_quad9_msh41.msh"))});
+  cases.push_back({"curved 10-node tetrahedra", deform(read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh"))});
+  for (const Case& c : cases) {
+    const Connectivity connectivity = build_connectivity(c.mesh);
+    for (int order = 0; order <= 4; ++order) {
+      const physics::FlowSpec flow = uniform_flow(c.mesh.dimension);
+      const auto op = dg::make_operator(c.mesh, connectivity, options_for(c.mesh, order, flow));
+      op->project(flow, 0.0);
+      // du/dt ~ flux / h: scaled by the smallest edge, rounding is ~1e-15 of the fluxes (~1).
+      EXPECT_LT(largest(op->residual(0.0)) * smallest_edge(c.mesh), 1e-12) << c.name << ", p = " << order << ": " << op->describe();
+      bool curved = false;
+      for (const dg::ElementGroup& group : op->groups().element_groups) curved |= group.geometry == dg::GeometryKind::curved;
+      EXPECT_EQ(curved, c.name.starts_with("curved")) << c.name << ": " << op->describe();
+    }
+  }
+}
+
+TEST(DgCore, AffineTrianglesReproduceTheTunedTriangleSolver) {
+  // The generic kernels on one affine triangle group and the hand-written 2D Euler solver compute
+  // the same residual (the same rules, basis and face order along the edges).
+  Mesh mesh = rectangle_triangles(-3, 3, -3, 3, 6, 6, TriangleLayout::perturbed, 0.2, 5);
+  const Connectivity connectivity = build_connectivity(mesh);
+  const physics::FlowSpec flow = vortex(2, {0.3, -0.2, 0});
+  for (const physics::RiemannKind flux : {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe})
+    for (int order = 1; order <= 4; ++order) {
+      dg::OperatorOptions options = options_for(mesh, order, flow);
+      options.flux = flux;
+      const auto op = dg::make_operator(mesh, connectivity, options);
+      op->project(flow, 0.0);
+
+      euler2d::SolverOptions tuned;
+      tuned.order = order;
+      tuned.flux = flux == physics::RiemannKind::rusanov ? euler2d::RiemannSolver::rusanov
+                   : flux == physics::RiemannKind::roe   ? euler2d::RiemannSolver::roe
+                                                          : euler2d::RiemannSolver::hllc;
+      euler2d::Flow tuned_flow;
+      tuned_flow.kind = euler2d::FlowKind::isentropic_vortex;
+      tuned_flow.state = {1.0, 1.0, 1.0, 1.0};
+      tuned_flow.center_x = 0.3;
+      tuned_flow.center_y = -0.2;
+      euler2d::BoundaryCondition condition;
+      condition.kind = euler2d::BoundaryKind::prescribed;
+      condition.flow = tuned_flow;
+      tuned.boundary.assign(mesh.boundary_names.size(), condition);
+      euler2d::Solver solver(mesh, connectivity, tuned);
+      solver.set_coefficients(op->coefficients());
+      const std::vector<double> expected = solver.residual(0.0), actual = op->residual(0.0);
+      ASSERT_EQ(expected.size(), actual.size());
+      double difference = 0;
+      for (std::size_t i = 0; i < actual.size(); ++i) difference = std::max(difference, std::abs(actual[i] - expected[i]));
+      EXPECT_LT(difference, 1e-11 * largest(expected)) << "p = " << order << " flux " << physics::riemann_kind_name(flux);
+    }
+}
+
+TEST(DgCore, MassAndEnergyAreConservedOnAMixedMeshWithWalls) {
+  const Mesh mesh = read_gmsh(FLOWDG_TEST_DATA_DIR "/mixed_msh41.msh");
+  const Connectivity connectivity = build_connectivity(mesh);
+  // A weak vortex at rest in the middle of [0, 2] x [0, 1], across the triangle/quadrilateral line.
+  physics::FlowSpec flow = vortex(2, {1.0, 0.5, 0});
+  flow.velocity = {0.0, 0.0, 0.0};
+  flow.strength = 0.5;
+  const auto op = dg::make_operator(mesh, connectivity, options_for(mesh, 3, flow, physics::BoundaryKind::slip_wall));
+  op->project(flow, 0.0);
+  const std::vector<double> before = op->totals();
+  const RungeKuttaScheme scheme = runge_kutta_scheme("ssp-rk3");
+  double t = 0;
+  for (int step = 0; step < 10; ++step) {
+    const double dt = op->stable_time_step(0.3);
+    op->step(scheme, t, dt);
+    t += dt;
+  }
+  const std::vector<double> after = op->totals();
+  EXPECT_NEAR(after[0], before[0], 1e-13 * std::abs(before[0])) << "mass";
+  EXPECT_NEAR(after[3], before[3], 1e-13 * std::abs(before[3])) << "energy";
+  // The state did change (the test would pass trivially otherwise).
+  EXPECT_GT(largest(op->residual(t)), 1e-3);
+}
+
+TEST(DgCore, IsentropicVortexConvergesOnPerturbedQuadrilaterals) {
+  for (int order = 1; order <= 4; ++order) {
+    std::vector<double> errors;
+    for (int n : {8, 16, 32}) {
+      const Mesh mesh = rectangle_quadrilaterals(-3, 3, -3, 3, n, n, 0.15, 7);
+      errors.push_back(vortex_error(mesh, build_connectivity(mesh), order, 0.2, 0.2));
+    }
+    const double rate = std::log2(errors[1] / errors[2]);
+    std::printf("quadrilaterals p = %d: L2(rho) %.3e %.3e %.3e, rate %.2f\n", order, errors[0], errors[1], errors[2], rate);
+    EXPECT_GE(rate, order + 1 - 0.3) << "p = " << order;
+  }
+}
+
+namespace {
+
+/// The 3D vortex box [0, 6] x [0, 6] x [0, lz], periodic in z (the vortex is a line along z with a
+/// constant z-velocity: every state is independent of z, so the periodic joint is exact),
+/// the exact state prescribed on the x and y faces.
+std::pair<Mesh, Connectivity> vortex_box(Mesh mesh, double lz) {
+  Connectivity connectivity = build_connectivity(mesh);
+  make_periodic(mesh, connectivity, mesh.require_tag("zmin"), mesh.require_tag("zmax"), {0, 0, lz});
+  return {std::move(mesh), std::move(connectivity)};
+}
+
+double vortex_error_3d(Mesh mesh, double lz, int order) {
+  auto [box, connectivity] = vortex_box(std::move(mesh), lz);
+  physics::FlowSpec flow = vortex(3, {3.0, 3.0, 0.0});
+  dg::OperatorOptions options = options_for(box, order, flow);
+  const auto op = dg::make_operator(box, connectivity, options);
+  op->project(flow, 0.0);
+  const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
+  double t = 0;
+  const double end_time = 0.1;
+  while (t < end_time - 1e-12) {
+    const double dt = std::min(op->stable_time_step(0.2), end_time - t);
+    op->step(scheme, t, dt);
+    t += dt;
+  }
+  return op->errors(flow, t).l2[0];
+}
+
+}  // namespace
+
+TEST(DgCore, IsentropicVortexConvergesOnTetrahedra) {
+  for (int order = 1; order <= 4; ++order) {
+    std::vector<double> errors;
+    // One layer of cubic cells along z: the solution does not depend on z.
+    for (int n : {4, 8, 16}) errors.push_back(vortex_error_3d(box_tetrahedra(6, 6, 6.0 / n, n, n, 1), 6.0 / n, order));
+    const double rate = std::log2(errors[1] / errors[2]);
+    std::printf("tetrahedra p = %d: L2(rho) %.3e %.3e %.3e, rate %.2f\n", order, errors[0], errors[1], errors[2], rate);
+    EXPECT_GE(rate, order + 1 - 0.3) << "p = " << order;
+  }
+}
+
+TEST(DgCore, SinglePrecisionVortexAgreesWithDoubleAboveItsRoundingFloor) {
+  // float follows double while the error is well above the single-precision floor; on the finest
+  // mesh the floor shows (measured: 1.43e-5 against double's 3.66e-6 at 32 x 32, p = 3). The issue
+  // asks for a floor of ~1e-6: not met yet (docs/validation.md), so this pins today's floor.
+  const int sizes[3] = {8, 16, 32};
+  for (int level = 0; level < 3; ++level) {
+    const int n = sizes[level];
+    const Mesh mesh = rectangle_quadrilaterals(-3, 3, -3, 3, n, n, 0.15, 7);
+    const Connectivity connectivity = build_connectivity(mesh);
+    const double single = vortex_error(mesh, connectivity, 3, 0.2, 0.2, dg::Precision::single_precision);
+    const double reference = vortex_error(mesh, connectivity, 3, 0.2, 0.2);
+    std::printf("p = 3, %d x %d quadrilaterals: L2(rho) float %.4e double %.4e\n", n, n, single, reference);
+    if (level < 2)
+      EXPECT_NEAR(single, reference, 0.01 * reference);
+    else
+      EXPECT_LT(single, 2e-5);
+  }
+}
