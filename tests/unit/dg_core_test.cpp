@@ -43,6 +43,7 @@ physics::FlowSpec vortex(int dim, Point3 center = {}) {
 dg::OperatorOptions options_for(const Mesh& mesh, int order, const physics::FlowSpec& outside,
                                 physics::BoundaryKind kind = physics::BoundaryKind::prescribed) {
   dg::OperatorOptions options;
+  options.implementation = dg::Implementation::portable;  // the core's kernels, also on triangles
   options.order = order;
   dg::BoundarySpec boundary;
   boundary.kind = kind;
@@ -333,5 +334,32 @@ TEST(DgCore, SinglePrecisionVortexAgreesWithDoubleAboveItsRoundingFloor) {
       EXPECT_NEAR(single, reference, 0.01 * reference);
     else
       EXPECT_LT(single, 2e-5);
+  }
+}
+
+TEST(DgCore, TheRegistryPicksTheTunedKernelsForStraightTrianglesOnly) {
+  const physics::FlowSpec flow = uniform_flow(2);
+  const Mesh triangles = rectangle_triangles(0, 1, 0, 1, 3, 3);
+  const Mesh quadrilaterals = rectangle_quadrilaterals(0, 1, 0, 1, 3, 3);
+  dg::OperatorOptions options = options_for(triangles, 2, flow);
+  options.implementation = dg::Implementation::automatic;
+  EXPECT_EQ(dg::make_operator(triangles, build_connectivity(triangles), options)->implementation(),
+            "tuned 2D Euler triangle kernels");
+  EXPECT_EQ(dg::make_operator(quadrilaterals, build_connectivity(quadrilaterals), options)->implementation(),
+            "portable core kernels");
+  options.precision = dg::Precision::single_precision;  // the tuned kernels are double only
+  EXPECT_EQ(dg::make_operator(triangles, build_connectivity(triangles), options)->implementation(),
+            "portable core kernels");
+  options.precision = dg::Precision::double_precision;
+  options.implementation = dg::Implementation::tuned;
+  EXPECT_THROW(dg::make_operator(quadrilaterals, build_connectivity(quadrilaterals), options), InputError);
+  // The limiter is the tuned path's: on quadrilaterals it is refused with a message, not ignored.
+  options.implementation = dg::Implementation::automatic;
+  options.limiter = dg::Limiter::barth_jespersen;
+  try {
+    (void)dg::make_operator(quadrilaterals, build_connectivity(quadrilaterals), options);
+    ADD_FAILURE() << "a limiter on quadrilaterals was accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("straight-sided triangles only"), std::string::npos) << error.what();
   }
 }

@@ -75,6 +75,11 @@ class DgOperator final : public Operator {
   std::vector<double> coefficients() const override;
   void set_coefficients(const std::vector<double>& values) override;
   std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const override;
+  void apply_limiter() override {}  // none configured: the constructor refuses one
+  void save_snapshot() override { snapshot_ = coefficients(); }
+  std::vector<double> snapshot() const override { return snapshot_; }
+  std::string describe_bad_state() const override;
+  std::string implementation() const override { return "portable core kernels"; }
 
  private:
   struct ElementData;
@@ -137,6 +142,7 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
+  std::vector<double> snapshot_;
 };
 
 // ---- set-up -------------------------------------------------------------------------------------
@@ -150,6 +156,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                          " precision: this build supports 0..", max_order));
   if (mesh.dimension != dim)
     throw InputError(cat(Physics::name(), " needs a ", dim, "D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
+  if (options.limiter != Limiter::none || options.positivity)
+    throw InputError(cat("the limiter and the positivity scaling run on meshes of straight-sided triangles only (",
+                         "the tuned 2D Euler path); ", mesh.source, " needs the portable kernels"));
   physics_.gamma = static_cast<Real>(options.gamma);
   setup_ = build_setup(mesh, connectivity, order_);
   const Space space = space_of(options.backend);
@@ -569,6 +578,32 @@ std::vector<double> DgOperator<Physics>::totals() const {
       }
   }
   return total;
+}
+
+template <class Physics>
+std::string DgOperator<Physics>::describe_bad_state() const {
+  // Host scan at each group's volume points (a failure path).
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    const ElementGroupSetup& host = setup_.element_groups[g];
+    const std::vector<double> u = group_coefficients(static_cast<int>(g));
+    for (index_t e = 0; e < d.K; ++e)
+      for (int k = 0; k < d.Nq; ++k) {
+        typename physics::Euler<dim, double>::State state;
+        for (int v = 0; v < NV; ++v) {
+          double value = 0;
+          for (int j = 0; j < d.Np; ++j) value += u[(static_cast<index_t>(v) * d.Np + j) * d.K + e] * host.volume_phi[k * d.Np + j];
+          state[v] = value;
+        }
+        const physics::Euler<dim, double> host_physics{options_.gamma};
+        if (host_physics.is_admissible(state)) continue;
+        const index_t element = setup_.groups.element_groups[g].elements[e];
+        const Point3 x = mesh_.nodes[mesh_.element_node_ids(element)[0]];
+        return cat(mesh_.element_label(element), " near (", x.x, ", ", x.y, dim == 3 ? cat(", ", x.z) : std::string(),
+                   "): density ", state[0], ", pressure ", host_physics.pressure(state));
+      }
+  }
+  return "";
 }
 
 template <class Physics>

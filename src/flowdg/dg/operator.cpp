@@ -2,6 +2,7 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_instances.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
 
 #ifndef FLOWDG_MAX_ORDER
 #define FLOWDG_MAX_ORDER 6
@@ -16,6 +17,12 @@ int core_max_order(int dimension, Precision precision) {
 }
 
 std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options) {
+  // The registry. Per (physics, shape, geometry, order, precision, backend): the tuned triangle
+  // kernels take what they can run unless the portable kernels are asked for; every other
+  // combination runs the portable kernels, whose instantiation per group DgOperator picks.
+  if (options.implementation == Implementation::tuned ||
+      (options.implementation == Implementation::automatic && tuned_triangles_apply(mesh, options)))
+    return make_tuned_triangle_operator(mesh, connectivity, options);
   const bool single = options.precision == Precision::single_precision;
   switch (mesh.dimension) {
     case 2: return single ? make_euler2d_float(mesh, connectivity, options) : make_euler2d_double(mesh, connectivity, options);

@@ -45,7 +45,29 @@ struct BoundarySpec {
   Point3 center{};    ///< curvature wall (2D): the true boundary's circle centre
 };
 
+/// Which implementation runs a mesh (dg/operator.cpp's registry): automatic takes the tuned 2D
+/// Euler triangle kernels (dg/euler2d.hpp: thread/block/tensor element kernels, point/block/warp
+/// face kernels on the GPU) for a double-precision 2D mesh made only of straight triangles, and the
+/// portable core kernels for everything else; portable and tuned force one (tuned refuses what it
+/// cannot run).
+enum class Implementation : int { automatic, portable, tuned };
+
+enum class Limiter : int {
+  none,
+  barth_jespersen,  ///< p = 1: Barth-Jespersen; p > 1: troubled cells to a limited linear part (triangles only)
+};
+
 struct OperatorOptions {
+  Implementation implementation = Implementation::automatic;
+  /// After every stage; only the tuned triangle path has them today (others refuse with a message).
+  Limiter limiter = Limiter::none;
+  bool characteristic_limiting = false;
+  bool positivity = false;
+  /// Tuned path, CUDA: kernel variants by name ("automatic", or element thread/block/tensor, faces
+  /// point/block/warp), chained launches, faces numbered by element (dg/euler2d.hpp).
+  std::string element_kernel = "automatic", face_kernel = "automatic";
+  bool chained_launches = true;
+  bool faces_by_element = true;
   int order = 1;
   physics::RiemannKind flux = physics::RiemannKind::hllc;
   double gamma = 1.4;
@@ -105,6 +127,18 @@ class Operator {
   /// The solution at the given reference points of every element of each group (a list of points
   /// per shape, indexed by Shape's value; shapes not present may be left empty).
   virtual std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const = 0;
+
+  /// Applies the configured limiter and positivity scaling once (what every stage does).
+  virtual void apply_limiter() = 0;
+  /// Keeps a device copy of the current coefficients (the last state known to be good) ...
+  virtual void save_snapshot() = 0;
+  /// ... and returns it in coefficients()' layout (empty if none was saved).
+  virtual std::vector<double> snapshot() const = 0;
+  /// "element 12 near (0.31, 0.12): density -0.02, pressure 3.1" for the first element whose mean
+  /// or quadrature-point state is not admissible, or "" if there is none.
+  virtual std::string describe_bad_state() const = 0;
+  /// What runs: "portable core kernels" or the tuned path with its kernel variants.
+  virtual std::string implementation() const = 0;
 };
 
 /// The operator for the mesh's dimension (Euler<2> or Euler<3>) and the requested precision.
