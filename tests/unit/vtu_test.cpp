@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -23,6 +26,7 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/quadrature.hpp"
+#include "flowdg/io/vtk_lagrange.hpp"
 #include "flowdg/io/vtu.hpp"
 #include "flowdg/mesh/generators.hpp"
 
@@ -40,7 +44,7 @@ State exact_state(Point3 x, int degree) {
            -0.2 + quadratic * 0.05 * x.x * x.y, 2.5 + quadratic * 0.1 * x.x * x.x}};
 }
 
-Point3 lattice_point(const std::vector<Point3>& vertices, index_t e, int n, std::array<int, 2> node) {
+Point3 lattice_point(const std::vector<Point3>& vertices, index_t e, int n, std::array<int, 3> node) {
   const Point3 v0 = vertices[3 * e];
   return v0 + (static_cast<double>(node[0]) / n) * (vertices[3 * e + 1] - v0) +
          (static_cast<double>(node[1]) / n) * (vertices[3 * e + 2] - v0);
@@ -85,11 +89,13 @@ Solution project_exact_state(int order) {
   return solution;
 }
 
-// VTK's Lagrange triangle node order as (i, j) with parametric point (i / n, j / n): vertices,
-// edges 0-1, 1-2, 2-0 each in its own direction, then the interior as an order n - 3 triangle.
-const std::vector<std::array<int, 2>>& vtk_lattice(int n) {
+// VTK's node order as lattice indices (i, j, k) of parametric point (i, j, k) / order, printed
+// from VTK 9.7.2's own vtkLagrange* cells by tools/check_vtk_lagrange.py --print SHAPE ORDER:
+// vertices, then edges, faces and interior, each in VTK's direction. Orders 2 and 3 of every
+// shape, the tetrahedron's order 4 (its faces' orientation) and the triangle's orders 1 and 4.
+const std::vector<std::array<int, 3>>& vtk_table(Shape shape, int order) {
   // clang-format off
-  static const std::vector<std::vector<std::array<int, 2>>> tables = {
+  static const std::vector<std::array<int, 3>> triangle[] = {
       {},
       {{0, 0}, {1, 0}, {0, 1}},
       {{0, 0}, {2, 0}, {0, 2}, {1, 0}, {1, 1}, {0, 1}},
@@ -97,8 +103,49 @@ const std::vector<std::array<int, 2>>& vtk_lattice(int n) {
       {{0, 0}, {4, 0}, {0, 4}, {1, 0}, {2, 0}, {3, 0}, {3, 1}, {2, 2}, {1, 3}, {0, 3}, {0, 2}, {0, 1},
        {1, 1}, {2, 1}, {1, 2}},
   };
+  static const std::vector<std::array<int, 3>> quadrilateral[] = {
+      {}, {},
+      {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 0}, {2, 1}, {1, 2}, {0, 1}, {1, 1}},
+      // Edges 0-1, 1-2, 3-2, 0-3: all along +i or +j, not around the cell.
+      {{0, 0}, {3, 0}, {3, 3}, {0, 3}, {1, 0}, {2, 0}, {3, 1}, {3, 2}, {1, 3}, {2, 3}, {0, 1}, {0, 2},
+       {1, 1}, {2, 1}, {1, 2}, {2, 2}},
+  };
+  static const std::vector<std::array<int, 3>> tetrahedron[] = {
+      {}, {},
+      {{0, 0, 0}, {2, 0, 0}, {0, 2, 0}, {0, 0, 2}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1},
+       {0, 1, 1}},
+      // Face nodes: faces (0,1,3) y = 0, (1,2,3) x + y + z = 3, (0,2,3) x = 0, (0,1,2) z = 0.
+      {{0, 0, 0}, {3, 0, 0}, {0, 3, 0}, {0, 0, 3}, {1, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 2, 0}, {0, 2, 0},
+       {0, 1, 0}, {0, 0, 1}, {0, 0, 2}, {2, 0, 1}, {1, 0, 2}, {0, 2, 1}, {0, 1, 2}, {1, 0, 1}, {1, 1, 1},
+       {0, 1, 1}, {1, 1, 0}},
+      // Three nodes per face: each face's orientation shows.
+      {{0, 0, 0}, {4, 0, 0}, {0, 4, 0}, {0, 0, 4}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {3, 1, 0}, {2, 2, 0},
+       {1, 3, 0}, {0, 3, 0}, {0, 2, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, 2}, {0, 0, 3}, {3, 0, 1}, {2, 0, 2},
+       {1, 0, 3}, {0, 3, 1}, {0, 2, 2}, {0, 1, 3}, {1, 0, 1}, {2, 0, 1}, {1, 0, 2}, {1, 2, 1}, {1, 1, 2},
+       {2, 1, 1}, {0, 1, 1}, {0, 1, 2}, {0, 2, 1}, {1, 1, 0}, {1, 2, 0}, {2, 1, 0}, {1, 1, 1}},
+  };
+  static const std::vector<std::array<int, 3>> hexahedron[] = {
+      {}, {},
+      {{0, 0, 0}, {2, 0, 0}, {2, 2, 0}, {0, 2, 0}, {0, 0, 2}, {2, 0, 2}, {2, 2, 2}, {0, 2, 2}, {1, 0, 0},
+       {2, 1, 0}, {1, 2, 0}, {0, 1, 0}, {1, 0, 2}, {2, 1, 2}, {1, 2, 2}, {0, 1, 2}, {0, 0, 1}, {2, 0, 1},
+       {2, 2, 1}, {0, 2, 1}, {0, 1, 1}, {2, 1, 1}, {1, 0, 1}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, {1, 1, 1}},
+      // Vertical edges 0-4, 1-5, 2-6, 3-7; faces x = 0, x = 1, y = 0, y = 1, z = 0, z = 1.
+      {{0, 0, 0}, {3, 0, 0}, {3, 3, 0}, {0, 3, 0}, {0, 0, 3}, {3, 0, 3}, {3, 3, 3}, {0, 3, 3}, {1, 0, 0},
+       {2, 0, 0}, {3, 1, 0}, {3, 2, 0}, {1, 3, 0}, {2, 3, 0}, {0, 1, 0}, {0, 2, 0}, {1, 0, 3}, {2, 0, 3},
+       {3, 1, 3}, {3, 2, 3}, {1, 3, 3}, {2, 3, 3}, {0, 1, 3}, {0, 2, 3}, {0, 0, 1}, {0, 0, 2}, {3, 0, 1},
+       {3, 0, 2}, {3, 3, 1}, {3, 3, 2}, {0, 3, 1}, {0, 3, 2}, {0, 1, 1}, {0, 2, 1}, {0, 1, 2}, {0, 2, 2},
+       {3, 1, 1}, {3, 2, 1}, {3, 1, 2}, {3, 2, 2}, {1, 0, 1}, {2, 0, 1}, {1, 0, 2}, {2, 0, 2}, {1, 3, 1},
+       {2, 3, 1}, {1, 3, 2}, {2, 3, 2}, {1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {2, 2, 0}, {1, 1, 3}, {2, 1, 3},
+       {1, 2, 3}, {2, 2, 3}, {1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1}, {1, 1, 2}, {2, 1, 2}, {1, 2, 2},
+       {2, 2, 2}},
+  };
   // clang-format on
-  return tables.at(static_cast<std::size_t>(n));
+  switch (shape) {
+    case Shape::triangle: return triangle[order];
+    case Shape::quadrilateral: return quadrilateral[order];
+    case Shape::tetrahedron: return tetrahedron[order];
+    default: return hexahedron[order];
+  }
 }
 
 /// A .vtu as written by write_vtu: the XML header and the raw appended arrays behind it.
@@ -207,7 +254,7 @@ void check_file(const fs::path& path, const Solution& solution, const Case& c, d
   const VtuFile file(path);
   const index_t K = solution.n_elements;
   const int n = c.n;
-  const auto& lattice = vtk_lattice(n);
+  const auto& lattice = vtk_table(Shape::triangle, n);
   const index_t n_nodes = static_cast<index_t>(lattice.size());
   const bool lagrange = c.cells == VtuCells::lagrange;
   const index_t cells_per_element = lagrange ? 1 : n * n;
@@ -296,21 +343,21 @@ void check_file(const fs::path& path, const Solution& solution, const Case& c, d
 
     if (!lagrange) {
       // The sub-triangles are exactly the lattice's n^2 counter-clockwise triangles.
-      std::set<std::array<std::array<int, 2>, 3>> expected, written;
+      std::set<std::array<std::array<int, 3>, 3>> expected, written;
       for (int j = 0; j < n; ++j)
         for (int i = 0; i + j < n; ++i) {
-          std::array<std::array<int, 2>, 3> up{{{i, j}, {i + 1, j}, {i, j + 1}}};
+          std::array<std::array<int, 3>, 3> up{{{i, j, 0}, {i + 1, j, 0}, {i, j + 1, 0}}};
           std::ranges::sort(up);
           expected.insert(up);
           if (i + j + 1 < n) {
-            std::array<std::array<int, 2>, 3> down{{{i + 1, j}, {i + 1, j + 1}, {i, j + 1}}};
+            std::array<std::array<int, 3>, 3> down{{{i + 1, j, 0}, {i + 1, j + 1, 0}, {i, j + 1, 0}}};
             std::ranges::sort(down);
             expected.insert(down);
           }
         }
       for (index_t t = 0; t < cells_per_element; ++t) {
         const std::int64_t* corner = &connectivity[3 * (e * cells_per_element + t)];
-        std::array<std::array<int, 2>, 3> triangle;
+        std::array<std::array<int, 3>, 3> triangle;
         for (int k = 0; k < 3; ++k) {
           ASSERT_TRUE(corner[k] >= e * n_nodes && corner[k] < (e + 1) * n_nodes) << "foreign node";
           triangle[k] = lattice[corner[k] - e * n_nodes];
@@ -334,6 +381,83 @@ void expect_input_error_naming(Function function, const std::string& text) {
     EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos) << "one line";
   }
 }
+
+constexpr Shape vtk_shapes[] = {Shape::triangle, Shape::quadrilateral, Shape::tetrahedron, Shape::hexahedron};
+
+/// The number of equispaced nodes of an order-n cell, counted independently of the library.
+int lattice_size(Shape shape, int n) {
+  int count = 0;
+  const int n_k = dimension(shape) == 3 ? n : 0;
+  for (int k = 0; k <= n_k; ++k)
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i <= n; ++i)
+        count += shape == Shape::triangle || shape == Shape::tetrahedron ? i + j + k <= n : 1;
+  return count;
+}
+
+/// Lattice point (i, j, k) of an order-n cell lies on how many of the reference element's
+/// facets (edges in 2D, faces in 3D).
+int facets_through(Shape shape, const std::array<int, 3>& node, int n) {
+  const auto [i, j, k] = node;
+  const auto on_ends = [n](int x) { return x == 0 || x == n ? 1 : 0; };
+  switch (shape) {
+    case Shape::triangle: return (i == 0) + (j == 0) + (i + j == n);
+    case Shape::quadrilateral: return on_ends(i) + on_ends(j);
+    case Shape::tetrahedron: return (i == 0) + (j == 0) + (k == 0) + (i + j + k == n);
+    default: return on_ends(i) + on_ends(j) + on_ends(k);
+  }
+}
+
+/// A block of `n_cells` cells whose node q of cell c is map(c, reference node q).
+template <class Map>
+VtuCellBlock mapped_block(Shape shape, int order, index_t n_cells, Map map) {
+  VtuCellBlock block{shape, order, n_cells, {}};
+  const std::vector<Point3> nodes = vtk_lagrange_nodes(shape, order);
+  for (index_t c = 0; c < n_cells; ++c)
+    for (const Point3& xi : nodes) block.points.push_back(map(c, xi));
+  return block;
+}
+
+/// Cell c of a block: the reference element sheared, scaled and moved to (3 c + s, 2 s, -s) for
+/// the s-th shape: an affine map in general position.
+Point3 affine_map(Shape shape, index_t c, Point3 xi) {
+  const double s = static_cast<double>(static_cast<int>(shape));
+  return {3.0 * c + s + 0.8 * xi.x + 0.3 * xi.y - 0.1 * xi.z, 2.0 * s + 0.1 * xi.x + 0.7 * xi.y + 0.2 * xi.z,
+          -s + 0.05 * xi.x - 0.1 * xi.y + 0.9 * xi.z};
+}
+
+/// A block of affinely mapped cells, cell c placed as cell first_cell + c of affine_map.
+VtuCellBlock affine_block(Shape shape, int order, index_t n_cells, index_t first_cell = 0) {
+  return mapped_block(shape, order, n_cells,
+                      [shape, first_cell](index_t c, Point3 xi) { return affine_map(shape, first_cell + c, xi); });
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// The fixed input of the golden files: three affine triangles (coordinates written out, so no
+/// mesh generator can change them) and coefficients from a closed formula, every node's state
+/// admissible (density near 1, pressure near 1).
+struct GoldenSolution {
+  std::vector<Point3> vertices{{0.0, 0.0, 0.0}, {1.0, 0.1, 0.0},  {0.2, 0.9, 0.0},  {1.0, 0.1, 0.0}, {1.3, 1.2, 0.0},
+                               {0.2, 0.9, 0.0}, {-0.5, 0.25, 0.0}, {0.0, 0.0, 0.0}, {0.2, 0.9, 0.0}};
+  index_t n_elements = 3;
+  int order;
+  std::vector<double> coefficients;
+  explicit GoldenSolution(int polynomial_order) : order(polynomial_order) {
+    const int n_basis_functions = n_basis(Shape::triangle, order);
+    const double means[n_variables] = {1.0, 0.3, -0.2, 2.6};
+    for (int variable = 0; variable < n_variables; ++variable)
+      for (int j = 0; j < n_basis_functions; ++j)
+        for (index_t e = 0; e < n_elements; ++e)
+          // phi_0 = 1 / sqrt(2) on the reference triangle of area 2.
+          coefficients.push_back(j == 0 ? std::sqrt(2.0) * means[variable] * (1.0 + 0.1 * e)
+                                        : 0.01 * std::sin(1.0 + variable + 0.7 * j + 1.3 * e));
+  }
+  SolutionView view() const { return {&vertices, n_elements, order, &coefficients, Gas{}}; }
+};
 
 }  // namespace
 
@@ -376,7 +500,7 @@ TEST(Vtu, MeshioReadsPointsCellsAndDensity) {
     EXPECT_EQ(type, lagrange ? "VTK_LAGRANGE_TRIANGLE" : "triangle");
     EXPECT_EQ(n_cells, (lagrange ? 1 : 4) * solution.n_elements);
     EXPECT_EQ(nodes_per_cell, lagrange ? 6 : 3);
-    EXPECT_NEAR(density, exact_state(lattice_point(solution.vertices, 1, 2, {1, 1}), 2)[0], 1e-12);
+    EXPECT_NEAR(density, exact_state(lattice_point(solution.vertices, 1, 2, {1, 1, 0}), 2)[0], 1e-12);
     EXPECT_EQ(time, 0.75);
   }
 }
@@ -467,7 +591,8 @@ TEST(PlotTool, DrawsDensityContoursAndRejectsUnknownFieldsAndMissingFiles) {
   std::string expected;
   for (int n = 1; n <= 4; ++n) {
     std::string nodes;
-    for (const auto& [i, j] : vtk_lattice(n)) nodes += cat(nodes.empty() ? "" : ", ", "(", i, ", ", j, ")");
+    for (const auto& node : vtk_table(Shape::triangle, n))
+      nodes += cat(nodes.empty() ? "" : ", ", "(", node[0], ", ", node[1], ")");
     expected += cat("[", nodes, "] ", n * n, "\n");
   }
   const CommandResult lattice = run_command(cat(
@@ -485,4 +610,352 @@ TEST(PlotTool, DrawsDensityContoursAndRejectsUnknownFieldsAndMissingFiles) {
       run_command(cat(tool, (scratch.path / "absent.vtu").string(), " --field density --output x.png"));
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_NE(missing.output.find("absent.vtu"), std::string::npos) << missing.output;
+}
+
+TEST(VtkLagrange, NodesAreTheWholeLatticeVerticesFirstThenEdgesFacesInterior) {
+  for (const Shape shape : vtk_shapes)
+    for (int order = 1; order <= max_checked_vtk_lagrange_order; ++order) {
+      SCOPED_TRACE(cat(shape_name(shape), " of order ", order));
+      const auto lattice = vtk_lagrange_lattice(shape, order);
+      const std::vector<Point3> nodes = vtk_lagrange_nodes(shape, order);
+      const int count = lattice_size(shape, order);
+      ASSERT_EQ(n_vtk_lagrange_nodes(shape, order), count);
+      ASSERT_EQ(std::ssize(lattice), count);
+      ASSERT_EQ(std::ssize(nodes), count);
+      for (int v = 0; v < n_vertices(shape); ++v) {
+        EXPECT_EQ(nodes[v].x, reference_vertex(shape, v).x) << "vertex " << v;
+        EXPECT_EQ(nodes[v].y, reference_vertex(shape, v).y) << "vertex " << v;
+        EXPECT_EQ(nodes[v].z, reference_vertex(shape, v).z) << "vertex " << v;
+      }
+      const bool simplex = shape == Shape::triangle || shape == Shape::tetrahedron;
+      const bool three_dimensional = dimension(shape) == 3;
+      int previous_dimension = 0;
+      for (int q = 0; q < count; ++q) {
+        const auto [i, j, k] = lattice[q];
+        // On the lattice, inside the element; with `count` distinct nodes that is all of it.
+        EXPECT_TRUE(i >= 0 && j >= 0 && k >= 0 && i <= order && j <= order && k <= order) << "node " << q;
+        EXPECT_TRUE(!simplex || i + j + k <= order) << "node " << q;
+        EXPECT_TRUE(three_dimensional || k == 0) << "node " << q;
+        EXPECT_EQ(nodes[q].x, 2.0 * i / order - 1.0) << "node " << q;
+        EXPECT_EQ(nodes[q].y, 2.0 * j / order - 1.0) << "node " << q;
+        EXPECT_EQ(nodes[q].z, three_dimensional ? 2.0 * k / order - 1.0 : 0.0) << "node " << q;
+        // The node's place: a vertex (dimension 0), on an edge, on a face, or inside.
+        const int node_dimension = dimension(shape) - facets_through(shape, lattice[q], order);
+        EXPECT_GE(node_dimension, previous_dimension) << "node " << q << " comes too late";
+        previous_dimension = node_dimension;
+      }
+      EXPECT_EQ(std::set(lattice.begin(), lattice.end()).size(), lattice.size()) << "repeated nodes";
+    }
+}
+
+TEST(VtkLagrange, OrderIsVtksOwnAtOrdersTwoAndThreeAndTheTetrahedronsFour) {
+  for (const Shape shape : vtk_shapes)
+    for (const int order : {2, 3}) {
+      SCOPED_TRACE(cat(shape_name(shape), " of order ", order));
+      EXPECT_EQ(vtk_lagrange_lattice(shape, order), vtk_table(shape, order));
+    }
+  for (const int order : {1, 4})
+    EXPECT_EQ(vtk_lagrange_lattice(Shape::triangle, order), vtk_table(Shape::triangle, order));
+  EXPECT_EQ(vtk_lagrange_lattice(Shape::tetrahedron, 4), vtk_table(Shape::tetrahedron, 4));
+  EXPECT_EQ(vtk_lagrange_cell_type(Shape::triangle), 69);
+  EXPECT_EQ(vtk_lagrange_cell_type(Shape::quadrilateral), 70);
+  EXPECT_EQ(vtk_lagrange_cell_type(Shape::tetrahedron), 71);
+  EXPECT_EQ(vtk_lagrange_cell_type(Shape::hexahedron), 72);
+  EXPECT_EQ(vtk_linear_cell_type(Shape::triangle), 5);
+  EXPECT_EQ(vtk_linear_cell_type(Shape::quadrilateral), 9);
+  EXPECT_EQ(vtk_linear_cell_type(Shape::tetrahedron), 10);
+  EXPECT_EQ(vtk_linear_cell_type(Shape::hexahedron), 12);
+}
+
+TEST(VtkLagrange, SubdivisionTilesTheLatticeWithPositiveCellsMeetingFaceToFace) {
+  for (const Shape shape : vtk_shapes)
+    for (int order = 1; order <= 6; ++order) {
+      SCOPED_TRACE(cat(shape_name(shape), " of order ", order));
+      const auto lattice = vtk_lagrange_lattice(shape, order);
+      const std::vector<int> cells = vtk_subdivision_cells(shape, order);
+      const int nv = n_vertices(shape), d = dimension(shape);
+      ASSERT_EQ(cells.size() % nv, 0u);
+      const std::size_t n_cells = cells.size() / nv;
+      ASSERT_EQ(n_cells, static_cast<std::size_t>(d == 2 ? order * order : order * order * order));
+      for (const int q : cells) ASSERT_TRUE(q >= 0 && q < std::ssize(lattice)) << q;
+
+      // Measures in lattice units, times d! for simplices so that they are integers.
+      const bool simplex = shape == Shape::triangle || shape == Shape::tetrahedron;
+      const auto corner = [&](std::size_t c, int v) {
+        const auto& node = lattice[cells[c * nv + v]];
+        return Point3{static_cast<double>(node[0]), static_cast<double>(node[1]), static_cast<double>(node[2])};
+      };
+      double total = 0;
+      for (std::size_t c = 0; c < n_cells; ++c) {
+        const Point3 a = corner(c, 0);
+        if (simplex) {
+          const double measure = d == 2 ? cross(corner(c, 1) - a, corner(c, 2) - a).z
+                                        : dot(cross(corner(c, 1) - a, corner(c, 2) - a), corner(c, 3) - a);
+          EXPECT_EQ(measure, 1.0) << "cell " << c << ": a lattice simplex, positively oriented";
+          total += measure;
+        } else {
+          // A unit square or cube with its corners in the reference element's vertex order.
+          for (int v = 0; v < nv; ++v) {
+            const Point3 offset = 0.5 * (reference_vertex(shape, v) - reference_vertex(shape, 0));
+            EXPECT_EQ(corner(c, v).x - a.x, offset.x) << "cell " << c << " corner " << v;
+            EXPECT_EQ(corner(c, v).y - a.y, offset.y) << "cell " << c << " corner " << v;
+            EXPECT_EQ(corner(c, v).z - a.z, offset.z) << "cell " << c << " corner " << v;
+          }
+          total += 1.0;
+        }
+      }
+      // Positive cells that fill the reference measure (order^d, over d! for a simplex)...
+      EXPECT_EQ(total, d == 2 ? order * order : order * order * order);
+      // ...and meet face to face: every facet (sorted node ids) is shared by two cells, or lies
+      // on the element's boundary and belongs to one.
+      std::map<std::vector<int>, int> facets;
+      for (std::size_t c = 0; c < n_cells; ++c)
+        for (int f = 0; f < n_faces(shape); ++f) {
+          std::vector<int> facet;
+          for (int k = 0; k < n_face_vertices(shape); ++k) facet.push_back(cells[c * nv + face_vertex(shape, f, k)]);
+          std::ranges::sort(facet);
+          ++facets[facet];
+        }
+      for (const auto& [facet, count] : facets) {
+        // A facet lies on the boundary when all its nodes lie on one facet of the element.
+        bool on_boundary = false;
+        for (int axis = 0; axis < d; ++axis)
+          for (const int end : {0, order})
+            on_boundary |= (end == 0 || !simplex) &&
+                           std::ranges::all_of(facet, [&](int q) { return lattice[q][axis] == end; });
+        if (simplex)
+          on_boundary |= std::ranges::all_of(
+              facet, [&](int q) { return lattice[q][0] + lattice[q][1] + lattice[q][2] == order; });
+        EXPECT_EQ(count, on_boundary ? 1 : 2) << "facet of nodes " << facet[0] << ", " << facet[1] << "...";
+      }
+    }
+}
+
+TEST(Vtu, TwoBlockMixedFileHasTheRightCountsOffsetsTypesAndFields) {
+  const ScratchDirectory scratch;
+  // Two order-2 triangles and three order-3 quadrilaterals: 2 * 6 + 3 * 16 = 60 points.
+  std::vector<VtuCellBlock> blocks;
+  blocks.push_back(affine_block(Shape::triangle, 2, 2));
+  blocks.push_back(affine_block(Shape::quadrilateral, 3, 3));
+  const index_t n_points = 60;
+  std::vector<Point3> points = blocks[0].points;
+  points.insert(points.end(), blocks[1].points.begin(), blocks[1].points.end());
+  std::vector<double> height, velocity, volume{1.5, 2.5, 3.5, 4.5, 5.5};
+  std::vector<std::int64_t> node(n_points), element{10, 11, 20, 21, 22};
+  std::iota(node.begin(), node.end(), std::int64_t{100});
+  for (const Point3& x : points) {
+    height.push_back(x.y);
+    velocity.insert(velocity.end(), {x.x, -x.y, 0.5});
+  }
+  const std::vector<VtuField> point_fields = {{"node", 1, node}, {"velocity", 3, velocity}, {"height", 1, height}};
+  const std::vector<VtuField> cell_fields = {{"element", 1, element}, {"volume", 1, volume}};
+  const fs::path path = scratch.path / "mixed.vtu";
+
+  for (const VtuCells cells : {VtuCells::lagrange, VtuCells::subdivided}) {
+    const bool lagrange = cells == VtuCells::lagrange;
+    SCOPED_TRACE(lagrange ? "lagrange" : "subdivided");
+    write_vtu(path.string(), blocks, point_fields, cell_fields, 2.5, cells);
+    const VtuFile file(path);
+    // Each block cell's pieces: itself, or its lattice's linear cells (4 triangles, 9 quads).
+    const int pieces[2] = {lagrange ? 1 : 4, lagrange ? 1 : 9};
+    const int piece_nodes[2] = {lagrange ? 6 : 3, lagrange ? 16 : 4};
+    const index_t n_cells = 2 * pieces[0] + 3 * pieces[1];
+    ASSERT_EQ(file.count("NumberOfPoints"), n_points);
+    ASSERT_EQ(file.count("NumberOfCells"), n_cells);
+    EXPECT_EQ(std::stod(file.header_match("Name=\"TimeValue\"[^>]*>([^<]*)<")), 2.5);
+    EXPECT_EQ(file.header_match("<PointData([^>]*)>"), " Scalars=\"node\" Vectors=\"velocity\"");
+    EXPECT_EQ(file.header_match("<CellData([^>]*)>"), " Scalars=\"element\"");
+
+    EXPECT_EQ(file.array<std::int64_t>("node", "Int64"), node);
+    EXPECT_EQ(file.array<double>("velocity", "Float64", 3), velocity);
+    EXPECT_EQ(file.array<double>("height", "Float64"), height);
+    const auto written_element = file.array<std::int64_t>("element", "Int64");
+    const auto written_volume = file.array<double>("volume", "Float64");
+    const auto written_points = file.array<double>("Points", "Float64", 3);
+    const auto connectivity = file.array<std::int64_t>("connectivity", "Int64");
+    const auto offsets = file.array<std::int64_t>("offsets", "Int64");
+    const auto types = file.array<std::uint8_t>("types", "UInt8");
+    EXPECT_EQ(file.tail(), "\n  </AppendedData>\n</VTKFile>\n");
+    ASSERT_EQ(std::ssize(written_points), 3 * n_points);
+    for (index_t p = 0; p < n_points; ++p) {
+      EXPECT_EQ(written_points[3 * p], points[p].x);
+      EXPECT_EQ(written_points[3 * p + 1], points[p].y);
+      EXPECT_EQ(written_points[3 * p + 2], points[p].z);
+    }
+
+    // Expected cells: block by block, cell by cell, piece by piece.
+    std::vector<std::int64_t> expected_connectivity, expected_offsets, expected_element;
+    std::vector<double> expected_volume;
+    std::vector<std::uint8_t> expected_types;
+    std::int64_t first_point = 0;
+    for (int b = 0; b < 2; ++b) {
+      const VtuCellBlock& block = blocks[b];
+      const int n_nodes = n_vtk_lagrange_nodes(block.shape, block.order);
+      std::vector<int> local(static_cast<std::size_t>(n_nodes));
+      std::iota(local.begin(), local.end(), 0);
+      if (!lagrange) local = vtk_subdivision_cells(block.shape, block.order);
+      for (index_t c = 0; c < block.n_cells; ++c, first_point += n_nodes) {
+        for (const int q : local) expected_connectivity.push_back(first_point + q);
+        for (int piece = 0; piece < pieces[b]; ++piece) {
+          expected_offsets.push_back((expected_offsets.empty() ? 0 : expected_offsets.back()) + piece_nodes[b]);
+          expected_types.push_back(lagrange ? 69 + b : (b == 0 ? 5 : 9));
+          const index_t block_cell = (b == 0 ? 0 : 2) + c;
+          expected_element.push_back(element[block_cell]);
+          expected_volume.push_back(volume[block_cell]);
+        }
+      }
+    }
+    EXPECT_EQ(connectivity, expected_connectivity);
+    EXPECT_EQ(offsets, expected_offsets);
+    EXPECT_EQ(types, expected_types);
+    EXPECT_EQ(written_element, expected_element);
+    EXPECT_EQ(written_volume, expected_volume);
+  }
+}
+
+TEST(Vtu, MeshioReadsAMixedFile) {
+  if (const std::string reason = python_lacks("meshio"); !reason.empty()) GTEST_SKIP() << reason;
+  const ScratchDirectory scratch;
+  std::vector<VtuCellBlock> blocks;
+  for (const Shape shape : {Shape::triangle, Shape::quadrilateral})
+    blocks.push_back(affine_block(shape, 2, 2));
+  std::vector<double> x;
+  for (const VtuCellBlock& block : blocks)
+    for (const Point3& point : block.points) x.push_back(point.x);
+  const fs::path path = scratch.path / "mixed.vtu";
+  write_vtu(path.string(), blocks, {{"x", 1, x}}, {}, 0.0, VtuCells::lagrange);
+  const CommandResult result = run_command(
+      cat(system_python, " -c \"import meshio; m = meshio.read('", path.string(),
+          "'); print(len(m.points), [(c.type, len(c.data), c.data.shape[1]) for c in m.cells], "
+          "float(m.point_data['x'][13]))\""));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output,
+            cat("30 [('VTK_LAGRANGE_TRIANGLE', 2, 6), ('VTK_LAGRANGE_QUADRILATERAL', 2, 9)] ", x[13], "\n"));
+}
+
+TEST(Vtu, CurvedBlocksRoundTripTheirPointsExactly) {
+  const ScratchDirectory scratch;
+  // A quadratic map: straight reference edges become parabolas.
+  const auto curved = [](index_t c, Point3 xi) {
+    return Point3{c + xi.x + 0.15 * xi.y * xi.y, xi.y + 0.1 * xi.x * xi.x - 0.05 * xi.x * xi.z,
+                  xi.z + 0.2 * xi.x * xi.y};
+  };
+  for (const Shape shape : vtk_shapes)
+    for (const int order : {2, 3}) {
+      SCOPED_TRACE(cat(shape_name(shape), " of order ", order));
+      std::vector<VtuCellBlock> blocks;
+      blocks.push_back(mapped_block(shape, order, 2, curved));
+      // The mid-edge node of edge 0-1 is off the chord between its vertices: the map is curved.
+      const Point3 middle = blocks[0].points[n_vertices(shape)], v0 = blocks[0].points[0], v1 = blocks[0].points[1];
+      const Point3 off_chord = cross(v1 - v0, middle - v0);
+      EXPECT_GT(dot(off_chord, off_chord), 1e-6);
+      for (const VtuCells cells : {VtuCells::lagrange, VtuCells::subdivided}) {
+        const fs::path path = scratch.path / "curved.vtu";
+        write_vtu(path.string(), blocks, {}, {}, 0.0, cells);
+        const auto points = VtuFile(path).array<double>("Points", "Float64", 3);
+        ASSERT_EQ(points.size(), 3 * blocks[0].points.size());
+        for (std::size_t p = 0; p < blocks[0].points.size(); ++p) {
+          EXPECT_EQ(points[3 * p], blocks[0].points[p].x) << p;
+          EXPECT_EQ(points[3 * p + 1], blocks[0].points[p].y) << p;
+          EXPECT_EQ(points[3 * p + 2], blocks[0].points[p].z) << p;
+        }
+      }
+    }
+}
+
+TEST(Vtu, SubdividedCellCountsPerShape) {
+  const ScratchDirectory scratch;
+  for (const Shape shape : vtk_shapes)
+    for (int order = 1; order <= 4; ++order) {
+      SCOPED_TRACE(cat(shape_name(shape), " of order ", order));
+      std::vector<VtuCellBlock> blocks;
+      blocks.push_back(affine_block(shape, order, 2));
+      const fs::path path = scratch.path / "subdivided.vtu";
+      const std::vector<VtuField> cell_fields = {{"element", 1, std::vector<std::int64_t>{7, 8}}};
+      write_vtu(path.string(), blocks, {}, cell_fields, 0.0, VtuCells::subdivided);
+      const VtuFile file(path);
+      const index_t per_cell = dimension(shape) == 2 ? order * order : order * order * order;
+      ASSERT_EQ(file.count("NumberOfCells"), 2 * per_cell);
+      EXPECT_EQ(file.count("NumberOfPoints"), 2 * lattice_size(shape, order));
+      const auto types = file.array<std::uint8_t>("types", "UInt8");
+      const auto offsets = file.array<std::int64_t>("offsets", "Int64");
+      const auto element = file.array<std::int64_t>("element", "Int64");
+      ASSERT_EQ(std::ssize(types), 2 * per_cell);
+      for (index_t c = 0; c < 2 * per_cell; ++c) {
+        EXPECT_EQ(types[c], vtk_linear_cell_type(shape)) << c;
+        EXPECT_EQ(offsets[c], (c + 1) * n_vertices(shape)) << c;
+        EXPECT_EQ(element[c], c < per_cell ? 7 : 8) << c;
+      }
+    }
+}
+
+TEST(Vtu, EulerOutputIsByteIdenticalToTheWriterItReplaced) {
+  // Files written by the triangle-only writer before the generic one (tests/data/README.md): the
+  // adapter must reproduce them byte for byte.
+  const ScratchDirectory scratch;
+  const double time = 0.1 + 1.0 / 3.0;
+  const struct {
+    const char* file;
+    int order;
+    VtuOptions options;
+  } cases[] = {{"vtu_golden_euler2d_p2_lagrange.vtu", 2, {VtuCells::lagrange, 0}},
+               {"vtu_golden_euler2d_p3_subdivided4.vtu", 3, {VtuCells::subdivided, 4}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    const fs::path path = scratch.path / c.file;
+    write_vtu(path.string(), GoldenSolution(c.order).view(), time, c.options);
+    const std::string written = read_bytes(path), golden = read_bytes(fs::path(FLOWDG_TEST_DATA_DIR) / c.file);
+    ASSERT_FALSE(golden.empty()) << "missing golden file";
+    const auto [differs, _] = std::ranges::mismatch(written, golden);
+    EXPECT_TRUE(written == golden) << "sizes " << written.size() << " and " << golden.size()
+                                   << ", first difference at byte " << differs - written.begin();
+  }
+}
+
+TEST(Vtu, VtkPlacesEveryLagrangeNodeWhereFlowdgDoes) {
+  // VTK itself reads a file of affinely mapped cells of every shape and order and compares each
+  // node with its own parametric point (tools/check_vtk_lagrange.py). VTK is an optional, large
+  // Python package: $FLOWDG_VTK_PYTHON names a Python that has it.
+  const char* vtk_python = std::getenv("FLOWDG_VTK_PYTHON");
+  const std::string python = vtk_python ? vtk_python : system_python;
+  if (run_command(cat(python, " -c 'import vtk'")).exit_code != 0)
+    GTEST_SKIP() << python << " cannot import vtk (set FLOWDG_VTK_PYTHON)";
+  const ScratchDirectory scratch;
+  std::vector<VtuCellBlock> blocks;
+  for (const Shape shape : vtk_shapes)
+    for (int order = 1; order <= max_checked_vtk_lagrange_order; ++order)
+      blocks.push_back(affine_block(shape, order, 2, 3 * order));
+  const fs::path path = scratch.path / "reference_cells.vtu";
+  write_vtu(path.string(), blocks, {}, {}, 0.0, VtuCells::lagrange);
+  const CommandResult result =
+      run_command(cat(python, " ", FLOWDG_SOURCE_DIR, "/tools/check_vtk_lagrange.py ", path.string()));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find(": 80 Lagrange cells of 40 kinds (type, nodes) checked, 0 misplaced nodes"),
+            std::string::npos)
+      << result.output;
+}
+
+TEST(Vtu, GenericWriterNamesAnUnwritablePath) {
+  const ScratchDirectory scratch;
+  const std::string path = (scratch.path / "no_such_directory" / "cells.vtu").string();
+  std::vector<VtuCellBlock> blocks;
+  blocks.push_back(affine_block(Shape::hexahedron, 1, 1));
+  expect_input_error_naming([&] { write_vtu(path, blocks, {}, {}, 0.0, VtuCells::lagrange); }, path);
+}
+
+TEST(Vtu, LagrangeHexahedraAreWrittenInTheOrderVersionOneFilesAreReadIn) {
+  // The file says version 1.0, for which VTK >= 9.1 renumbers Lagrange hexahedra from VTK 8's
+  // order: the slots of vertical edges 2-6 and 3-7 (nodes 28-29 and 30-31 at order 3) trade
+  // places in the connectivity, and nothing else moves.
+  const ScratchDirectory scratch;
+  std::vector<VtuCellBlock> blocks;
+  blocks.push_back(affine_block(Shape::hexahedron, 3, 2));
+  const fs::path path = scratch.path / "hexahedra.vtu";
+  write_vtu(path.string(), blocks, {}, {}, 0.0, VtuCells::lagrange);
+  const VtuFile file(path);
+  EXPECT_EQ(file.header_match("<VTKFile[^>]* version=\"([^\"]*)\""), "1.0");
+  std::vector<std::int64_t> expected;
+  for (int c = 0; c < 2; ++c)
+    for (int q = 0; q < 64; ++q) expected.push_back(64 * c + (q >= 28 && q < 32 ? (q < 30 ? q + 2 : q - 2) : q));
+  EXPECT_EQ(file.array<std::int64_t>("connectivity", "Int64"), expected);
 }
