@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "flowdg/backend/backend.hpp"
-#include "flowdg/cases/euler2d_case.hpp"
+#include "flowdg/cases/run.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/io/json.hpp"
@@ -36,7 +36,7 @@ void add_case_options(CLI::App* command, CaseArguments& arguments) {
 }
 
 Config read_config(const CaseArguments& arguments, Backend backend) {
-  Config config = arguments.file.empty() ? Config::from_string(euler2d::default_case_toml(backend), "builtin:default-case")
+  Config config = arguments.file.empty() ? Config::from_string(default_case_toml(backend), "builtin:default-case")
                                          : Config::from_file(arguments.file);
   for (const std::string& assignment : arguments.overrides) config.set(assignment);
   if (!arguments.output.empty()) config.set("output.directory=" + json::quote(arguments.output));
@@ -81,10 +81,10 @@ void add_run_commands(CLI::App& app) {
   run->callback([] {
     const Backend backend = choose_backend(run_arguments.backend);
     const Config config = read_config(run_arguments, backend);
-    const euler2d::Case problem = euler2d::load_case(config, backend);
-    euler2d::RunOptions options;
+    const Case problem = load_case(config, backend);
+    RunOptions options;
     options.restart = run_arguments.restart;
-    euler2d::run_case(problem, options);
+    run_case(problem, options);
   });
 
   static CaseArguments convergence_arguments;
@@ -112,11 +112,11 @@ void add_run_commands(CLI::App& app) {
         config = Config::from_string(base.to_toml(), base.where());
         config.set(cat("solver.order=", orders[o]));
         config.set(cat("mesh.refine=", base_refine + levels[l]));
-        euler2d::Case problem = euler2d::load_case(config, backend);
+        Case problem = load_case(config, backend);
         if (output_directory.empty()) output_directory = problem.output_directory;
         problem.output_directory = cat(output_directory, "/p", orders[o], "_level", levels[l]);
         std::printf("\n== p = %d, level %d ==\n", orders[o], levels[l]);
-        const euler2d::RunResult result = euler2d::run_case(problem);
+        const RunResult result = run_case(problem);
         errors[o][l] = result.errors ? result.errors->l2[0] : NAN;
         elements[l] = problem.mesh.n_elements();
         json::Object entry;

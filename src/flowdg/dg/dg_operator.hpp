@@ -5,6 +5,7 @@
 // every face group's kernel, then every element group's fused element + Runge-Kutta kernel.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -68,7 +69,8 @@ class DgOperator final : public Operator {
 
   void project(const FlowSpec& flow, double t) override;
   double stable_time_step(double cfl) const override;
-  void step(const RungeKuttaScheme& scheme, double t, double dt) override;
+  void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false) override;
+  double last_change() const override { return last_change_; }
   std::vector<double> residual(double t) override;
   Norms errors(const FlowSpec& exact, double t) const override;
   std::vector<double> totals() const override;
@@ -92,7 +94,7 @@ class DgOperator final : public Operator {
     GeometryKind geometry{};
     index_t K = 0, Ks = 0;
     int Np = 0, Nq = 0;
-    Array<Real> u, u0, q, residual;
+    Array<Real> u, u0, q, residual, previous;  ///< previous: the coefficients before a monitored step
     Array<Real> metric, inverse_mass, size;
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
@@ -143,6 +145,7 @@ class DgOperator final : public Operator {
   Array<Real> face_weight_;
   Array<Real> flux_;
   std::vector<double> snapshot_;
+  double last_change_ = 0;
 };
 
 // ---- set-up -------------------------------------------------------------------------------------
@@ -362,8 +365,13 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
 }
 
 template <class Physics>
-void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double dt) {
+void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
   const Space space = space_of(options_.backend);
+  if (monitor_change)
+    for (ElementData& d : elements_) {
+      if (d.previous.size() != d.u.size()) d.previous = Array<Real>(space, d.u.size());
+      d.previous.copy_from(d.u);
+    }
   for (ElementData& d : elements_) {
     if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<Real>(space, d.u.size());
     if (scheme.uses_u0) {
@@ -374,6 +382,17 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double 
     if (!scheme.uses_u0) d.u0 = Array<Real>();
   }
   for (const RungeKuttaStage& stage : scheme.stages) run_stage(t + stage.c * dt, stage, dt, false);
+  if (!monitor_change) return;
+  last_change_ = 0;
+  for (const ElementData& d : elements_) {
+    const View<const Real> now = d.u.view(), before = d.previous.view();
+    // The padding entries are 0 in both (never written), so the whole rows can be compared.
+    last_change_ = std::max(last_change_, reduce_max<double>(options_.backend, d.u.size(), [=] FLOWDG_HD(index_t i) {
+                              const double change = static_cast<double>(now[i]) - static_cast<double>(before[i]);
+                              // A NaN would be lost by the max: report it as an infinite change.
+                              return change != change ? std::numeric_limits<double>::infinity() : (change < 0 ? -change : change);
+                            }));
+  }
 }
 
 template <class Physics>

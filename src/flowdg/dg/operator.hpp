@@ -113,7 +113,10 @@ class Operator {
   /// Throws NumericalError when a mean state is not admissible.
   virtual double stable_time_step(double cfl) const = 0;
   /// One Runge-Kutta step from t to t + dt (face kernels, then the fused element + update kernels).
-  virtual void step(const RungeKuttaScheme& scheme, double t, double dt) = 0;
+  /// With monitor_change, last_change() then reports max |c_new - c_old| over all coefficients
+  /// (one more pass over them: for steady-state runs).
+  virtual void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false) = 0;
+  virtual double last_change() const = 0;
   /// du/dt at time t in the coefficients' layout (tests and diagnostics).
   virtual std::vector<double> residual(double t) = 0;
 

@@ -108,7 +108,10 @@ class TunedTriangleOperator final : public Operator {
 
   void project(const FlowSpec& flow, double t) override { solver_->project(tuned_flow(flow, gamma_), t); }
   double stable_time_step(double cfl) const override { return solver_->stable_time_step(cfl); }
-  void step(const RungeKuttaScheme& scheme, double t, double dt) override { solver_->step(scheme, t, dt); }
+  void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false) override {
+    solver_->step(scheme, t, dt, monitor_change);
+  }
+  double last_change() const override { return solver_->last_change(); }
   std::vector<double> residual(double t) override { return solver_->residual(t); }
   Norms errors(const FlowSpec& exact, double t) const override {
     const euler2d::ErrorNorms norms = solver_->errors(tuned_flow(exact, gamma_), t);

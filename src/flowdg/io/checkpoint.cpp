@@ -175,6 +175,15 @@ class AttributeReader {
 
  private:
   std::string where(const char* name) const { return cat("attribute ", object_name_, "/", name); }
+
+ public:
+  bool has(const char* name) const {
+    const htri_t exists = H5Aexists(object_, name);
+    if (exists < 0) errors_.fail_hdf5(cat("look for ", where(name)));
+    return exists > 0;
+  }
+
+ private:
   Handle open(const char* name) const {
     const htri_t exists = H5Aexists(object_, name);
     if (exists < 0) errors_.fail_hdf5(cat("look for ", where(name)));
@@ -204,16 +213,21 @@ Handle open_link(const FileErrors& errors, hid_t parent, const char* name, const
 /// The number of coefficients a solution of these sizes holds; an InputError when the sizes are
 /// not those of a solution this flowdg can run.
 std::size_t coefficient_count(const Checkpoint& checkpoint, const FileErrors& errors) {
-  if (checkpoint.physics != "euler2d")
-    errors.fail(cat("unknown physics '", checkpoint.physics, "' (known: euler2d)"));
-  if (checkpoint.n_variables != euler2d::n_variables)
-    errors.fail(cat("n_variables is ", checkpoint.n_variables, ", euler2d has ", euler2d::n_variables));
+  const int variables = checkpoint.physics == "euler2d" ? 4 : checkpoint.physics == "euler3d" ? 5 : 0;
+  if (variables == 0) errors.fail(cat("unknown physics '", checkpoint.physics, "' (known: euler2d, euler3d)"));
+  if (checkpoint.n_variables != variables)
+    errors.fail(cat("n_variables is ", checkpoint.n_variables, ", ", checkpoint.physics, " has ", variables));
   if (checkpoint.order < 0 || checkpoint.order > max_basis_order)
     errors.fail(cat("order ", checkpoint.order, " is outside 0..", max_basis_order));
-  const index_t per_element = index_t{checkpoint.n_variables} * n_basis(Shape::triangle, checkpoint.order);
-  if (checkpoint.n_elements <= 0 || checkpoint.n_elements > std::numeric_limits<index_t>::max() / per_element)
+  // Without n_basis_total every element is a triangle (the files of the 2D triangle solver).
+  const index_t smallest = n_basis(Shape::triangle, checkpoint.order), largest = n_basis(Shape::hexahedron, checkpoint.order);
+  if (checkpoint.n_elements <= 0 || checkpoint.n_elements > std::numeric_limits<index_t>::max() / (variables * largest))
     errors.fail(cat("n_elements ", checkpoint.n_elements, " is not a valid element count"));
-  return static_cast<std::size_t>(per_element * checkpoint.n_elements);
+  const index_t basis = checkpoint.n_basis_total > 0 ? checkpoint.n_basis_total : smallest * checkpoint.n_elements;
+  if (basis < smallest * checkpoint.n_elements ||  // triangles have the fewest basis functions
+      basis > largest * checkpoint.n_elements)
+    errors.fail(cat("n_basis_total ", basis, " does not fit ", checkpoint.n_elements, " elements of order ", checkpoint.order));
+  return static_cast<std::size_t>(index_t{variables} * basis);
 }
 
 void write_file(const std::string& path, const Checkpoint& checkpoint, const FileErrors& errors) {
@@ -230,6 +244,7 @@ void write_file(const std::string& path, const Checkpoint& checkpoint, const Fil
     run.number("order", checkpoint.order);
     run.number<std::int64_t>("n_elements", checkpoint.n_elements);
     run.number("n_variables", checkpoint.n_variables);
+    if (checkpoint.n_basis_total > 0) run.number<std::int64_t>("n_basis_total", checkpoint.n_basis_total);
     run.text("scheme", checkpoint.scheme);
     run.text("physics", checkpoint.physics);
     run.text("mesh_source", checkpoint.mesh_source);
@@ -339,6 +354,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   checkpoint.step = run.number<std::int64_t>("step");
   checkpoint.scheme = run.text("scheme");
   checkpoint.physics = run.text("physics");
+  if (run.has("n_basis_total")) checkpoint.n_basis_total = run.number<std::int64_t>("n_basis_total");
   const std::size_t count = coefficient_count(checkpoint, errors);
 
   const Handle solution = open_link(errors, file.id(), "solution", "group /solution", H5Gopen2, H5Gclose);

@@ -4,7 +4,8 @@
 //                           + element], copied byte for byte (the layout is repeated in its
 //                           "layout" attribute)
 //   /run                    attributes: format_version, flowdg_version, time, step, order,
-//                           n_elements, n_variables, scheme, physics, mesh_source, mesh_hash,
+//                           n_elements, n_variables, n_basis_total (optional: absent means all
+//                           triangles), scheme, physics, mesh_source, mesh_hash,
 //                           case_toml (the case file as run, so a restart needs nothing else)
 // A write goes to PATH.tmp and is renamed over PATH, so a crash never damages the last good
 // checkpoint. Any failure, and any file that is not a complete checkpoint, is an InputError
@@ -30,6 +31,9 @@ struct Checkpoint {
   long long step = 0;
   std::string scheme;
   std::string physics;
+  /// Basis functions summed over the elements (the DG core's groups may mix shapes); 0: every
+  /// element a triangle (files written before the attribute existed).
+  index_t n_basis_total = 0;
   std::vector<double> coefficients;
 };
 

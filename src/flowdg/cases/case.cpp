@@ -1,0 +1,315 @@
+#include "flowdg/cases/case.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/mesh/generators.hpp"
+#include "flowdg/mesh/mesh_info.hpp"
+#include "flowdg/mesh/periodic.hpp"
+#include "flowdg/mesh/validate.hpp"
+#include "flowdg/time/runge_kutta.hpp"
+
+namespace flowdg {
+
+namespace {
+
+/// A point or vector of the mesh's dimension from a TOML array ([x, y] or [x, y, z]).
+Point3 read_point(const Config& table, std::string_view key, int dim, Point3 fallback) {
+  const auto values = table.get_doubles(key);
+  if (!values) return fallback;
+  if (static_cast<int>(values->size()) != dim)
+    throw InputError(cat(table.where(), " ", key, ": expected ", dim == 3 ? "[x, y, z]" : "[x, y]", " for this ", dim, "D mesh"));
+  return {(*values)[0], (*values)[1], dim == 3 ? (*values)[2] : 0.0};
+}
+
+/// Density, velocity (u, v[, w]) and pressure of a state table, on top of `fallback`.
+void read_state(const Config& table, int dim, physics::FlowSpec& flow) {
+  if (dim == 2 && table.has("w")) throw InputError(cat(table.where(), " w: a 2D case has no z-velocity"));
+  flow.density = table.double_or("rho", flow.density);
+  flow.velocity = {table.double_or("u", flow.velocity.x), table.double_or("v", flow.velocity.y),
+                   table.double_or("w", flow.velocity.z)};
+  flow.pressure = table.double_or("p", flow.pressure);
+  if (!(flow.density > 0 && flow.pressure > 0)) throw InputError(cat(table.where(), ": density and pressure must be positive"));
+}
+
+physics::FlowSpec read_flow(const Config& config, int dim, double gamma) {
+  const Config table = config.table("flow");
+  table.allow_only({"kind", "rho", "u", "v", "w", "p", "strength", "center", "mach_inner", "r_inner"});
+  physics::FlowSpec flow;
+  const std::string kind = table.string_or("kind", "uniform");
+  if (kind == "uniform") {
+    flow.kind = physics::FlowKind::uniform;
+  } else if (kind == "isentropic-vortex") {
+    flow.kind = physics::FlowKind::isentropic_vortex;
+  } else if (kind == "supersonic-vortex") {
+    flow.kind = physics::FlowKind::supersonic_vortex;
+  } else if (kind == "double-mach") {
+    flow.kind = physics::FlowKind::double_mach;
+  } else {
+    throw InputError(cat(table.where(), " kind: unknown flow '", kind,
+                         "' (valid: uniform, isentropic-vortex, supersonic-vortex, double-mach)"));
+  }
+  read_state(table, dim, flow);
+  flow.strength = table.double_or("strength", flow.strength);
+  flow.center = read_point(table, "center", dim, flow.center);
+  flow.mach_inner = table.double_or("mach_inner", flow.mach_inner);
+  flow.r_inner = table.double_or("r_inner", flow.r_inner);
+  physics::check_supported(flow, dim, gamma);
+  return flow;
+}
+
+physics::BoundaryKind parse_boundary_kind(const std::string& name, const std::string& where) {
+  if (name == "slip-wall") return physics::BoundaryKind::slip_wall;
+  if (name == "symmetry") return physics::BoundaryKind::symmetry;
+  if (name == "curvature-wall") return physics::BoundaryKind::curvature_wall;
+  if (name == "inflow") return physics::BoundaryKind::inflow;
+  if (name == "outflow") return physics::BoundaryKind::outflow;
+  if (name == "farfield") return physics::BoundaryKind::farfield;
+  if (name == "prescribed") return physics::BoundaryKind::prescribed;
+  throw InputError(cat(where, " type: unknown boundary condition '", name,
+                       "' (valid: slip-wall, symmetry, curvature-wall, inflow, outflow, farfield, prescribed, periodic)"));
+}
+
+std::string resolve_mesh_path(const std::string& spec, const std::string& directory) {
+  if (spec.rfind("builtin:", 0) == 0 || directory.empty() || std::filesystem::path(spec).is_absolute()) return spec;
+  const auto relative = std::filesystem::path(directory) / spec;
+  return std::filesystem::exists(relative) ? relative.string() : spec;
+}
+
+std::string tag_list(const Mesh& mesh) {
+  std::string all;
+  for (const auto& tag : mesh.boundary_names) all += (all.empty() ? "" : ", ") + tag;
+  return all;
+}
+
+void read_solver(const Config& config, Case& problem) {
+  const Config solver = config.table("solver");
+  solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity", "precision", "kernels"});
+  dg::OperatorOptions& options = problem.options;
+  options.order = static_cast<int>(solver.integer_or("order", 1));
+  options.flux = physics::parse_riemann_kind(solver.string_or("flux", "hllc"));
+  options.gamma = solver.double_or("gamma", 1.4);
+  if (!(options.gamma > 1.0)) throw InputError(cat(solver.where(), " gamma: must be > 1"));
+  const std::string limiter = solver.string_or("limiter", "none");
+  if (limiter == "barth-jespersen") {
+    options.limiter = dg::Limiter::barth_jespersen;
+  } else if (limiter != "none") {
+    throw InputError(cat(solver.where(), " limiter: unknown limiter '", limiter, "' (valid: none, barth-jespersen)"));
+  }
+  options.positivity = solver.bool_or("positivity", false);
+  const std::string variables = solver.string_or("limit_variables", "conserved");
+  if (variables != "conserved" && variables != "characteristic")
+    throw InputError(cat(solver.where(), " limit_variables: '", variables, "' (valid: conserved, characteristic)"));
+  options.characteristic_limiting = variables == "characteristic";
+  const std::string precision = solver.string_or("precision", "double");
+  if (precision == "double") {
+    options.precision = dg::Precision::double_precision;
+  } else if (precision == "single") {
+    options.precision = dg::Precision::single_precision;
+  } else {
+    throw InputError(cat(solver.where(), " precision: '", precision, "' (valid: double, single)"));
+  }
+  const std::string kernels = solver.string_or("kernels", "automatic");
+  if (kernels == "automatic") {
+    options.implementation = dg::Implementation::automatic;
+  } else if (kernels == "portable") {
+    options.implementation = dg::Implementation::portable;
+  } else if (kernels == "tuned") {
+    options.implementation = dg::Implementation::tuned;
+  } else {
+    throw InputError(cat(solver.where(), " kernels: '", kernels, "' (valid: automatic, portable, tuned)"));
+  }
+}
+
+void read_mesh(const Config& config, Case& problem) {
+  const Config mesh_table = config.table("mesh");
+  mesh_table.allow_only({"file", "refine", "reorder"});
+  const std::string spec = resolve_mesh_path(mesh_table.require_string("file"), config.directory());
+  problem.mesh = load_mesh(spec);
+  const long long refine = mesh_table.integer_or("refine", 0);
+  if (refine < 0 || refine > 12) throw InputError(cat(mesh_table.where(), " refine: ", refine, " is out of range (0..12)"));
+  for (long long level = 0; level < refine; ++level) problem.mesh = refine_uniform(problem.mesh);
+  // Validation builds the connectivity anyway; it is kept unless the elements are renumbered.
+  validate_or_throw(problem.mesh, &problem.connectivity);
+  const std::string reorder = mesh_table.string_or("reorder", "none");
+  if (reorder != "none") problem.connectivity = Connectivity();  // its memory back before the renumbering
+  if (reorder == "rcm") {
+    reorder_elements(problem.mesh, ElementOrdering::reverse_cuthill_mckee);
+  } else if (reorder == "hilbert") {
+    reorder_elements(problem.mesh, ElementOrdering::hilbert);
+  } else if (reorder != "none") {
+    throw InputError(cat(mesh_table.where(), " reorder: unknown ordering '", reorder, "' (valid: none, rcm, hilbert)"));
+  }
+  if (reorder != "none") problem.connectivity = build_connectivity(problem.mesh);
+}
+
+void read_boundaries(const Config& config, Case& problem) {
+  const int dim = problem.mesh.dimension;
+  const Config boundary = config.table("boundary");
+  for (const std::string& name : boundary.keys())
+    if (problem.mesh.find_tag(name) < 0)
+      throw InputError(cat(boundary.where(), ": boundary '", name, "' is not a boundary tag of the mesh ", problem.mesh.source,
+                           " (its tags: ", tag_list(problem.mesh), ")"));
+  problem.options.boundary.resize(problem.mesh.boundary_names.size());
+  std::vector<bool> periodic_done(problem.mesh.boundary_names.size(), false);
+  for (std::size_t tag = 0; tag < problem.mesh.boundary_names.size(); ++tag) {
+    const std::string& name = problem.mesh.boundary_names[tag];
+    const bool has_faces = problem.connectivity.tag_offsets[tag + 1] > problem.connectivity.tag_offsets[tag];
+    if (!boundary.has(name)) {
+      if (has_faces)
+        throw InputError(cat(config.where(), ": boundary tag '", name, "' of the mesh has no condition (add a [boundary.", name,
+                             "] table with a type)"));
+      continue;
+    }
+    const Config table = boundary.table(name);
+    table.allow_only({"type", "state", "center", "partner", "translation"});
+    const std::string type = table.require_string("type");
+    if (type == "periodic") {
+      if (periodic_done[tag]) continue;
+      const std::string partner = table.require_string("partner");
+      const int partner_tag = problem.mesh.require_tag(partner);
+      auto translation = table.get_doubles("translation");
+      if (!translation || static_cast<int>(translation->size()) != dim)
+        throw InputError(cat(table.where(), " translation: expected ", dim == 3 ? "[dx, dy, dz]" : "[dx, dy]", " taking '", name,
+                             "' onto '", partner, "'"));
+      const Point3 shift{(*translation)[0], (*translation)[1], dim == 3 ? (*translation)[2] : 0.0};
+      make_periodic(problem.mesh, problem.connectivity, static_cast<int>(tag), partner_tag, shift);
+      periodic_done[tag] = periodic_done[partner_tag] = true;
+      // The vortex wraps to its nearest image across a periodic direction.
+      if (problem.initial.kind == physics::FlowKind::isentropic_vortex) {
+        if (shift.x != 0) problem.initial.period.x = std::fabs(shift.x);
+        if (shift.y != 0) problem.initial.period.y = std::fabs(shift.y);
+        if (shift.z != 0) problem.initial.period.z = std::fabs(shift.z);
+      }
+      continue;
+    }
+    if (periodic_done[tag])
+      throw InputError(cat(table.where(), ": '", name, "' is the partner of a periodic boundary; its type must be periodic too"));
+    dg::BoundarySpec& condition = problem.options.boundary[tag];
+    condition.kind = parse_boundary_kind(type, table.where());
+    physics::check_supported(condition.kind, dim);
+    condition.flow = problem.initial;
+    if (table.has("state")) {
+      const Config state = table.table("state");
+      state.allow_only({"rho", "u", "v", "w", "p"});
+      condition.flow.kind = physics::FlowKind::uniform;
+      read_state(state, dim, condition.flow);
+    }
+    if (condition.kind == physics::BoundaryKind::curvature_wall) {
+      if (table.has("center")) {
+        condition.center = read_point(table, "center", dim, {});
+      } else {
+        bool found = false;
+        for (const BoundaryCircle& circle : problem.mesh.boundary_circles)
+          if (circle.tag == static_cast<int>(tag)) {
+            condition.center = circle.center;
+            found = true;
+          }
+        if (!found)
+          throw InputError(cat(table.where(), ": a curvature wall needs the circle's center = [x, y] (the mesh does not record one)"));
+      }
+    }
+  }
+  // A later periodic join may have changed the vortex's periods: boundary flows follow the initial one.
+  for (dg::BoundarySpec& condition : problem.options.boundary)
+    if (condition.flow.kind == problem.initial.kind) condition.flow.period = problem.initial.period;
+}
+
+}  // namespace
+
+Case load_case(const Config& config, Backend backend) {
+  config.allow_only({"case", "mesh", "flow", "solver", "time", "boundary", "output"});
+  Case problem;
+  problem.toml = config.to_toml();
+  const Config case_table = config.table("case");
+  case_table.allow_only({"name"});
+  problem.name = case_table.string_or("name", "unnamed");
+  problem.source = config.where();
+  problem.options.backend = backend;
+
+  read_solver(config, problem);
+  read_mesh(config, problem);
+  const int dim = problem.mesh.dimension;
+  const int highest = dg::core_max_order(dim, problem.options.precision);
+  if (problem.options.order < 0 || problem.options.order > highest)
+    throw InputError(cat(config.table("solver").where(), " order: ", problem.options.order, " is out of range (0..", highest, ")"));
+  problem.initial = read_flow(config, dim, problem.options.gamma);
+  read_boundaries(config, problem);
+  // Errors are measured against the [flow]: the exact solution for the built-in vortices, the
+  // free stream for a uniform flow (free-stream preservation). The double Mach flow is only the
+  // initial and boundary data.
+  problem.has_exact = problem.initial.kind != physics::FlowKind::double_mach;
+
+  const Config time = config.table("time");
+  time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every"});
+  problem.time.scheme = time.string_or("scheme", problem.time.scheme);
+  (void)runge_kutta_scheme(problem.time.scheme);  // validates the name now
+  problem.time.cfl = time.double_or("cfl", problem.time.cfl);
+  problem.time.fixed_dt = time.get_double("dt");
+  problem.time.dt_every = time.integer_or("dt_every", 1);
+  problem.time.end_time = time.double_or("end_time", problem.time.end_time);
+  problem.time.max_steps = time.integer_or("max_steps", problem.time.max_steps);
+  problem.time.steady_tolerance = time.double_or("steady_tolerance", 0.0);
+  problem.time.progress_every = time.integer_or("progress_every", 0);
+  if (!(problem.time.cfl > 0)) throw InputError(cat(time.where(), " cfl: must be positive"));
+  if (problem.time.fixed_dt && !(*problem.time.fixed_dt > 0)) throw InputError(cat(time.where(), " dt: must be positive"));
+  if (problem.time.dt_every < 1) throw InputError(cat(time.where(), " dt_every: must be >= 1"));
+  if (std::isinf(problem.time.end_time) && problem.time.max_steps < 0 && problem.time.steady_tolerance <= 0)
+    throw InputError(cat(time.where(), ": give end_time, max_steps or steady_tolerance, or the run never ends"));
+
+  const Config output = config.table("output");
+  output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every"});
+  problem.output_directory = output.string_or("directory", cat("runs/", problem.name));
+  problem.output.vtu = output.bool_or("vtu", true);
+  problem.output.vtu_every = output.integer_or("vtu_every", 0);
+  problem.output.checkpoint_every = output.integer_or("checkpoint_every", 0);
+  const std::string cells = output.string_or("vtu_cells", "lagrange");
+  if (cells != "lagrange" && cells != "subdivided")
+    throw InputError(cat(output.where(), " vtu_cells: '", cells, "' (valid: lagrange, subdivided)"));
+  problem.output.lagrange_cells = cells == "lagrange";
+  if (problem.output.vtu_every < 0 || problem.output.checkpoint_every < 0)
+    throw InputError(cat(output.where(), ": vtu_every and checkpoint_every must be >= 0"));
+  return problem;
+}
+
+std::string default_case_toml(Backend backend) {
+  return cat(R"(# Built-in default: the double Mach reflection (Woodward & Colella 1984; Fuhry, Giuliani &
+# Krivodonova 2015, section 5.2) at p = 1 with the Barth-Jespersen limiter and SSP-RK2, to t = 0.2.
+[case]
+name = "double-mach"
+
+[mesh]
+file = "builtin:double-mach?ny=)", backend == Backend::cuda ? 90 : 72, R"("
+
+[flow]
+kind = "double-mach"
+
+[solver]
+order = 1
+flux = "hllc"
+limiter = "barth-jespersen"
+positivity = true
+
+[time]
+scheme = "ssp-rk2"
+cfl = 0.4
+end_time = 0.2
+
+[boundary.left]
+type = "prescribed"
+[boundary.bottom-inflow]
+type = "prescribed"
+[boundary.wall]
+type = "slip-wall"
+[boundary.top]
+type = "prescribed"
+[boundary.right]
+type = "outflow"
+
+[output]
+vtu_every = 0
+)");
+}
+
+}  // namespace flowdg

@@ -1,0 +1,409 @@
+#include "flowdg/cases/run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "flowdg/backend/backend.hpp"
+#include "flowdg/backend/memory.hpp"
+#include "flowdg/core/error.hpp"
+#include "flowdg/element/basis.hpp"
+#include "flowdg/io/checkpoint.hpp"
+#include "flowdg/io/json.hpp"
+#include "flowdg/io/solution_output.hpp"
+
+namespace flowdg {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string output_path(const Case& problem, const std::string& name) {
+  return (std::filesystem::path(problem.output_directory) / name).string();
+}
+
+VtuCells cells_of(const Case& problem) {
+  return problem.output.lagrange_cells ? VtuCells::lagrange : VtuCells::subdivided;
+}
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  if (seconds < 60) return cat(static_cast<long long>(seconds), "s");
+  if (seconds < 3600) return cat(static_cast<long long>(seconds / 60), "m", static_cast<long long>(seconds) % 60, "s");
+  return cat(static_cast<long long>(seconds / 3600), "h", static_cast<long long>(seconds / 60) % 60, "m");
+}
+
+// ---- the hooks ------------------------------------------------------------------------------
+
+/// A live line on a terminal (carriage return), plain lines otherwise, every progress_every steps
+/// or every 2 s (0.25 s on a terminal).
+class ProgressHook final : public Hook {
+ public:
+  explicit ProgressHook(bool quiet) : quiet_(quiet), terminal_(isatty(fileno(stdout)) != 0) {}
+  std::string name() const override { return "progress"; }
+  void start(LoopState& state) override {
+    start_ = last_ = Clock::now();
+    t_start_ = state.t;
+  }
+  void after_step(LoopState& state) override {
+    if (quiet_) return;
+    const TimeControl& control = state.problem.time;
+    const auto now = Clock::now();
+    const bool due = control.progress_every > 0 ? state.step % control.progress_every == 0
+                                                : now - last_ > std::chrono::milliseconds(terminal_ ? 250 : 2000);
+    if (!due) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const long long done = state.step - state.first_step;
+    double remaining = NAN;
+    if (std::isfinite(control.end_time)) remaining = elapsed * (control.end_time - state.t) / (state.t - t_start_);
+    if (control.max_steps >= 0) {
+      const double by_steps = elapsed * static_cast<double>(control.max_steps - state.step) / static_cast<double>(done);
+      remaining = std::isfinite(remaining) ? std::min(remaining, by_steps) : by_steps;
+    }
+    const bool steady = control.steady_tolerance > 0;
+    const double rate = elapsed > 0 ? static_cast<double>(state.op.dof()) * stages_ * static_cast<double>(done) / elapsed : 0.0;
+    char text[200];
+    std::snprintf(text, sizeof text, "  step %lld  t = %.6g  dt = %.3e  wall %s  ETA %s  %.3g DOF-stages/s", state.step, state.t,
+                  state.dt, format_duration(elapsed).c_str(), steady ? "steady" : format_duration(remaining).c_str(), rate);
+    std::string line = text;
+    if (steady) line += cat("  change ", state.last_change);
+    if (terminal_) {
+      std::printf("\r%-110s", line.c_str());
+      live_ = true;
+    } else {
+      std::printf("%s\n", line.c_str());
+    }
+    std::fflush(stdout);
+  }
+  void finish(LoopState&) override { end_line(); }
+  ~ProgressHook() override { end_line(); }
+  void set_stages(int stages) { stages_ = stages; }
+
+ private:
+  void end_line() {
+    if (live_) std::printf("\n");
+    live_ = false;
+  }
+  bool quiet_, terminal_, live_ = false;
+  int stages_ = 1;
+  Clock::time_point start_, last_;
+  double t_start_ = 0;
+};
+
+/// Every `every` steps, the admissibility of every element mean (a non-physical or NaN state
+/// stops the run with a NumericalError that names the element), then a device copy of the state:
+/// the last good one, written out if a later step fails.
+class SnapshotHook final : public Hook {
+ public:
+  explicit SnapshotHook(long long every) : every_(every) {}
+  std::string name() const override { return "snapshot"; }
+  void start(LoopState& state) override {
+    state.op.save_snapshot();
+    state.saved_time = state.t;
+    state.saved_step = state.step;
+  }
+  void after_step(LoopState& state) override {
+    if ((state.step - state.first_step) % every_ != 0) return;
+    (void)state.op.stable_time_step(1.0);  // throws NumericalError on a bad state: never save one
+    state.op.save_snapshot();
+    state.saved_time = state.t;
+    state.saved_step = state.step;
+  }
+
+ private:
+  long long every_;
+};
+
+/// The admissibility check alone, every step (the "check" hook; the snapshot hook checks too).
+class CheckHook final : public Hook {
+ public:
+  std::string name() const override { return "check"; }
+  void after_step(LoopState& state) override { (void)state.op.stable_time_step(1.0); }
+};
+
+/// A ParaView series: solution_<step>.vtu every vtu_every steps and at the end, listed in
+/// solution.pvd (or one solution.vtu at the end when vtu_every is 0).
+class VtuHook final : public Hook {
+ public:
+  VtuHook(const Case& problem, const RunOptions& options)
+      : every_(problem.output.vtu_every), restarted_(!options.restart.empty()),
+        series_(output_path(problem, "solution.pvd")) {}
+  std::string name() const override { return "vtu"; }
+  void start(LoopState& state) override {
+    if (every_ == 0) return;
+    if (restarted_)
+      series_.resume(state.t);
+    else
+      write(state);
+  }
+  void after_step(LoopState& state) override {
+    if (every_ > 0 && state.step % every_ == 0) {
+      (void)state.op.stable_time_step(1.0);  // never write a broken state
+      write(state);
+    }
+  }
+  void finish(LoopState& state) override {
+    if (every_ == 0)
+      write_solution_vtu(output_path(state.problem, "solution.vtu"), state.op, state.problem.options.gamma, state.t,
+                         cells_of(state.problem));
+    else if (state.step % every_ != 0)
+      write(state);
+  }
+
+ private:
+  void write(LoopState& state) {
+    const std::string step = std::to_string(state.step);
+    const std::string name = cat("solution_", std::string(8 - std::min<std::size_t>(8, step.size()), '0'), step, ".vtu");
+    write_solution_vtu(output_path(state.problem, name), state.op, state.problem.options.gamma, state.t, cells_of(state.problem));
+    series_.add(state.t, name);
+  }
+  long long every_;
+  bool restarted_;
+  euler2d::PvdSeries series_;
+};
+
+/// checkpoint.h5 every checkpoint_every steps and at the end.
+class CheckpointHook final : public Hook {
+ public:
+  explicit CheckpointHook(long long every) : every_(every) {}
+  std::string name() const override { return "checkpoint"; }
+  void after_step(LoopState& state) override {
+    if (every_ > 0 && state.step % every_ == 0) {
+      (void)state.op.stable_time_step(1.0);  // never write a broken state
+      write_case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step, "checkpoint.h5");
+    }
+  }
+  void finish(LoopState& state) override {
+    write_case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step, "checkpoint.h5");
+  }
+
+ private:
+  long long every_;
+};
+
+/// Stops the run when max |c^{n+1} - c^n| falls below the case's steady tolerance.
+class SteadyHook final : public Hook {
+ public:
+  explicit SteadyHook(double tolerance) : tolerance_(tolerance) {}
+  std::string name() const override { return "steady"; }
+  bool monitors_change() const override { return true; }
+  void after_step(LoopState& state) override {
+    state.last_change = state.op.last_change();
+    if (!std::isfinite(state.last_change)) (void)state.op.stable_time_step(1.0);  // names the element
+    if (state.last_change < tolerance_) {
+      state.converged = true;
+      state.stop = true;
+    }
+  }
+
+ private:
+  double tolerance_;
+};
+
+std::string norms_json(const std::vector<double>& values, int dim) {
+  const char* names2[] = {"rho", "rho_u", "rho_v", "energy"};
+  const char* names3[] = {"rho", "rho_u", "rho_v", "rho_w", "energy"};
+  json::Object object;
+  for (std::size_t v = 0; v < values.size(); ++v) object.add_number(dim == 3 ? names3[v] : names2[v], values[v]);
+  return object.str();
+}
+
+}  // namespace
+
+std::unique_ptr<Hook> make_hook(const std::string& name, const Case& problem, const RunOptions& options) {
+  if (name == "progress") return std::make_unique<ProgressHook>(options.quiet);
+  if (name == "check") return std::make_unique<CheckHook>();
+  if (name == "snapshot") return std::make_unique<SnapshotHook>(std::max<long long>(1, options.snapshot_every));
+  if (name == "vtu") return std::make_unique<VtuHook>(problem, options);
+  if (name == "checkpoint") return std::make_unique<CheckpointHook>(problem.output.checkpoint_every);
+  if (name == "steady") return std::make_unique<SteadyHook>(problem.time.steady_tolerance);
+  throw InputError(cat("unknown hook '", name, "' (valid: progress, check, snapshot, vtu, checkpoint, steady)"));
+}
+
+std::vector<std::unique_ptr<Hook>> case_hooks(const Case& problem, const RunOptions& options) {
+  std::vector<std::string> names;
+  if (problem.time.steady_tolerance > 0) names.push_back("steady");
+  names.push_back("snapshot");
+  if (options.write_summary && problem.output.vtu) names.push_back("vtu");
+  if (options.write_summary) names.push_back("checkpoint");
+  names.push_back("progress");
+  std::vector<std::unique_ptr<Hook>> hooks;
+  for (const std::string& name : names) hooks.push_back(make_hook(name, problem, options));
+  return hooks;
+}
+
+void write_case_checkpoint(const Case& problem, const dg::Operator& op, const std::vector<double>& coefficients, double time,
+                           long long step, const std::string& name) {
+  Checkpoint data;
+  data.case_toml = problem.toml;
+  data.mesh_source = problem.mesh.source;
+  data.mesh_hash = mesh_hash(problem.mesh);
+  data.n_elements = op.n_elements();
+  data.order = op.order();
+  data.n_variables = op.n_variables();
+  data.time = time;
+  data.step = step;
+  data.scheme = problem.time.scheme;
+  data.physics = problem.physics();
+  // Meshes of triangles only keep the files of the 2D solver (no n_basis_total attribute).
+  const index_t basis_total = op.dof() / op.n_variables();
+  if (basis_total != n_basis(Shape::triangle, op.order()) * op.n_elements()) data.n_basis_total = basis_total;
+  data.coefficients = coefficients;
+  write_checkpoint(output_path(problem, name), data);
+}
+
+void write_summary(const Case& problem, const dg::Operator& op, const RunResult& result) {
+  std::filesystem::create_directories(problem.output_directory);
+  json::Object summary;
+  summary.add_string("case", problem.name)
+      .add_string("source", problem.source)
+      .add_string("physics", problem.physics())
+      .add_string("backend", to_string(problem.options.backend))
+      .add_string("device", describe(problem.options.backend))
+      .add_string("mesh", problem.mesh.source)
+      .add_string("kernels", result.implementation)
+      .add_string("groups", op.describe())
+      .add_string("precision", op.precision() == dg::Precision::single_precision ? "single" : "double")
+      .add_integer("elements", op.n_elements())
+      .add_integer("order", op.order())
+      .add_integer("dof", op.dof())
+      .add_string("scheme", problem.time.scheme)
+      .add_integer("steps", result.steps)
+      .add_integer("stages", result.stages)
+      .add_number("final_time", result.time)
+      .add_number("setup_seconds", result.setup_seconds)
+      .add_number("wall_seconds", result.wall_seconds);
+  const double updates = static_cast<double>(op.dof()) * result.stages * static_cast<double>(result.steps);
+  summary.add_number("throughput_dof_stage_per_second", result.wall_seconds > 0 ? updates / result.wall_seconds : 0.0);
+  summary.add_number("tk_microseconds",
+                     result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.dof()) : 0.0);
+  summary.add_bool("steady_converged", result.converged).add_number("last_change", result.last_change);
+  if (result.errors) {
+    json::Object errors;
+    errors.add("l2", norms_json(result.errors->l2, op.dimension())).add("linf", norms_json(result.errors->linf, op.dimension()));
+    summary.add("errors", errors.str());
+  }
+  summary.add_integer("peak_device_bytes", static_cast<long long>(peak_bytes(Space::device)))
+      .add_integer("peak_host_array_bytes", static_cast<long long>(peak_bytes(Space::host)))
+      .add_string("status", result.status);
+  const std::string path = output_path(problem, "summary.json");
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw InputError(cat("cannot write ", temporary));
+    out << summary.str() << "\n";
+  }
+  std::filesystem::rename(temporary, path);  // never leave a half-written summary
+}
+
+RunResult run_case(const Case& problem, const RunOptions& run_options) {
+  const auto setup_start = Clock::now();
+  const std::unique_ptr<dg::Operator> op = dg::make_operator(problem.mesh, problem.connectivity, problem.options);
+  LoopState state{*op, problem};
+  state.write_files = run_options.write_summary;
+  if (!run_options.restart.empty()) {
+    const Checkpoint checkpoint = read_checkpoint(run_options.restart);
+    check_compatible(checkpoint, problem.mesh, problem.options.order, problem.physics());
+    op->set_coefficients(checkpoint.coefficients);
+    state.t = checkpoint.time;
+    state.step = checkpoint.step;
+  } else {
+    op->project(problem.initial, 0.0);
+    op->apply_limiter();
+  }
+  state.first_step = state.step;
+  const RungeKuttaScheme scheme = runge_kutta_scheme(problem.time.scheme);
+  RunResult result;
+  result.stages = scheme.n_stages();
+  result.time = state.t;
+  result.implementation = op->implementation();
+  synchronize(problem.options.backend);
+  result.setup_seconds = std::chrono::duration<double>(Clock::now() - setup_start).count();
+  if (state.write_files) std::filesystem::create_directories(problem.output_directory);
+
+  std::vector<std::unique_ptr<Hook>> hooks = case_hooks(problem, run_options);
+  bool monitor_change = false;
+  for (const auto& hook : hooks) {
+    monitor_change |= hook->monitors_change();
+    if (auto* progress = dynamic_cast<ProgressHook*>(hook.get())) progress->set_stages(scheme.n_stages());
+  }
+  const TimeControl& control = problem.time;
+  if (!run_options.quiet)
+    std::printf("flowdg: %s on %s: %lld elements, p = %d, %lld DOF, %s, %s; %s%s\n", problem.name.c_str(),
+                describe(problem.options.backend).c_str(), static_cast<long long>(op->n_elements()), op->order(),
+                static_cast<long long>(op->dof()), scheme.name.c_str(), problem.mesh.source.c_str(), op->describe().c_str(),
+                run_options.restart.empty() ? "" : cat(", restarted from ", run_options.restart, " at t = ", state.t, ", step ", state.step).c_str());
+
+  const auto start = Clock::now();
+  try {
+    for (const auto& hook : hooks) hook->start(state);
+    double dt = 0;
+    while (true) {
+      if (state.t >= control.end_time * (1 - 1e-14)) break;
+      if (control.max_steps >= 0 && state.step >= control.max_steps) break;
+      // The CFL time step reads the element means back to the host (and checks them): every
+      // dt_every steps only, the step size kept in between.
+      if (control.fixed_dt)
+        dt = *control.fixed_dt;
+      else if ((state.step - state.first_step) % control.dt_every == 0)
+        dt = op->stable_time_step(control.cfl);
+      state.dt = std::min(dt, control.end_time - state.t);
+      op->step(scheme, state.t, state.dt, monitor_change);
+      state.t += state.dt;
+      ++state.step;
+      result.time = state.t;
+      result.steps = state.step - state.first_step;
+      for (const auto& hook : hooks) hook->after_step(state);
+      if (state.stop) break;
+    }
+    (void)op->stable_time_step(1.0);  // a broken final state is not "completed"
+  } catch (const NumericalError& error) {
+    hooks.clear();  // ends a live progress line
+    synchronize(problem.options.backend);
+    result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    result.status = cat("failed at step ", state.step, ", t = ", state.t, ": ", error.what());
+    std::string saved_note;
+    if (state.write_files) {
+      const std::string where = op->describe_bad_state();
+      const std::vector<double> good = op->snapshot();
+      write_case_checkpoint(problem, *op, good, state.saved_time, state.saved_step, "last_good.h5");
+      if (problem.output.vtu) {
+        op->set_coefficients(good);
+        write_solution_vtu(output_path(problem, "last_good.vtu"), *op, problem.options.gamma, state.saved_time, cells_of(problem));
+      }
+      write_summary(problem, *op, result);
+      saved_note = cat(where.empty() ? "" : cat(" (", where, ")"), "; the last good state (step ", state.saved_step, ", t = ",
+                       state.saved_time, ") is in ", problem.output_directory,
+                       "/last_good.h5 and last_good.vtu, the summary in summary.json");
+    }
+    throw NumericalError(cat(error.what(), ", at step ", state.step, ", t = ", state.t, saved_note));
+  }
+  synchronize(problem.options.backend);
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.converged = state.converged;
+  result.last_change = state.last_change;
+  for (const auto& hook : hooks) hook->finish(state);
+  if (problem.has_exact) result.errors = op->errors(problem.initial, state.t);
+  if (!run_options.quiet) {
+    const double rate = result.wall_seconds > 0 ? static_cast<double>(op->dof()) * result.stages * static_cast<double>(result.steps) /
+                                                      result.wall_seconds
+                                                : 0.0;
+    const bool steady = control.steady_tolerance > 0;
+    std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, state.t, result.wall_seconds, rate,
+                steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
+    if (result.errors) std::printf("flowdg: L2 error: rho %.4e  energy %.4e\n", result.errors->l2.front(), result.errors->l2.back());
+  }
+  if (state.write_files) {
+    write_summary(problem, *op, result);
+    if (!run_options.quiet)
+      std::printf("flowdg: wrote %s/{summary.json,checkpoint.h5%s}\n", problem.output_directory.c_str(),
+                  problem.output.vtu ? (problem.output.vtu_every > 0 ? ",solution.pvd" : ",solution.vtu") : "");
+  }
+  return result;
+}
+
+}  // namespace flowdg

@@ -1,0 +1,56 @@
+#pragma once
+// Step hooks of the solver-agnostic time loop (cases/run.cpp), configured by name like PyFR's
+// plugins or Trixi's callbacks: progress, check (admissibility / NaN), snapshot (the last good
+// state on the device), vtu (a ParaView series), checkpoint (HDF5 restart files), steady (the
+// steady-state residual). The loop knows none of them; each sees the operator and the loop state
+// after every step and at the start and end of the run. The Navier-Stokes issue adds forces.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flowdg/dg/operator.hpp"
+
+namespace flowdg {
+
+struct Case;
+
+/// What the loop shares with its hooks.
+struct LoopState {
+  dg::Operator& op;
+  const Case& problem;
+  double t = 0, dt = 0;
+  long long step = 0, first_step = 0;
+  bool write_files = true;
+  bool stop = false;           ///< a hook asks the loop to end after this step (steady state reached)
+  bool converged = false;      ///< set by the steady hook
+  double last_change = 0;      ///< max |c^{n+1} - c^n| of the last monitored step
+  double saved_time = 0;       ///< the snapshot's time and step (the last good state)
+  long long saved_step = 0;
+};
+
+class Hook {
+ public:
+  virtual ~Hook() = default;
+  virtual std::string name() const = 0;
+  /// Whether the next step must report its change (the steady-state hook).
+  virtual bool monitors_change() const { return false; }
+  virtual void start(LoopState&) {}
+  virtual void after_step(LoopState&) {}
+  /// The run ended normally (the final state is good).
+  virtual void finish(LoopState&) {}
+};
+
+struct RunOptions {
+  bool quiet = false;
+  bool write_summary = true;     ///< also the VTU files and checkpoints
+  std::string restart;           ///< checkpoint to continue from ("" to start from the flow)
+  long long snapshot_every = 10; ///< steps between device copies of the last good state
+};
+
+/// The hook of a name: "progress", "check", "snapshot", "vtu", "checkpoint", "steady"; InputError
+/// listing the names for any other.
+std::unique_ptr<Hook> make_hook(const std::string& name, const Case& problem, const RunOptions& options);
+/// The hooks a case asks for, in the order they run after each step.
+std::vector<std::unique_ptr<Hook>> case_hooks(const Case& problem, const RunOptions& options);
+
+}  // namespace flowdg
