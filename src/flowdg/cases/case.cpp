@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/mesh/periodic.hpp"
@@ -234,6 +235,15 @@ Case load_case(const Config& config, Backend backend) {
   const int highest = dg::core_max_order(dim, problem.options.precision);
   if (problem.options.order < 0 || problem.options.order > highest)
     throw InputError(cat(config.table("solver").where(), " order: ", problem.options.order, " is out of range (0..", highest, ")"));
+  // What only the tuned triangle kernels have, refused now rather than at set-up.
+  const bool triangles_only = dg::tuned_triangles_apply(problem.mesh, problem.options);
+  if (!triangles_only && (problem.options.limiter != dg::Limiter::none || problem.options.positivity))
+    throw InputError(cat(config.table("solver").where(), ": the limiter and the positivity scaling run on double-precision meshes of",
+                         " straight-sided triangles only; ", problem.mesh.source, " is not one (set limiter = \"none\" and",
+                         " positivity = false)"));
+  if (!triangles_only && problem.options.implementation == dg::Implementation::tuned)
+    throw InputError(cat(config.table("solver").where(), " kernels: the tuned kernels run double-precision meshes of straight-sided",
+                         " triangles only; use \"automatic\" or \"portable\""));
   problem.initial = read_flow(config, dim, problem.options.gamma);
   read_boundaries(config, problem);
   // Errors are measured against the [flow]: the exact solution for the built-in vortices, the

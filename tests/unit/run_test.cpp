@@ -1,0 +1,168 @@
+// The solver-agnostic case loader and time loop (cases/case.hpp, cases/run.hpp) on meshes only
+// the DG core runs: 3D tetrahedra and hexahedra-free boxes, quadrilaterals; restart, output
+// files, refused options.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "flowdg/cases/run.hpp"
+#include "flowdg/core/error.hpp"
+#include "flowdg/io/checkpoint.hpp"
+
+using namespace flowdg;
+
+namespace {
+
+const char* tetrahedron_vortex = R"(
+[case]
+name = "tet-vortex"
+[mesh]
+file = "builtin:box?lx=6&ly=6&lz=1.5&nx=4&ny=4&nz=1"
+[flow]
+kind = "isentropic-vortex"
+u = 1.0
+v = 1.0
+w = 0.5
+center = [3.0, 3.0, 0.0]
+[solver]
+order = 2
+[time]
+scheme = "rk4"
+cfl = 0.2
+max_steps = 6
+[boundary.xmin]
+type = "prescribed"
+[boundary.xmax]
+type = "prescribed"
+[boundary.ymin]
+type = "prescribed"
+[boundary.ymax]
+type = "prescribed"
+[boundary.zmin]
+type = "periodic"
+partner = "zmax"
+translation = [0.0, 0.0, 1.5]
+)";
+
+const char* quadrilateral_vortex = R"(
+[case]
+name = "quad-vortex"
+[mesh]
+file = "builtin:rectangle?nx=6&ny=6&x0=-3&x1=3&y0=-3&y1=3&cells=quadrilaterals&perturbation=0.15"
+[flow]
+kind = "isentropic-vortex"
+u = 1.0
+v = 1.0
+[solver]
+order = 2
+[time]
+scheme = "ssp-rk3"
+cfl = 0.3
+max_steps = 12
+[boundary.left]
+type = "prescribed"
+[boundary.right]
+type = "prescribed"
+[boundary.bottom]
+type = "prescribed"
+[boundary.top]
+type = "prescribed"
+)";
+
+Case make(const char* text, const std::vector<std::string>& overrides = {}) {
+  Config config = Config::from_string(text, "test case");
+  for (const std::string& assignment : overrides) config.set(assignment);
+  return load_case(config, Backend::cpu);
+}
+
+std::filesystem::path fresh_directory(const std::string& name) {
+  const auto directory = std::filesystem::temp_directory_path() / cat("flowdg_run_test_", name, "_", ::getpid());
+  std::filesystem::remove_all(directory);
+  return directory;
+}
+
+}  // namespace
+
+TEST(RunLoop, ATetrahedralVortexRunsWithOutputAndErrors) {
+  Case problem = make(tetrahedron_vortex);
+  EXPECT_EQ(problem.physics(), "euler3d");
+  EXPECT_DOUBLE_EQ(problem.initial.period.z, 1.5);  // the vortex wraps across the periodic direction
+  const auto directory = fresh_directory("tet");
+  problem.output_directory = directory.string();
+  RunOptions options;
+  options.quiet = true;
+  const RunResult result = run_case(problem, options);
+  EXPECT_EQ(result.steps, 6);
+  EXPECT_EQ(result.implementation, "portable core kernels");
+  ASSERT_TRUE(result.errors.has_value());
+  ASSERT_EQ(result.errors->l2.size(), 5u);
+  EXPECT_LT(result.errors->l2[0], 6e-2);  // p = 2, h = 1.5: validation.md has 4.1e-2 (the projection dominates)
+  EXPECT_GT(result.errors->l2[0], 1e-6);  // and not trivially zero
+  EXPECT_TRUE(std::filesystem::exists(directory / "solution.vtu"));
+  const Checkpoint checkpoint = read_checkpoint((directory / "checkpoint.h5").string());
+  EXPECT_EQ(checkpoint.physics, "euler3d");
+  EXPECT_EQ(checkpoint.n_variables, 5);
+  EXPECT_EQ(checkpoint.n_basis_total, 10 * problem.mesh.n_elements());  // tetrahedra at p = 2
+  std::ifstream summary(directory / "summary.json");
+  const std::string text((std::istreambuf_iterator<char>(summary)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"physics\": \"euler3d\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"status\": \"completed\""), std::string::npos) << text;
+  std::filesystem::remove_all(directory);
+}
+
+TEST(RunLoop, ARestartedQuadrilateralRunEqualsTheUninterruptedOneBitForBit) {
+  const auto directory = fresh_directory("restart");
+  RunOptions options;
+  options.quiet = true;
+  Case whole = make(quadrilateral_vortex);
+  whole.output_directory = (directory / "whole").string();
+  run_case(whole, options);
+  Case first = make(quadrilateral_vortex, {"time.max_steps=5"});
+  first.output_directory = (directory / "first").string();
+  run_case(first, options);
+  Case second = make(quadrilateral_vortex);
+  second.output_directory = (directory / "second").string();
+  options.restart = (directory / "first" / "checkpoint.h5").string();
+  const RunResult result = run_case(second, options);
+  EXPECT_EQ(result.steps, 7);
+  const Checkpoint a = read_checkpoint((directory / "whole" / "checkpoint.h5").string());
+  const Checkpoint b = read_checkpoint((directory / "second" / "checkpoint.h5").string());
+  EXPECT_EQ(a.step, b.step);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.coefficients, b.coefficients);  // bit for bit
+  std::filesystem::remove_all(directory);
+}
+
+TEST(RunLoop, OptionsTheMeshCannotRunAreRefusedWhenTheCaseIsLoaded) {
+  const auto expect_error = [](const char* text, const std::vector<std::string>& overrides, const std::string& fragment) {
+    try {
+      (void)make(text, overrides);
+      ADD_FAILURE() << "no error for " << fragment;
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+    }
+  };
+  expect_error(quadrilateral_vortex, {"solver.limiter=\"barth-jespersen\""}, "straight-sided triangles only");
+  expect_error(quadrilateral_vortex, {"solver.kernels=\"tuned\""}, "straight-sided");
+  expect_error(quadrilateral_vortex, {"solver.kernels=\"fast\""}, "valid: automatic, portable, tuned");
+  expect_error(quadrilateral_vortex, {"solver.precision=\"half\""}, "valid: double, single");
+  expect_error(quadrilateral_vortex, {"flow.w=0.5"}, "a 2D case has no z-velocity");
+  expect_error(quadrilateral_vortex, {"flow.center=[0.0, 0.0, 0.0]"}, "expected [x, y]");
+  expect_error(tetrahedron_vortex, {"boundary.zmin.translation=[0.0, 1.5]"}, "[dx, dy, dz]");
+  expect_error(tetrahedron_vortex, {"solver.order=9"}, "out of range (0..4)");
+  expect_error(tetrahedron_vortex, {"boundary.xmin.type=\"curvature-wall\""}, "curvature");
+  expect_error(tetrahedron_vortex, {"time.dt_every=0"}, "dt_every");
+}
+
+TEST(RunLoop, SinglePrecisionRunsThroughTheCaseFile) {
+  Case problem = make(quadrilateral_vortex, {"solver.precision=\"single\""});
+  RunOptions options;
+  options.quiet = true;
+  options.write_summary = false;
+  const RunResult single = run_case(problem, options);
+  const RunResult reference = run_case(make(quadrilateral_vortex), options);
+  ASSERT_TRUE(single.errors && reference.errors);
+  EXPECT_NEAR(single.errors->l2[0], reference.errors->l2[0], 1e-3 * reference.errors->l2[0]);
+}
