@@ -4,7 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "flowdg/cases/euler2d_case.hpp"
+#include "flowdg/cases/run.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
 #include "flowdg/core/config.hpp"
 #include "../unit/example_cases.hpp"
 #include "gpu_test_util.hpp"
@@ -25,8 +26,8 @@ std::vector<double> run_steps(Backend backend, const std::string& flux, const st
   Config config = supersonic_vortex_case();
   config.set("solver.flux=\"" + flux + "\"");
   const Case problem = load_case(config, backend);
-  Solver solver(problem.mesh, problem.connectivity, problem.options);
-  solver.project(problem.initial, 0.0);
+  Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+  solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
   const RungeKuttaScheme scheme = runge_kutta_scheme(scheme_name);
   // A fixed dt, so both backends take exactly the same steps.
   const double dt = 2e-4;
@@ -64,8 +65,8 @@ TEST(GpuEuler2d, TimeStepReductionAgreesWithCpu) {
   int i = 0;
   for (Backend backend : {Backend::cpu, Backend::cuda}) {
     const Case problem = load_case(supersonic_vortex_case(), backend);
-    Solver solver(problem.mesh, problem.connectivity, problem.options);
-    solver.project(problem.initial, 0.0);
+    Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+    solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
     dts[i++] = solver.stable_time_step(0.5);
   }
   EXPECT_EQ(dts[0], dts[1]);
@@ -81,8 +82,8 @@ TEST(GpuEuler2d, LimitedDoubleMachAgreesWithCpuAfter50Steps) {
       config.set("mesh.file=\"builtin:double-mach?ny=12\"");
       config.set("solver.limit_variables=\"" + variables + "\"");
       const Case problem = load_case(config, backend);
-      Solver solver(problem.mesh, problem.connectivity, problem.options);
-      solver.project(problem.initial, 0.0);
+      Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+      solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
       const RungeKuttaScheme scheme = runge_kutta_scheme("ssp-rk2");
       double t = 0;
       for (int step = 0; step < 50; ++step) {

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "flowdg/cases/euler2d_case.hpp"
+#include "flowdg/cases/run.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/time/runge_kutta.hpp"
@@ -159,8 +160,8 @@ double max_difference(const std::vector<double>& a, const std::vector<double>& b
 
 TEST(Euler2d, FreeStreamIsPreservedOnAPerturbedMesh) {
   const Case problem = make_case(free_stream_case);
-  Solver solver(problem.mesh, problem.connectivity, problem.options);
-  solver.project(problem.initial, 0.0);
+  Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+  solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
   const std::vector<double> initial = solver.coefficients();
   const double t = advance(solver, "ssp-rk3", 100);
   EXPECT_LE(max_difference(solver.coefficients(), initial), 1e-12);
@@ -171,8 +172,8 @@ TEST(Euler2d, FreeStreamIsPreservedOnAPerturbedMesh) {
 TEST(Euler2d, FreeStreamIsPreservedAtEveryCompiledOrder) {
   for (int order = 0; order <= max_order(); ++order) {
     const Case problem = make_case(free_stream_case, {cat("solver.order=", order)});
-    Solver solver(problem.mesh, problem.connectivity, problem.options);
-    solver.project(problem.initial, 0.0);
+    Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+    solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
     const std::vector<double> initial = solver.coefficients();
     advance(solver, "lsrk54", 10);
     EXPECT_LE(max_difference(solver.coefficients(), initial), 1e-12) << "p = " << order;
@@ -182,8 +183,8 @@ TEST(Euler2d, FreeStreamIsPreservedAtEveryCompiledOrder) {
 TEST(Euler2d, MassMomentumAndEnergyAreConservedOnAPeriodicMesh) {
   const Case problem = make_case(periodic_vortex_case);
   EXPECT_EQ(problem.connectivity.n_boundary_faces(), 0);
-  Solver solver(problem.mesh, problem.connectivity, problem.options);
-  solver.project(problem.initial, 0.0);
+  Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+  solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
   const auto before = solver.totals();
   advance(solver, "lsrk54", 40);
   const auto after = solver.totals();
@@ -196,10 +197,10 @@ TEST(Euler2d, MassMomentumAndEnergyAreConservedOnAPeriodicMesh) {
 TEST(Euler2d, FusedStageUpdateMatchesTheReferenceRungeKuttaDriver) {
   for (const std::string name : {"ssp-rk2", "ssp-rk3", "rk4", "lsrk54"}) {
     const Case problem = make_case(vortex_case, {"solver.order=3"});
-    Solver fused(problem.mesh, problem.connectivity, problem.options);
-    Solver reference(problem.mesh, problem.connectivity, problem.options);
-    fused.project(problem.initial, 0.0);
-    reference.project(problem.initial, 0.0);
+    Solver fused(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+    Solver reference(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+    fused.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
+    reference.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
     const RungeKuttaScheme scheme = runge_kutta_scheme(name);
     const double dt = fused.stable_time_step(0.3);
     double t = 0;
@@ -231,8 +232,8 @@ TEST(Euler2d, FaceNumberingDoesNotChangeTheResult) {
   for (const bool by_element : {true, false}) {
     Case problem = make_case(flowdg::testing::example_case("supersonic_vortex.toml"), {"mesh.refine=1", "solver.order=2"});
     problem.options.faces_by_element = by_element;
-    Solver solver(problem.mesh, problem.connectivity, problem.options);
-    solver.project(problem.initial, 0.0);
+    Solver solver(problem.mesh, problem.connectivity, dg::tuned_solver_options(problem.options));
+    solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
     const RungeKuttaScheme scheme = runge_kutta_scheme("lsrk54");
     for (int step = 0; step < 10; ++step) solver.step(scheme, step * 1e-3, 1e-3);
     results[by_element ? 0 : 1] = solver.coefficients();

@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "flowdg/cases/euler2d_case.hpp"
+#include "flowdg/cases/run.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/time/runge_kutta.hpp"
@@ -83,12 +84,13 @@ inline std::vector<double> run_reference_case(const ReferenceCase& c, Backend ba
                                               bool chained_launches = true) {
   Config config = Config::from_string(read_text(source_dir() + "/examples/" + c.example), c.example);
   for (const std::string& assignment : c.overrides) config.set(assignment);
-  euler2d::Case problem = euler2d::load_case(config, backend);
-  problem.options.element_kernel = element_kernel;
-  problem.options.face_kernel = face_kernel;
-  problem.options.chained_launches = chained_launches;
-  euler2d::Solver solver(problem.mesh, problem.connectivity, problem.options);
-  solver.project(problem.initial, 0.0);
+  const Case problem = load_case(config, backend);
+  euler2d::SolverOptions options = dg::tuned_solver_options(problem.options);
+  options.element_kernel = element_kernel;
+  options.face_kernel = face_kernel;
+  options.chained_launches = chained_launches;
+  euler2d::Solver solver(problem.mesh, problem.connectivity, options);
+  solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
   const RungeKuttaScheme scheme = runge_kutta_scheme(c.scheme);
   double t = 0;
   for (int step = 0; step < c.steps; ++step) {

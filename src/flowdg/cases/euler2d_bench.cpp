@@ -8,7 +8,8 @@
 #include "flowdg/backend/bandwidth.hpp"
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/backend/timer.hpp"
-#include "flowdg/cases/euler2d_case.hpp"
+#include "flowdg/cases/run.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/io/json.hpp"
@@ -132,7 +133,7 @@ BenchReport run_bench(const BenchOptions& options) {
     const double mesh_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - mesh_start).count();
     for (const int order : options.orders) {
       const auto solver_start = std::chrono::steady_clock::now();
-      SolverOptions solver_options = problem.options;
+      SolverOptions solver_options = dg::tuned_solver_options(problem.options);
       solver_options.order = order;
       solver_options.element_kernel = options.element_kernel;
       solver_options.face_kernel = options.face_kernel;
@@ -140,7 +141,7 @@ BenchReport run_bench(const BenchOptions& options) {
       solver_options.chained_launches = options.chained_launches;
       const std::size_t before = bytes_in_use(space);
       Solver solver(problem.mesh, problem.connectivity, solver_options);
-      solver.project(problem.initial, 0.0);
+      solver.project(dg::tuned_flow(problem.initial, problem.options.gamma), 0.0);
       const double dt = solver.stable_time_step(problem.time.cfl);
       double t = 0;
       for (int step = 0; step < options.warmup; ++step, t += dt) solver.step(scheme, t, dt);

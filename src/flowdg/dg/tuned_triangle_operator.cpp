@@ -15,8 +15,6 @@
 
 namespace flowdg::dg {
 
-namespace {
-
 euler2d::Flow tuned_flow(const FlowSpec& spec, double gamma) {
   physics::check_supported(spec, 2, gamma);
   euler2d::Flow flow;
@@ -39,6 +37,8 @@ euler2d::Flow tuned_flow(const FlowSpec& spec, double gamma) {
   flow.shock_x0 = spec.shock_x0;
   return flow;
 }
+
+namespace {
 
 euler2d::BoundaryKind tuned_boundary(physics::BoundaryKind kind) {
   switch (kind) {
@@ -65,30 +65,8 @@ Enum kernel_variant(const std::string& name, const std::vector<std::string>& nam
 class TunedTriangleOperator final : public Operator {
  public:
   TunedTriangleOperator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options)
-      : gamma_(options.gamma), vertices_mesh_(mesh.source) {
-    euler2d::SolverOptions tuned;
-    tuned.order = options.order;
-    tuned.flux = options.flux == physics::RiemannKind::rusanov ? euler2d::RiemannSolver::rusanov
-                 : options.flux == physics::RiemannKind::roe   ? euler2d::RiemannSolver::roe
-                                                                : euler2d::RiemannSolver::hllc;
-    tuned.limiter = options.limiter == Limiter::barth_jespersen ? euler2d::Limiter::barth_jespersen : euler2d::Limiter::none;
-    tuned.characteristic_limiting = options.characteristic_limiting;
-    tuned.positivity = options.positivity;
-    tuned.element_kernel = kernel_variant<euler2d::GpuElementKernel>(options.element_kernel,
-                                                                     {"automatic", "thread", "block", "tensor"}, "element");
-    tuned.face_kernel = kernel_variant<euler2d::GpuFaceKernel>(options.face_kernel, {"automatic", "point", "block", "warp"}, "face");
-    tuned.chained_launches = options.chained_launches;
-    tuned.faces_by_element = options.faces_by_element;
-    tuned.gas.gamma = options.gamma;
-    tuned.backend = options.backend;
-    for (const BoundarySpec& spec : options.boundary) {
-      euler2d::BoundaryCondition condition;
-      condition.kind = tuned_boundary(spec.kind);
-      condition.flow = tuned_flow(spec.flow, options.gamma);
-      condition.center_x = spec.center.x;
-      condition.center_y = spec.center.y;
-      tuned.boundary.push_back(condition);
-    }
+      : gamma_(options.gamma) {
+    const euler2d::SolverOptions tuned = tuned_solver_options(options);
     solver_ = std::make_unique<euler2d::Solver>(mesh, connectivity, tuned);
     groups_ = build_groups(mesh, connectivity, std::vector<GeometryKind>(mesh.n_elements(), GeometryKind::affine),
                            std::vector<int>(mesh.n_elements(), 1));
@@ -164,12 +142,38 @@ class TunedTriangleOperator final : public Operator {
 
  private:
   double gamma_;
-  std::string vertices_mesh_;
   std::unique_ptr<euler2d::Solver> solver_;
   Groups groups_;
 };
 
 }  // namespace
+
+euler2d::SolverOptions tuned_solver_options(const OperatorOptions& options) {
+  euler2d::SolverOptions tuned;
+  tuned.order = options.order;
+  tuned.flux = options.flux == physics::RiemannKind::rusanov ? euler2d::RiemannSolver::rusanov
+               : options.flux == physics::RiemannKind::roe   ? euler2d::RiemannSolver::roe
+                                                              : euler2d::RiemannSolver::hllc;
+  tuned.limiter = options.limiter == Limiter::barth_jespersen ? euler2d::Limiter::barth_jespersen : euler2d::Limiter::none;
+  tuned.characteristic_limiting = options.characteristic_limiting;
+  tuned.positivity = options.positivity;
+  tuned.element_kernel =
+      kernel_variant<euler2d::GpuElementKernel>(options.element_kernel, {"automatic", "thread", "block", "tensor"}, "element");
+  tuned.face_kernel = kernel_variant<euler2d::GpuFaceKernel>(options.face_kernel, {"automatic", "point", "block", "warp"}, "face");
+  tuned.chained_launches = options.chained_launches;
+  tuned.faces_by_element = options.faces_by_element;
+  tuned.gas.gamma = options.gamma;
+  tuned.backend = options.backend;
+  for (const BoundarySpec& spec : options.boundary) {
+    euler2d::BoundaryCondition condition;
+    condition.kind = tuned_boundary(spec.kind);
+    condition.flow = tuned_flow(spec.flow, options.gamma);
+    condition.center_x = spec.center.x;
+    condition.center_y = spec.center.y;
+    tuned.boundary.push_back(condition);
+  }
+  return tuned;
+}
 
 bool tuned_triangles_apply(const Mesh& mesh, const OperatorOptions& options) {
   if (mesh.dimension != 2 || options.precision != Precision::double_precision) return false;

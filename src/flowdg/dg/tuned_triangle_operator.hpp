@@ -3,9 +3,14 @@
 // hand-written 2D Euler kernels (dg/euler2d.hpp) behind the Operator interface.
 #include <memory>
 
+#include "flowdg/dg/euler2d.hpp"
 #include "flowdg/dg/operator.hpp"
 
 namespace flowdg::dg {
+
+/// The tuned solver's options and flows from the core's (every field they share).
+euler2d::SolverOptions tuned_solver_options(const OperatorOptions& options);
+euler2d::Flow tuned_flow(const FlowSpec& spec, double gamma);
 
 /// Whether the tuned triangle path can run this mesh with these options: a 2D double-precision
 /// mesh of 3-node triangles only.
