@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/dg/operator.hpp"
@@ -307,6 +308,72 @@ double vortex_error_3d(Mesh mesh, double lz, int order) {
 
 }  // namespace
 
+namespace {
+
+/// The box's cells moved by a smooth map that keeps every box face in its plane (the displacement
+/// along an axis vanishes on the two faces normal to it), so the periodic and prescribed faces stay
+/// where they are while trilinear hexahedra become non-parallelepipeds (curved geometry).
+Mesh deformed_box(Mesh mesh, double lx, double ly, double lz, double amplitude) {
+  const double pi = 3.14159265358979323846;
+  for (Point3& x : mesh.nodes) {
+    const double sx = std::sin(pi * x.x / lx), sy = std::sin(pi * x.y / ly);
+    (void)lz;  // one periodic layer along z: z stays, so the two z faces remain translates
+    x = {x.x + amplitude * lx * sx * std::sin(2 * pi * x.y / ly), x.y + amplitude * ly * sy * std::sin(2 * pi * x.x / lx), x.z};
+  }
+  return mesh;
+}
+
+void expect_3d_vortex_rates(const std::string& name, const std::function<Mesh(int n)>& make_mesh, int highest_order) {
+  {  // the meshes are of the kind the name says
+    const Mesh mesh = make_mesh(4);
+    const dg::Setup setup = dg::build_setup(mesh, build_connectivity(mesh), 1);
+    for (const dg::ElementGroup& group : setup.groups.element_groups)
+      EXPECT_EQ(group.geometry, name.starts_with("curved") ? dg::GeometryKind::curved : dg::GeometryKind::affine) << name;
+  }
+  for (int order = 1; order <= highest_order; ++order) {
+    std::vector<double> errors;
+    for (int n : {4, 8, 16}) errors.push_back(vortex_error_3d(make_mesh(n), 6.0 / n, order));
+    const double rate = std::log2(errors[1] / errors[2]);
+    std::printf("%s p = %d: L2(rho) %.3e %.3e %.3e, rate %.2f\n", name.c_str(), order, errors[0], errors[1], errors[2], rate);
+    EXPECT_GE(rate, order + 1 - 0.3) << name << " p = " << order;
+  }
+}
+
+}  // namespace
+
+/// 10-node tetrahedra from 4-node ones: a node at each edge's midpoint, shared between the
+/// elements of the edge (Gmsh's order: edges 0-1, 1-2, 2-0, 3-0, 3-2, 3-1).
+Mesh quadratic_tetrahedra(const Mesh& mesh) {
+  Mesh out = mesh;
+  out.element_types.clear();
+  out.element_offsets = {0};
+  out.element_nodes.clear();
+  std::map<std::pair<index_t, index_t>, index_t> midpoints;
+  constexpr int edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    index_t nodes[10];
+    std::copy_n(mesh.element_node_ids(e), 4, nodes);
+    for (int k = 0; k < 6; ++k) {
+      const index_t a = nodes[edges[k][0]], b = nodes[edges[k][1]];
+      const auto key = std::minmax(a, b);
+      auto [it, inserted] = midpoints.try_emplace({key.first, key.second}, out.n_nodes());
+      if (inserted) out.nodes.push_back(0.5 * (mesh.nodes[a] + mesh.nodes[b]));
+      nodes[4 + k] = it->second;
+    }
+    out.add_element(ElementType::tetrahedron10, nodes);
+  }
+  return out;
+}
+
+TEST(DgCore, IsentropicVortexConvergesOnHexahedra) {
+  expect_3d_vortex_rates("hexahedra", [](int n) { return box_hexahedra(6, 6, 6.0 / n, n, n, 1); }, 4);
+}
+
+TEST(DgCore, IsentropicVortexConvergesOnCurvedHexahedra) {
+  // Trilinear maps of deformed cubes: curved geometry (a metric per point, a full mass matrix).
+  expect_3d_vortex_rates("curved hexahedra", [](int n) { return deformed_box(box_hexahedra(6, 6, 6.0 / n, n, n, 1), 6, 6, 6.0 / n, 0.03); }, 4);
+}
+
 TEST(DgCore, IsentropicVortexConvergesOnTetrahedra) {
   for (int order = 1; order <= 4; ++order) {
     std::vector<double> errors;
@@ -362,4 +429,11 @@ TEST(DgCore, TheRegistryPicksTheTunedKernelsForStraightTrianglesOnly) {
   } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find("straight-sided triangles only"), std::string::npos) << error.what();
   }
+}
+
+TEST(DgCore, IsentropicVortexConvergesOnCurvedTetrahedra) {
+  // 10-node tetrahedra with their edge nodes moved off the chords by the same smooth map.
+  expect_3d_vortex_rates(
+      "curved tetrahedra",
+      [](int n) { return deformed_box(quadratic_tetrahedra(box_tetrahedra(6, 6, 6.0 / n, n, n, 1)), 6, 6, 6.0 / n, 0.03); }, 4);
 }

@@ -179,7 +179,11 @@ Mesh quarter_annulus(double r_inner, double r_outer, int n_radial, int n_angular
   return mesh;
 }
 
-Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) {
+namespace {
+
+/// [0,lx] x [0,ly] x [0,lz] in nx x ny x nz cells of 6 tetrahedra or of one hexahedron each, with
+/// the boundary tags xmin, xmax, ymin, ymax, zmin, zmax.
+Mesh box(double lx, double ly, double lz, int nx, int ny, int nz, bool hexahedra) {
   require_cells(nx, "nx");
   require_cells(ny, "ny");
   require_cells(nz, "nz");
@@ -207,7 +211,14 @@ Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) {
   constexpr int axis_orders[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i)
+      for (int i = 0; i < nx; ++i) {
+        if (hexahedra) {  // Gmsh's vertex order: the bottom face counter-clockwise, then the top
+          constexpr int corners[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+          index_t hex[8];
+          for (int c = 0; c < 8; ++c) hex[c] = node({i + corners[c][0], j + corners[c][1], k + corners[c][2]});
+          mesh.add_element(ElementType::hexahedron8, hex);
+          continue;
+        }
         for (int p = 0; p < 6; ++p) {
           std::array<int, 3> corner{i, j, k};
           index_t tet[4];
@@ -220,6 +231,7 @@ Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) {
           if (p >= 3) std::swap(tet[1], tet[2]);
           mesh.add_element(ElementType::tetrahedron4, tet);
         }
+      }
   const char* names[3][2] = {{"xmin", "xmax"}, {"ymin", "ymax"}, {"zmin", "zmax"}};
   for (int axis = 0; axis < 3; ++axis) {
     const int u = (axis + 1) % 3, v = (axis + 2) % 3;
@@ -235,6 +247,14 @@ Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) {
             return node(ijk);
           };
           const index_t low = corner(0, 0), high = corner(1, 1);
+          if (hexahedra) {
+            TaggedFacet facet;
+            facet.vertices = {low, corner(1, 0), high, corner(0, 1)};
+            facet.n_vertices = 4;
+            facet.tag = tag;
+            mesh.tagged_facets.push_back(facet);
+            continue;
+          }
           for (const index_t middle : {corner(1, 0), corner(0, 1)}) {
             TaggedFacet facet;
             facet.vertices = {low, middle, high, -1};
@@ -246,9 +266,15 @@ Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) {
     }
   }
   mesh.source = cat("builtin:box(", number(lx), " x ", number(ly), " x ", number(lz), ", ", nx, " x ", ny, " x ", nz,
-                    " cells of 6 tetrahedra)");
+                    hexahedra ? " hexahedra)" : " cells of 6 tetrahedra)");
   return mesh;
 }
+
+}  // namespace
+
+Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) { return box(lx, ly, lz, nx, ny, nz, false); }
+
+Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz) { return box(lx, ly, lz, nx, ny, nz, true); }
 
 Mesh refine_uniform(const Mesh& mesh) {
   if (mesh.dimension != 2)

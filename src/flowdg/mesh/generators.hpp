@@ -28,6 +28,8 @@ Mesh quarter_annulus(double r_inner = 1.0, double r_outer = 1.384, int n_radial 
 /// [0,lx] x [0,ly] x [0,lz] in nx x ny x nz hexahedral cells, each split into 6 tetrahedra
 /// (conforming). Tags: xmin, xmax, ymin, ymax, zmin, zmax.
 Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz);
+/// The same box in nx x ny x nz hexahedra (8-node, Gmsh's vertex order), the same tags.
+Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz);
 /// Uniform refinement: each triangle into 4, each quadrilateral into 4 (2D). New nodes on a
 /// boundary facet whose tag has a BoundaryCircle are placed on the circle.
 Mesh refine_uniform(const Mesh& mesh);

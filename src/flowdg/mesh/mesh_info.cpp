@@ -23,7 +23,7 @@ const char* const mesh_spec_help =
     "  builtin:rectangle  [x0,x1] x [y0,y1]. Keys: x0=0, x1=1, y0=0, y1=1, nx=10, ny=10,\n"
     "                     cells=triangles|quadrilaterals, perturbation=0 (of the cell size, <= 0.3),\n"
     "                     seed=1, refine=0\n"
-    "  builtin:box        [0,lx] x [0,ly] x [0,lz] in tetrahedra. Keys: lx=1, ly=1, lz=1, n=4 (or\n"
+    "  builtin:box        [0,lx] x [0,ly] x [0,lz] in tetrahedra (cells=hexahedra: hexahedra). Keys: lx=1, ly=1, lz=1, n=4 (or\n"
     "                     nx, ny, nz)\n"
     "  builtin:double-mach [0,4] x [0,1] in 8 ny^2 triangles (perturbed), tags left, right, top,\n"
     "                     bottom-inflow (x < 1/6), wall. Keys: ny=30 (a multiple of 6),\n"
@@ -113,10 +113,13 @@ Mesh builtin_mesh(const std::string& spec) {
     return refined(std::move(mesh), spec, p.get("refine", 0));
   }
   if (name == "box") {
-    const Parameters p(spec, query, {"lx", "ly", "lz", "n", "nx", "ny", "nz"});
+    const Parameters p(spec, query, {"lx", "ly", "lz", "n", "nx", "ny", "nz", "cells"});
     const int n = p.get("n", 4);
-    return box_tetrahedra(p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0), p.get("nx", n),
-                          p.get("ny", n), p.get("nz", n));
+    const std::string cells = p.text("cells", "tetrahedra");
+    if (cells != "tetrahedra" && cells != "hexahedra")
+      throw InputError(cat("mesh spec '", spec, "': cells must be tetrahedra or hexahedra, not '", cells, "'"));
+    return (cells == "hexahedra" ? box_hexahedra : box_tetrahedra)(p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0),
+                                                                   p.get("nx", n), p.get("ny", n), p.get("nz", n));
   }
   if (name == "double-mach") {
     // [0,4] x [0,1] with x = 1/6 on a node, so the bottom splits exactly into the post-shock
