@@ -12,6 +12,8 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/io/checkpoint.hpp"
+#include "flowdg/io/checkpoint_writer.hpp"
+#include "flowdg/core/signals.hpp"
 #include "flowdg/io/json.hpp"
 #include "flowdg/io/solution_output.hpp"
 
@@ -20,6 +22,13 @@ namespace flowdg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vector<double> coefficients, double time,
+                           long long step);
+
+namespace {
 
 std::string output_path(const Case& problem, const std::string& name) {
   return (std::filesystem::path(problem.output_directory) / name).string();
@@ -166,7 +175,9 @@ class VtuHook final : public Hook {
   euler2d::PvdSeries series_;
 };
 
-/// checkpoint.h5 every checkpoint_every steps and at the end.
+/// checkpoint.h5 every checkpoint_every steps and at the end, written by a background thread while
+/// the run steps on (io/checkpoint_writer.hpp); the run waits only when the next checkpoint is due
+/// before the last one is on disk, and at the end.
 class CheckpointHook final : public Hook {
  public:
   explicit CheckpointHook(long long every) : every_(every) {}
@@ -174,15 +185,22 @@ class CheckpointHook final : public Hook {
   void after_step(LoopState& state) override {
     if (every_ > 0 && state.step % every_ == 0) {
       (void)state.op.stable_time_step(1.0);  // never write a broken state
-      write_case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step, "checkpoint.h5");
+      writer_.submit(output_path(state.problem, "checkpoint.h5"),
+                     case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step));
     }
   }
   void finish(LoopState& state) override {
-    write_case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step, "checkpoint.h5");
+    writer_.submit(output_path(state.problem, "checkpoint.h5"),
+                   case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step));
+    writer_.wait();
   }
+  /// The write in flight finished (a failure path writes last_good.h5 after it).
+  void settle() { writer_.wait(); }
+  double waited_seconds() const { return writer_.waited_seconds(); }
 
  private:
   long long every_;
+  CheckpointWriter writer_;
 };
 
 /// Stops the run when max |c^{n+1} - c^n| falls below the case's steady tolerance.
@@ -236,8 +254,8 @@ std::vector<std::unique_ptr<Hook>> case_hooks(const Case& problem, const RunOpti
   return hooks;
 }
 
-void write_case_checkpoint(const Case& problem, const dg::Operator& op, const std::vector<double>& coefficients, double time,
-                           long long step, const std::string& name) {
+Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vector<double> coefficients, double time,
+                           long long step) {
   Checkpoint data;
   data.case_toml = problem.toml;
   data.mesh_source = problem.mesh.source;
@@ -252,8 +270,13 @@ void write_case_checkpoint(const Case& problem, const dg::Operator& op, const st
   // Meshes of triangles only keep the files of the 2D solver (no n_basis_total attribute).
   const index_t basis_total = op.dof() / op.n_variables();
   if (basis_total != n_basis(Shape::triangle, op.order()) * op.n_elements()) data.n_basis_total = basis_total;
-  data.coefficients = coefficients;
-  write_checkpoint(output_path(problem, name), data);
+  data.coefficients = std::move(coefficients);
+  return data;
+}
+
+void write_case_checkpoint(const Case& problem, const dg::Operator& op, const std::vector<double>& coefficients, double time,
+                           long long step, const std::string& name) {
+  write_checkpoint(output_path(problem, name), case_checkpoint(problem, op, coefficients, time, step));
 }
 
 void write_summary(const Case& problem, const dg::Operator& op, const RunResult& result) {
@@ -325,12 +348,19 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
   result.setup_seconds = std::chrono::duration<double>(Clock::now() - setup_start).count();
   if (state.write_files) std::filesystem::create_directories(problem.output_directory);
 
-  std::vector<std::unique_ptr<Hook>> hooks = case_hooks(problem, run_options);
+  std::vector<std::unique_ptr<Hook>> owned = case_hooks(problem, run_options);
+  std::vector<Hook*> hooks;
+  for (const auto& hook : owned) hooks.push_back(hook.get());
+  hooks.insert(hooks.end(), run_options.extra_hooks.begin(), run_options.extra_hooks.end());
   bool monitor_change = false;
-  for (const auto& hook : hooks) {
+  CheckpointHook* checkpoints = nullptr;
+  for (Hook* hook : hooks) {
     monitor_change |= hook->monitors_change();
-    if (auto* progress = dynamic_cast<ProgressHook*>(hook.get())) progress->set_stages(scheme.n_stages());
+    if (auto* progress = dynamic_cast<ProgressHook*>(hook)) progress->set_stages(scheme.n_stages());
+    if (auto* checkpoint = dynamic_cast<CheckpointHook*>(hook)) checkpoints = checkpoint;
   }
+  const InterruptGuard interrupts;  // SIGINT / SIGTERM: finish the step, save, stop (core/signals.hpp)
+  int interrupted = 0;
   const TimeControl& control = problem.time;
   if (!run_options.quiet)
     std::printf("flowdg: %s on %s: %lld elements, p = %d, %lld DOF, %s, %s; %s%s\n", problem.name.c_str(),
@@ -340,7 +370,7 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
 
   const auto start = Clock::now();
   try {
-    for (const auto& hook : hooks) hook->start(state);
+    for (Hook* hook : hooks) hook->start(state);
     double dt = 0;
     while (true) {
       if (state.t >= control.end_time * (1 - 1e-14)) break;
@@ -357,12 +387,15 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
       ++state.step;
       result.time = state.t;
       result.steps = state.step - state.first_step;
-      for (const auto& hook : hooks) hook->after_step(state);
+      for (Hook* hook : hooks) hook->after_step(state);
       if (state.stop) break;
+      if ((interrupted = InterruptGuard::received()) != 0) break;
     }
     (void)op->stable_time_step(1.0);  // a broken final state is not "completed"
   } catch (const NumericalError& error) {
-    hooks.clear();  // ends a live progress line
+    if (checkpoints != nullptr) checkpoints->settle();  // one HDF5 write at a time, and the last one whole
+    hooks.clear();
+    owned.clear();  // ends a live progress line
     synchronize(problem.options.backend);
     result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.status = cat("failed at step ", state.step, ", t = ", state.t, ": ", error.what());
@@ -386,7 +419,9 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.converged = state.converged;
   result.last_change = state.last_change;
-  for (const auto& hook : hooks) hook->finish(state);
+  for (Hook* hook : hooks) hook->finish(state);
+  if (interrupted != 0)
+    result.status = cat("interrupted by ", signal_name(interrupted), " at step ", state.step, ", t = ", state.t);
   if (problem.has_exact) result.errors = op->errors(problem.initial, state.t);
   if (!run_options.quiet) {
     const double rate = result.wall_seconds > 0 ? static_cast<double>(op->dof()) * result.stages * static_cast<double>(result.steps) /
@@ -403,6 +438,10 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
       std::printf("flowdg: wrote %s/{summary.json,checkpoint.h5%s}\n", problem.output_directory.c_str(),
                   problem.output.vtu ? (problem.output.vtu_every > 0 ? ",solution.pvd" : ",solution.vtu") : "");
   }
+  if (interrupted != 0)
+    throw Interrupted(interrupted, cat(result.status, state.write_files ? cat("; the state is in ", problem.output_directory,
+                                                                             "/checkpoint.h5 (continue with --restart)")
+                                                                       : std::string()));
   return result;
 }
 

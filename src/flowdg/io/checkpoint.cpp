@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -304,7 +305,15 @@ std::uint64_t mesh_hash(const Mesh& mesh) {
   return hash;
 }
 
+/// Debian's libhdf5 is built without thread safety: every HDF5 call of the process goes through
+/// this lock (the background checkpoint writer and the main thread's reads).
+static std::mutex& hdf5_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
+  const std::lock_guard lock(hdf5_mutex());
   silence_hdf5();
   const FileErrors errors(cat("cannot write checkpoint '", path, "': "));
   const std::size_t count = coefficient_count(checkpoint, errors);
@@ -329,6 +338,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
+  const std::lock_guard lock(hdf5_mutex());
   silence_hdf5();
   const FileErrors errors(cat("cannot read checkpoint '", path, "': "));
   std::error_code error;

@@ -45,6 +45,8 @@ struct RunOptions {
   bool write_summary = true;     ///< also the VTU files and checkpoints
   std::string restart;           ///< checkpoint to continue from ("" to start from the flow)
   long long snapshot_every = 10; ///< steps between device copies of the last good state
+  /// Hooks of the caller's, run after the case's own (not owned; for library users and tests).
+  std::vector<Hook*> extra_hooks;
 };
 
 /// The hook of a name: "progress", "check", "snapshot", "vtu", "checkpoint", "steady"; InputError
