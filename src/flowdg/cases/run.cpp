@@ -25,8 +25,9 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+/// A checkpoint of the run (mesh_hash: the mesh's, computed once per run: it costs a pass over the mesh).
 Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vector<double> coefficients, double time,
-                           long long step);
+                           long long step, std::uint64_t mesh_hash);
 
 namespace {
 
@@ -118,6 +119,7 @@ class SnapshotHook final : public Hook {
   void after_step(LoopState& state) override {
     if ((state.step - state.first_step) % every_ != 0) return;
     (void)state.op.stable_time_step(1.0);  // throws NumericalError on a bad state: never save one
+    if (state.snapshot_in_use.load(std::memory_order_acquire)) return;  // a checkpoint is reading it: keep it
     state.op.save_snapshot();
     state.saved_time = state.t;
     state.saved_step = state.step;
@@ -182,16 +184,31 @@ class CheckpointHook final : public Hook {
  public:
   explicit CheckpointHook(long long every) : every_(every) {}
   std::string name() const override { return "checkpoint"; }
+  void start(LoopState& state) override { mesh_hash_ = mesh_hash(state.problem.mesh); }  // once: it cannot change
   void after_step(LoopState& state) override {
-    if (every_ > 0 && state.step % every_ == 0) {
-      (void)state.op.stable_time_step(1.0);  // never write a broken state
-      writer_.submit(output_path(state.problem, "checkpoint.h5"),
-                     case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step));
-    }
+    if (every_ == 0 || state.step % every_ != 0) return;
+    (void)state.op.stable_time_step(1.0);  // never write a broken state
+    // The state goes into the device snapshot (a copy on the device, microseconds); the writer
+    // thread reads it back and writes it while the run steps on. The snapshot is the last good
+    // state as well: it is good (checked above) and the snapshot hook leaves it alone until read.
+    writer_.wait();  // the previous checkpoint's read is over (and its error, if any, is thrown)
+    state.op.save_snapshot();
+    state.saved_time = state.t;
+    state.saved_step = state.step;
+    state.snapshot_in_use.store(true, std::memory_order_release);
+    dg::Operator* op = &state.op;
+    std::atomic<bool>* in_use = &state.snapshot_in_use;
+    writer_.submit(output_path(state.problem, "checkpoint.h5"), case_checkpoint(state.problem, state.op, {}, state.t, state.step, mesh_hash_),
+                   [op, in_use] {
+                     std::vector<double> coefficients = op->snapshot();
+                     in_use->store(false, std::memory_order_release);
+                     return coefficients;
+                   });
   }
   void finish(LoopState& state) override {
+    writer_.wait();
     writer_.submit(output_path(state.problem, "checkpoint.h5"),
-                   case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step));
+                   case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step, mesh_hash_));
     writer_.wait();
   }
   /// The write in flight finished (a failure path writes last_good.h5 after it).
@@ -200,6 +217,7 @@ class CheckpointHook final : public Hook {
 
  private:
   long long every_;
+  std::uint64_t mesh_hash_ = 0;
   CheckpointWriter writer_;
 };
 
@@ -255,11 +273,11 @@ std::vector<std::unique_ptr<Hook>> case_hooks(const Case& problem, const RunOpti
 }
 
 Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vector<double> coefficients, double time,
-                           long long step) {
+                           long long step, std::uint64_t hash) {
   Checkpoint data;
   data.case_toml = problem.toml;
   data.mesh_source = problem.mesh.source;
-  data.mesh_hash = mesh_hash(problem.mesh);
+  data.mesh_hash = hash;
   data.n_elements = op.n_elements();
   data.order = op.order();
   data.n_variables = op.n_variables();
@@ -276,7 +294,7 @@ Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vec
 
 void write_case_checkpoint(const Case& problem, const dg::Operator& op, const std::vector<double>& coefficients, double time,
                            long long step, const std::string& name) {
-  write_checkpoint(output_path(problem, name), case_checkpoint(problem, op, coefficients, time, step));
+  write_checkpoint(output_path(problem, name), case_checkpoint(problem, op, coefficients, time, step, mesh_hash(problem.mesh)));
 }
 
 void write_summary(const Case& problem, const dg::Operator& op, const RunResult& result) {

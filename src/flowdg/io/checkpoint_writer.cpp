@@ -17,13 +17,15 @@ CheckpointWriter::~CheckpointWriter() {
   thread_.join();
 }
 
-void CheckpointWriter::submit(const std::string& path, Checkpoint checkpoint) {
+void CheckpointWriter::submit(const std::string& path, Checkpoint checkpoint) { submit(path, std::move(checkpoint), {}); }
+
+void CheckpointWriter::submit(const std::string& path, Checkpoint checkpoint, std::function<std::vector<double>()> read) {
   std::unique_lock lock(mutex_);
   const auto start = std::chrono::steady_clock::now();
   changed_.wait(lock, [this] { return !busy_ && !job_; });
   waited_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-  job_.emplace(path, std::move(checkpoint));
+  job_.emplace(Job{path, std::move(checkpoint), std::move(read)});
   lock.unlock();
   changed_.notify_all();
 }
@@ -39,13 +41,14 @@ void CheckpointWriter::run() {
   while (true) {
     changed_.wait(lock, [this] { return stopping_ || job_.has_value(); });
     if (!job_) return;  // stopping, nothing left
-    auto [path, checkpoint] = std::move(*job_);
+    Job job = std::move(*job_);
     job_.reset();
     busy_ = true;
     lock.unlock();
     std::exception_ptr error;
     try {
-      write_checkpoint(path, checkpoint);  // serialised with every other HDF5 call (checkpoint.cpp)
+      if (job.read) job.checkpoint.coefficients = job.read();
+      write_checkpoint(job.path, job.checkpoint);  // serialised with every other HDF5 call (checkpoint.cpp)
     } catch (...) {
       error = std::current_exception();
     }

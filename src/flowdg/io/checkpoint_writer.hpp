@@ -6,6 +6,8 @@
 // thread is kept and thrown by the next submit() or wait(), never lost.
 #include <condition_variable>
 #include <exception>
+#include <functional>
+#include <vector>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -27,6 +29,10 @@ class CheckpointWriter {
   /// Takes the checkpoint (moved, so its coefficients are the writer's own copy) and writes it to
   /// `path` on the writer thread. Returns once the write has been handed over.
   void submit(const std::string& path, Checkpoint checkpoint);
+  /// The same, with the coefficients read by `read` on the writer thread first (a copy of the state
+  /// the caller keeps unchanged until `read` returns, e.g. a device snapshot it does not overwrite
+  /// meanwhile): the run then pays for neither the copy to the host nor the write.
+  void submit(const std::string& path, Checkpoint metadata, std::function<std::vector<double>()> read);
   /// Blocks until no write is in flight; rethrows the last write's error.
   void wait();
   /// Seconds the submitting thread spent waiting for an earlier write (the only cost of a
@@ -37,7 +43,12 @@ class CheckpointWriter {
   void run();
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::optional<std::pair<std::string, Checkpoint>> job_;
+  struct Job {
+    std::string path;
+    Checkpoint checkpoint;
+    std::function<std::vector<double>()> read;  ///< empty: the coefficients are in the checkpoint
+  };
+  std::optional<Job> job_;
   bool busy_ = false, stopping_ = false;
   std::exception_ptr error_;
   double waited_seconds_ = 0;

@@ -5,6 +5,7 @@
 // steady-state residual). The loop knows none of them; each sees the operator and the loop state
 // after every step and at the start and end of the run. The Navier-Stokes issue adds forces.
 #include <memory>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct LoopState {
   double last_change = 0;      ///< max |c^{n+1} - c^n| of the last monitored step
   double saved_time = 0;       ///< the snapshot's time and step (the last good state)
   long long saved_step = 0;
+  /// True while the snapshot is read back for a checkpoint (on the writer thread): a snapshot due
+  /// meanwhile is skipped rather than waited for, so the last good state is then a little older.
+  std::atomic<bool> snapshot_in_use{false};
 };
 
 class Hook {
