@@ -4,99 +4,10 @@
 #include <cmath>
 
 #include "flowdg/core/error.hpp"
-#include "flowdg/element/basis.hpp"
+#include "flowdg/mesh/lagrange.hpp"
 
 namespace flowdg::geometry {
 
-namespace {
-
-// Reference coordinates of the nodes of the element types the reader knows today, in Gmsh's
-// order (vertices, then edge midpoints edge by edge, then the quadrilateral's centre), and the
-// Lagrange shape functions through them: N_n = sum_j (V^-1)_jn phi_j with V_nj = phi_j(node n) for
-// the orthonormal basis of P_g (simplices) or Q_g (quadrilaterals, hexahedra).
-std::vector<Point3> type_nodes(ElementType type) {
-  const Shape shape = shape_of(type);
-  std::vector<Point3> nodes;
-  for (int v = 0; v < n_vertices(shape); ++v) nodes.push_back(reference_vertex(shape, v));
-  auto midpoint = [&](int a, int b) { nodes.push_back(0.5 * (nodes[a] + nodes[b])); };
-  switch (type) {
-    case ElementType::triangle6: midpoint(0, 1); midpoint(1, 2); midpoint(2, 0); break;
-    case ElementType::quadrilateral9:
-      midpoint(0, 1); midpoint(1, 2); midpoint(2, 3); midpoint(3, 0);
-      nodes.push_back({0, 0, 0});
-      break;
-    case ElementType::tetrahedron10:
-      midpoint(0, 1); midpoint(1, 2); midpoint(2, 0); midpoint(3, 0); midpoint(3, 2); midpoint(3, 1);
-      break;
-    case ElementType::quadrilateral8:
-      throw InputError("quadrilateral8 (serendipity) elements cannot be run yet; use 9-node quadrilaterals");
-    default: break;
-  }
-  return nodes;
-}
-
-struct ShapeFunctions {
-  Shape shape = Shape::triangle;
-  int order = 1, n = 0;
-  std::vector<double> inverse_vandermonde;  ///< [j * n + node]
-};
-
-ShapeFunctions make_shape_functions(ElementType type) {
-  ShapeFunctions f;
-  f.shape = shape_of(type);
-  f.order = geometric_order(type);
-  const std::vector<Point3> nodes = type_nodes(type);
-  f.n = static_cast<int>(nodes.size());
-  FLOWDG_ASSERT(f.n == n_basis(f.shape, f.order), "node count of ", type_name(type));
-  // V^-1 by Gauss-Jordan elimination (at most 27 x 27).
-  std::vector<double> v(static_cast<std::size_t>(f.n) * f.n), inverse(static_cast<std::size_t>(f.n) * f.n, 0.0);
-  for (int node = 0; node < f.n; ++node) basis_values(f.shape, f.order, nodes[node], &v[node * f.n]);
-  for (int i = 0; i < f.n; ++i) inverse[i * f.n + i] = 1.0;
-  for (int column = 0; column < f.n; ++column) {
-    int pivot = column;
-    for (int row = column + 1; row < f.n; ++row)
-      if (std::abs(v[row * f.n + column]) > std::abs(v[pivot * f.n + column])) pivot = row;
-    for (int k = 0; k < f.n; ++k) {
-      std::swap(v[column * f.n + k], v[pivot * f.n + k]);
-      std::swap(inverse[column * f.n + k], inverse[pivot * f.n + k]);
-    }
-    const double diagonal = v[column * f.n + column];
-    for (int k = 0; k < f.n; ++k) {
-      v[column * f.n + k] /= diagonal;
-      inverse[column * f.n + k] /= diagonal;
-    }
-    for (int row = 0; row < f.n; ++row) {
-      if (row == column) continue;
-      const double factor = v[row * f.n + column];
-      for (int k = 0; k < f.n; ++k) {
-        v[row * f.n + k] -= factor * v[column * f.n + k];
-        inverse[row * f.n + k] -= factor * inverse[column * f.n + k];
-      }
-    }
-  }
-  f.inverse_vandermonde = std::move(inverse);  // V^-1 [j][node]: V is [node][j]
-  return f;
-}
-
-void shape_functions(ElementType type, Point3 xi, double* values, Point3* gradients) {
-  const ShapeFunctions f = make_shape_functions(type);
-  std::vector<double> phi(f.n);
-  std::vector<Point3> dphi(f.n);
-  basis_gradients(f.shape, f.order, xi, phi.data(), dphi.data());
-  for (int node = 0; node < f.n; ++node) {
-    double value = 0;
-    Point3 gradient{};
-    for (int j = 0; j < f.n; ++j) {
-      const double c = f.inverse_vandermonde[j * f.n + node];
-      value += c * phi[j];
-      gradient = gradient + c * dphi[j];
-    }
-    values[node] = value;
-    if (gradients != nullptr) gradients[node] = gradient;
-  }
-}
-
-}  // namespace
 
 std::array<std::array<double, 3>, 3> Jacobian::inverse(int dim) const {
   std::array<std::array<double, 3>, 3> inv{};

@@ -67,6 +67,8 @@ std::optional<ElementType> element_type(int gmsh_type) {
   switch (gmsh_type) {
     case 2: return ElementType::triangle3;
     case 9: return ElementType::triangle6;
+    case 21: return ElementType::triangle10;
+    case 23: return ElementType::triangle15;
     case 3: return ElementType::quadrilateral4;
     case 16: return ElementType::quadrilateral8;
     case 10: return ElementType::quadrilateral9;

@@ -7,7 +7,9 @@ namespace flowdg {
 Shape shape_of(ElementType type) {
   switch (type) {
     case ElementType::triangle3:
-    case ElementType::triangle6: return Shape::triangle;
+    case ElementType::triangle6:
+    case ElementType::triangle10:
+    case ElementType::triangle15: return Shape::triangle;
     case ElementType::quadrilateral4:
     case ElementType::quadrilateral8:
     case ElementType::quadrilateral9: return Shape::quadrilateral;
@@ -19,7 +21,7 @@ Shape shape_of(ElementType type) {
 }
 
 int n_nodes(ElementType type) {
-  constexpr int counts[] = {3, 6, 4, 8, 9, 4, 10, 8};
+  constexpr int counts[] = {3, 6, 4, 8, 9, 4, 10, 8, 10, 15};
   return counts[static_cast<int>(type)];
 }
 
@@ -29,6 +31,8 @@ int geometric_order(ElementType type) {
     case ElementType::quadrilateral8:
     case ElementType::quadrilateral9:
     case ElementType::tetrahedron10: return 2;
+    case ElementType::triangle10: return 3;
+    case ElementType::triangle15: return 4;
     default: return 1;
   }
 }
@@ -36,7 +40,8 @@ int geometric_order(ElementType type) {
 std::string_view type_name(ElementType type) {
   constexpr std::string_view names[] = {"triangle3",      "triangle6",    "quadrilateral4",
                                         "quadrilateral8", "quadrilateral9", "tetrahedron4",
-                                        "tetrahedron10",  "hexahedron8"};
+                                        "tetrahedron10",  "hexahedron8",    "triangle10",
+                                        "triangle15"};
   return names[static_cast<int>(type)];
 }
 

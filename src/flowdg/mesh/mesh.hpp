@@ -22,11 +22,14 @@ enum class ElementType : int {
   tetrahedron4,
   tetrahedron10,
   hexahedron8,
+  triangle10,  ///< cubic (Gmsh type 21)
+  triangle15,  ///< quartic (Gmsh type 23)
 };
 
 Shape shape_of(ElementType type);
 int n_nodes(ElementType type);
-/// 1 for straight-sided (affine/bilinear/trilinear) elements, 2 for the quadratic ones.
+/// 1 for straight-sided (affine/bilinear/trilinear) elements, 2 for the quadratic ones, 3 and 4
+/// for the cubic and quartic triangles.
 int geometric_order(ElementType type);
 std::string_view type_name(ElementType type);
 

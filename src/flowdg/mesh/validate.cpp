@@ -10,6 +10,7 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/lagrange.hpp"
 #include "flowdg/mesh/node_buckets.hpp"
 
 namespace flowdg {
@@ -56,80 +57,34 @@ int corner_measures(const Mesh& mesh, index_t e, double* measures) {
   }
 }
 
-// Gmsh's quadratic shape functions at reference point r (simplices on [0,1], quadrilaterals on
-// [-1,1]); returns the number of nodes.
-int quadratic_shape_values(ElementType type, Point3 r, double* values) {
-  switch (type) {
-    case ElementType::triangle6:
-    case ElementType::tetrahedron10: {
-      const bool tet = type == ElementType::tetrahedron10;
-      const double lambda[4] = {1 - r.x - r.y - r.z, r.x, r.y, r.z};
-      constexpr int edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
-      const int n_corners = tet ? 4 : 3, n_edges = tet ? 6 : 3;
-      for (int k = 0; k < n_corners; ++k) values[k] = lambda[k] * (2 * lambda[k] - 1);
-      for (int k = 0; k < n_edges; ++k) values[n_corners + k] = 4 * lambda[edges[k][0]] * lambda[edges[k][1]];
-      return n_corners + n_edges;
-    }
-    case ElementType::quadrilateral8: {
-      for (int k = 0; k < 4; ++k) {
-        const Point3 c = reference_vertex(Shape::quadrilateral, k);
-        values[k] = 0.25 * (1 + r.x * c.x) * (1 + r.y * c.y) * (r.x * c.x + r.y * c.y - 1);
-        const Point3 m = 0.5 * (c + reference_vertex(Shape::quadrilateral, (k + 1) % 4));
-        values[4 + k] = m.x == 0 ? 0.5 * (1 - r.x * r.x) * (1 + r.y * m.y) : 0.5 * (1 + r.x * m.x) * (1 - r.y * r.y);
-      }
-      return 8;
-    }
-    case ElementType::quadrilateral9: {
-      // Products of the 1D quadratic Lagrange polynomials through -1, 0, 1.
-      const auto lagrange = [](double x, double node) {
-        return node == 0 ? 1 - x * x : 0.5 * x * (x + node);
-      };
-      for (int k = 0; k < 4; ++k) {
-        const Point3 c = reference_vertex(Shape::quadrilateral, k);
-        const Point3 m = 0.5 * (c + reference_vertex(Shape::quadrilateral, (k + 1) % 4));
-        values[k] = lagrange(r.x, c.x) * lagrange(r.y, c.y);
-        values[4 + k] = lagrange(r.x, m.x) * lagrange(r.y, m.y);
-      }
-      values[8] = lagrange(r.x, 0) * lagrange(r.y, 0);
-      return 9;
-    }
-    default: return 0;
-  }
-}
-
-// det J of a quadratic element at reference point r. Central differences are exact here: the
-// maps are at most quadratic in each reference coordinate.
-double quadratic_jacobian(const Mesh& mesh, index_t e, Point3 r) {
+// det J of a curved element at reference point r, through its Lagrange shape functions.
+double curved_jacobian(const Mesh& mesh, index_t e, Point3 r) {
   const ElementType type = mesh.element_types[e];
   const int dim = dimension(shape_of(type));
-  Point3 columns[3];
-  for (int d = 0; d < dim; ++d) {
-    Point3 step{0, 0, 0};
-    (d == 0 ? step.x : d == 1 ? step.y : step.z) = 0.25;
-    double plus[10], minus[10];
-    const int n = quadratic_shape_values(type, r + step, plus);
-    quadratic_shape_values(type, r - step, minus);
-    columns[d] = {0, 0, 0};
-    for (int k = 0; k < n; ++k) columns[d] = columns[d] + (2.0 * (plus[k] - minus[k])) * vertex(mesh, e, k);
+  double values[32];
+  Point3 gradients[32];
+  shape_functions(type, r, values, gradients);
+  Point3 columns[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int k = 0; k < n_nodes(type); ++k) {
+    const Point3 x = vertex(mesh, e, k);
+    columns[0] = columns[0] + gradients[k].x * x;
+    columns[1] = columns[1] + gradients[k].y * x;
+    columns[2] = columns[2] + gradients[k].z * x;
   }
   return dim == 2 ? cross_z(columns[0], columns[1]) : triple(columns[0], columns[1], columns[2]);
 }
 
 // A curved element whose vertices are positively oriented can still fold over where its edge
-// nodes bulge across the opposite side; det J at the nodes exposes that. The corners and the
-// midpoints of all corner pairs cover every node (the quadrilaterals' diagonals meet at the centre).
+// nodes bulge across the opposite side; det J at its nodes and at the midpoints of all corner
+// pairs (the quadrilaterals' diagonals meet at the centre) exposes that.
 bool folds_inside(const Mesh& mesh, index_t e) {
   const Shape shape = mesh.element_shape(e);
-  Point3 corners[8];
-  const int n_corners = n_vertices(shape);
-  for (int k = 0; k < n_corners; ++k) {
-    const Point3 v = reference_vertex(shape, k);
-    const Point3 shift{1, 1, shape == Shape::tetrahedron ? 1.0 : 0.0};
-    corners[k] = shape == Shape::quadrilateral ? v : 0.5 * (v + shift);
-  }
-  for (int a = 0; a < n_corners; ++a)
-    for (int b = a; b < n_corners; ++b)
-      if (quadratic_jacobian(mesh, e, 0.5 * (corners[a] + corners[b])) <= 0) return true;
+  std::vector<Point3> samples = reference_nodes(mesh.element_types[e]);
+  for (int a = 0; a < n_vertices(shape); ++a)
+    for (int b = a + 1; b < n_vertices(shape); ++b)
+      samples.push_back(0.5 * (reference_vertex(shape, a) + reference_vertex(shape, b)));
+  for (const Point3& r : samples)
+    if (curved_jacobian(mesh, e, r) <= 0) return true;
   return false;
 }
 

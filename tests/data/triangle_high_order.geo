@@ -1,0 +1,14 @@
+Point(1) = {0, 0, 0, 2};
+Point(2) = {1, 0, 0, 2};
+Point(3) = {0, 1, 0, 2};
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 1};
+Curve Loop(1) = {1, 2, 3};
+Plane Surface(1) = {1};
+Transfinite Curve{1,2,3} = 2;
+Physical Surface("domain") = {1};
+Physical Curve("wall") = {1,2,3};
+Mesh.ElementOrder = 3;  // 4 for triangle15_msh22.msh
+Mesh.HighOrderOptimize = 0;
+Mesh.MshFileVersion = 2.2;
