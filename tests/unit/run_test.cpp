@@ -3,6 +3,9 @@
 // files, refused options.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -165,4 +168,36 @@ TEST(RunLoop, SinglePrecisionRunsThroughTheCaseFile) {
   const RunResult reference = run_case(make(quadrilateral_vortex), options);
   ASSERT_TRUE(single.errors && reference.errors);
   EXPECT_NEAR(single.errors->l2[0], reference.errors->l2[0], 1e-3 * reference.errors->l2[0]);
+}
+
+TEST(RunLoop, SupersonicVortexOnTheCurvedAnnulusConvergesWithPlainSlipWalls) {
+  // Bassi & Rebay's observation, the reason for curved elements: with a plain slip wall on the
+  // straight-sided annulus the error stalls at ~1e-2 whatever p; on triangles of order p + 1 (4 at
+  // most) whose wall nodes lie on the circles it converges at p + 1 (docs/validation.md: meshes A-C).
+  const std::string example = std::string(FLOWDG_SOURCE_DIR) + "/examples/supersonic_vortex.toml";
+  const auto error = [&](int order, int geometry, int refine) {
+    Config config = Config::from_file(example);
+    config.set(cat("mesh.file=\"builtin:annulus?order=", geometry, "&refine=", refine, "\""));
+    config.set(cat("solver.order=", order));
+    config.set("boundary.inner.type=\"slip-wall\"");
+    config.set("boundary.outer.type=\"slip-wall\"");
+    config.set("time.cfl=0.6");
+    config.set("time.steady_tolerance=0");
+    config.set("time.end_time=1.0");  // past the transient of the projection: ~1 flow-through time
+    RunOptions options;
+    options.quiet = true;
+    options.write_summary = false;
+    return run_case(load_case(config, Backend::cpu), options).errors->l2[0];
+  };
+  for (int order = 1; order <= 4; ++order) {
+    const int geometry = std::min(order + 1, 4);
+    const double curved[2] = {error(order, geometry, 0), error(order, geometry, 1)};
+    const double straight[2] = {error(order, 1, 0), error(order, 1, 1)};
+    const double rate = std::log2(curved[0] / curved[1]), straight_rate = std::log2(straight[0] / straight[1]);
+    std::printf("supersonic vortex p = %d: order-%d walls %.3e %.3e (rate %.2f); straight %.3e %.3e (rate %.2f)\n", order,
+                geometry, curved[0], curved[1], rate, straight[0], straight[1], straight_rate);
+    EXPECT_GE(rate, order + 0.5) << "p = " << order;
+    EXPECT_LT(straight_rate, 2.0) << "p = " << order;
+    EXPECT_GT(straight[1], 1e-3) << "p = " << order << ": the straight wall's error stalls";
+  }
 }

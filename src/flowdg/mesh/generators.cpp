@@ -1,6 +1,7 @@
 #include "flowdg/mesh/generators.hpp"
 
 #include <algorithm>
+#include <map>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <unordered_map>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/mesh/lagrange.hpp"
 
 namespace flowdg {
 namespace {
@@ -276,10 +278,73 @@ Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) { r
 
 Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz) { return box(lx, ly, lz, nx, ny, nz, true); }
 
+Mesh curved_annulus(const Mesh& straight, int order) {
+  if (order < 1 || order > 4) throw InputError(cat("generator: annulus order ", order, " is out of range (1..4)"));
+  if (order == 1) return straight;
+  const ElementType type = order == 2 ? ElementType::triangle6 : order == 3 ? ElementType::triangle10 : ElementType::triangle15;
+  Mesh mesh = straight;
+  mesh.element_types.clear();
+  mesh.element_offsets = {0};
+  mesh.element_nodes.clear();
+  const std::vector<Point3> reference = reference_nodes(type);
+  // An edge node is shared by the edge's two elements: keyed by the edge's sorted end points and
+  // its position counted from the lower one.
+  std::map<std::array<index_t, 3>, index_t> edge_nodes;
+  std::vector<index_t> nodes(reference.size());
+  for (index_t e = 0; e < straight.n_elements(); ++e) {
+    if (straight.element_types[e] != ElementType::triangle3)
+      throw InputError(cat("generator: curving needs a mesh of 3-node triangles; ", straight.element_label(e), " is a ",
+                           type_name(straight.element_types[e])));
+    const index_t* v = straight.element_node_ids(e);
+    double r[3], theta[3];
+    for (int k = 0; k < 3; ++k) {
+      const Point3 x = straight.nodes[v[k]];
+      r[k] = std::hypot(x.x, x.y);
+      theta[k] = std::atan2(x.y, x.x);
+    }
+    for (std::size_t n = 0; n < reference.size(); ++n) {
+      const double l1 = 0.5 * (1 + reference[n].x), l2 = 0.5 * (1 + reference[n].y), l0 = 1 - l1 - l2;
+      if (n < 3) {
+        nodes[n] = v[n];
+        continue;
+      }
+      const auto place = [&] {
+        const double radius = l0 * r[0] + l1 * r[1] + l2 * r[2], angle = l0 * theta[0] + l1 * theta[1] + l2 * theta[2];
+        mesh.nodes.push_back({radius * std::cos(angle), radius * std::sin(angle), 0});
+        return mesh.n_nodes() - 1;
+      };
+      // On edge (a, b) exactly one barycentric coordinate vanishes.
+      const double lambda[3] = {l0, l1, l2};
+      int zero = -1;
+      for (int k = 0; k < 3; ++k)
+        if (std::abs(lambda[k]) < 1e-12) zero = k;
+      if (zero < 0) {
+        nodes[n] = place();
+        continue;
+      }
+      const int a = (zero + 1) % 3, b = (zero + 2) % 3;
+      const index_t low = std::min(v[a], v[b]), high = std::max(v[a], v[b]);
+      const double from_low = v[a] == low ? lambda[b] : lambda[a];
+      const std::array<index_t, 3> key{low, high, static_cast<index_t>(std::lround(from_low * order))};
+      const auto found = edge_nodes.find(key);
+      nodes[n] = found != edge_nodes.end() ? found->second : (edge_nodes[key] = place());
+    }
+    mesh.add_element(type, nodes.data());
+  }
+  mesh.element_file_tags.clear();
+  mesh.source = cat(straight.source, " with its triangles of order ", order, " through the polar map");
+  return mesh;
+}
+
 Mesh refine_uniform(const Mesh& mesh) {
   if (mesh.dimension != 2)
     throw InputError(cat("refine_uniform: mesh ", mesh.source, " is ", mesh.dimension,
                          "D; only 2D meshes can be refined"));
+  for (index_t e = 0; e < mesh.n_elements(); ++e)
+    if (geometric_order(mesh.element_types[e]) > 1)
+      throw InputError(cat("refine_uniform: ", mesh.source, " has curved elements (", mesh.element_label(e), " is a ",
+                           type_name(mesh.element_types[e]), "); refine the straight mesh before curving it",
+                           " (builtin:annulus?order=3&refine=2)"));
   Mesh fine;
   fine.dimension = 2;
   fine.nodes = mesh.nodes;

@@ -30,6 +30,11 @@ Mesh quarter_annulus(double r_inner = 1.0, double r_outer = 1.384, int n_radial 
 Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz);
 /// The same box in nx x ny x nz hexahedra (8-node, Gmsh's vertex order), the same tags.
 Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz);
+/// The annulus (or any mesh of 3-node triangles around the origin) with triangles of geometric
+/// order 2..4 (6, 10, 15 nodes): every node placed by the polar map of the linear interpolation
+/// of its triangle's vertices in (r, theta), so edges on a circle r = const lie on that circle.
+/// Order 1 returns the mesh unchanged.
+Mesh curved_annulus(const Mesh& straight, int order);
 /// Uniform refinement: each triangle into 4, each quadrilateral into 4 (2D). New nodes on a
 /// boundary facet whose tag has a BoundaryCircle are placed on the circle.
 Mesh refine_uniform(const Mesh& mesh);

@@ -19,7 +19,8 @@ const char* const mesh_spec_help =
     "'builtin:NAME?key=value&key=value':\n"
     "  builtin:annulus    quarter annulus of the supersonic vortex; default = mesh A of Fuhry et\n"
     "                     al. 2015 (180 triangles). Keys: r_inner=1, r_outer=1.384, n_radial=5,\n"
-    "                     n_angular=18, refine=0 (refine=1..5 give meshes B..F)\n"
+    "                     n_angular=18, refine=0 (refine=1..5 give meshes B..F), order=1 (2..4:\n"
+    "                     triangles of that geometric order, the walls' nodes on the circles)\n"
     "  builtin:rectangle  [x0,x1] x [y0,y1]. Keys: x0=0, x1=1, y0=0, y1=1, nx=10, ny=10,\n"
     "                     cells=triangles|quadrilaterals, perturbation=0 (of the cell size, <= 0.3),\n"
     "                     seed=1, refine=0\n"
@@ -89,10 +90,11 @@ Mesh builtin_mesh(const std::string& spec) {
   const std::string name(rest.substr(0, rest.find('?')));
   const std::string_view query = name.size() < rest.size() ? rest.substr(name.size() + 1) : "";
   if (name == "annulus") {
-    const Parameters p(spec, query, {"r_inner", "r_outer", "n_radial", "n_angular", "refine"});
-    return refined(quarter_annulus(p.get("r_inner", 1.0), p.get("r_outer", 1.384),
-                                   p.get("n_radial", 5), p.get("n_angular", 18)),
-                   spec, p.get("refine", 0));
+    const Parameters p(spec, query, {"r_inner", "r_outer", "n_radial", "n_angular", "refine", "order"});
+    return curved_annulus(refined(quarter_annulus(p.get("r_inner", 1.0), p.get("r_outer", 1.384),
+                                                  p.get("n_radial", 5), p.get("n_angular", 18)),
+                                  spec, p.get("refine", 0)),
+                          p.get("order", 1));
   }
   if (name == "rectangle") {
     const Parameters p(spec, query,
