@@ -14,6 +14,7 @@
 #include "flowdg/core/signals.hpp"
 #include "flowdg/io/checkpoint.hpp"
 #include "flowdg/io/checkpoint_writer.hpp"
+#include "core_cases.hpp"
 
 using namespace flowdg;
 
@@ -57,36 +58,14 @@ void expect_same(const Checkpoint& a, const Checkpoint& b) {
   EXPECT_EQ(a.coefficients, b.coefficients);
 }
 
-const char* quadrilateral_vortex = R"(
-[case]
-name = "quad-vortex"
-[mesh]
-file = "builtin:rectangle?nx=6&ny=6&x0=-3&x1=3&y0=-3&y1=3&cells=quadrilaterals&perturbation=0.15"
-[flow]
-kind = "isentropic-vortex"
-u = 1.0
-v = 1.0
-[solver]
-order = 2
-[time]
-scheme = "rk4"
-cfl = 0.3
-max_steps = 14
-[boundary.left]
-type = "prescribed"
-[boundary.right]
-type = "prescribed"
-[boundary.bottom]
-type = "prescribed"
-[boundary.top]
-type = "prescribed"
-[output]
-checkpoint_every = 3
-vtu = false
-)";
 
+/// The shared quadrilateral vortex with RK4 (every register), 14 steps, a checkpoint every 3.
 Case make(const std::vector<std::string>& overrides = {}) {
-  Config config = Config::from_string(quadrilateral_vortex, "test case");
+  Config config = Config::from_string(flowdg::testing::quadrilateral_vortex_case, "test case");
+  config.set("time.scheme=\"rk4\"");
+  config.set("time.max_steps=14");
+  config.set("output.checkpoint_every=3");
+  config.set("output.vtu=false");
   for (const std::string& assignment : overrides) config.set(assignment);
   return load_case(config, Backend::cpu);
 }

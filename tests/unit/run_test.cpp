@@ -13,6 +13,7 @@
 #include "flowdg/cases/run.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/io/checkpoint.hpp"
+#include "core_cases.hpp"
 
 using namespace flowdg;
 
@@ -49,30 +50,7 @@ partner = "zmax"
 translation = [0.0, 0.0, 1.5]
 )";
 
-const char* quadrilateral_vortex = R"(
-[case]
-name = "quad-vortex"
-[mesh]
-file = "builtin:rectangle?nx=6&ny=6&x0=-3&x1=3&y0=-3&y1=3&cells=quadrilaterals&perturbation=0.15"
-[flow]
-kind = "isentropic-vortex"
-u = 1.0
-v = 1.0
-[solver]
-order = 2
-[time]
-scheme = "ssp-rk3"
-cfl = 0.3
-max_steps = 12
-[boundary.left]
-type = "prescribed"
-[boundary.right]
-type = "prescribed"
-[boundary.bottom]
-type = "prescribed"
-[boundary.top]
-type = "prescribed"
-)";
+const char* const quadrilateral_vortex = flowdg::testing::quadrilateral_vortex_case;
 
 Case make(const char* text, const std::vector<std::string>& overrides = {}) {
   Config config = Config::from_string(text, "test case");
