@@ -1,7 +1,8 @@
-// Unit cube of 3x3x3 structured hexahedra with its six faces named.
+// Unit cube of 3x3x3 structured hexahedra (-setnumber cells N: N x N x N) with its six faces named.
+DefineConstant[ cells = 3 ];
 SetFactory("OpenCASCADE");
 Box(1) = {0, 0, 0, 1, 1, 1};
-Transfinite Curve{:} = 4;
+Transfinite Curve{:} = cells + 1;
 Transfinite Surface{:};
 Recombine Surface{:};
 Transfinite Volume{1};

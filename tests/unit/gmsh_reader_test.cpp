@@ -120,6 +120,22 @@ const std::vector<Sample>& samples() {
        {{"xmin", 26}, {"xmax", 26}, {"ymin", 26}, {"ymax", 26}, {"zmin", 26}, {"zmax", 26}}, 1.0},
       {"cube_hex", ascii, 3, 4 * 4 * 4, {{hexahedron8, 27}},
        {{"xmin", 9}, {"xmax", 9}, {"ymin", 9}, {"ymax", 9}, {"zmin", 9}, {"zmax", 9}}, 1.0},
+      // Higher orders: the node counts are the lattice's, (g n + 1)^dim on the structured meshes.
+      {"square_tri_p2", ascii, 2, 101, {{triangle6, 42}}, {{"bottom", 4}, {"right", 4}, {"top", 4}, {"left", 4}}, 1.0},
+      {"square_quad16", ascii, 2, 10 * 7, {{quadrilateral16, 6}}, {{"bottom", 3}, {"right", 2}, {"top", 3}, {"left", 2}}, 2.0},
+      {"square_quad25", ascii, 2, 13 * 9, {{quadrilateral25, 6}}, {{"bottom", 3}, {"right", 2}, {"top", 3}, {"left", 2}}, 2.0},
+      {"cube_tet20", ascii, 3, 172, {{tetrahedron20, 24}},
+       {{"xmin", 4}, {"xmax", 4}, {"ymin", 4}, {"ymax", 4}, {"zmin", 4}, {"zmax", 4}}, 1.0},
+      {"cube_tet35", {"msh41", "msh22", "msh41_bin", "msh22_bin"}, 3, 365, {{tetrahedron35, 24}},
+       {{"xmin", 4}, {"xmax", 4}, {"ymin", 4}, {"ymax", 4}, {"zmin", 4}, {"zmax", 4}}, 1.0},
+      {"cube_hex27", ascii, 3, 5 * 5 * 5, {{hexahedron27, 8}},
+       {{"xmin", 4}, {"xmax", 4}, {"ymin", 4}, {"ymax", 4}, {"zmin", 4}, {"zmax", 4}}, 1.0},
+      {"sector_tri15", ascii, 2, 9 * 13, {{triangle15, 12}}, {{"inflow", 2}, {"outer", 3}, {"outflow", 2}, {"inner", 3}}, 0},
+      {"sector_quad16", ascii, 2, 7 * 10, {{quadrilateral16, 6}}, {{"inflow", 2}, {"outer", 3}, {"outflow", 2}, {"inner", 3}}, 0},
+      {"cylinder_hex27", ascii, 3, 5 * 7 * 3, {{hexahedron27, 6}},
+       {{"zmin", 6}, {"inflow", 2}, {"outer", 3}, {"outflow", 2}, {"inner", 3}, {"zmax", 6}}, 0},
+      {"cylinder_tet35", {"msh41"}, 3, 395, {{tetrahedron35, 25}},
+       {{"zmin", 4}, {"inflow", 4}, {"outer", 4}, {"outflow", 4}, {"inner", 8}, {"zmax", 4}}, 0},
   };
   return list;
 }

@@ -64,6 +64,25 @@ TEST(MeshInfo, BuiltinSpecsGiveTheDocumentedMeshes) {
   EXPECT_EQ(load_mesh("builtin:box?n=2&nx=1").n_elements(), 24);
 }
 
+TEST(MeshInfo, BuiltinSpecsTakeCellsAndGeometricOrder) {
+  const auto counts = [](const std::string& spec) {
+    Mesh mesh = load_mesh(spec);
+    const MeshInfo info = mesh_info(mesh);
+    EXPECT_TRUE(info.report.ok()) << spec;
+    return std::pair{info.element_counts, info.n_nodes};
+  };
+  using Counts = std::vector<std::pair<std::string, index_t>>;
+  // Hexahedra of order 2: (2 n + 1)^3 nodes; tetrahedra of order 3: (3 n + 1)^3 lattice points.
+  EXPECT_EQ(counts("builtin:box?n=2&cells=hexahedra"), (std::pair{Counts{{"hexahedron8", 8}}, index_t{27}}));
+  EXPECT_EQ(counts("builtin:box?n=2&cells=hexahedra&order=2"), (std::pair{Counts{{"hexahedron27", 8}}, index_t{125}}));
+  EXPECT_EQ(counts("builtin:box?n=2&order=3"), (std::pair{Counts{{"tetrahedron20", 48}}, index_t{343}}));
+  // Refined first, then elevated: 4 x 2 quadrilaterals of order 4, (4 4 + 1) x (4 2 + 1) nodes.
+  EXPECT_EQ(counts("builtin:rectangle?cells=quadrilaterals&nx=2&ny=1&refine=1&order=4"),
+            (std::pair{Counts{{"quadrilateral25", 8}}, index_t{17 * 9}}));
+  EXPECT_EQ(counts("builtin:rectangle?nx=2&ny=2&order=2").first, (Counts{{"triangle6", 8}}));
+  EXPECT_EQ(counts("builtin:annulus?order=3&refine=1").first, (Counts{{"triangle10", 720}}));
+}
+
 TEST(MeshInfo, BadSpecsAreOneLineInputErrors) {
   EXPECT_TRUE(contains(input_error_of("builtin:disk"), "unknown built-in mesh 'disk' (known: annulus, rectangle, box, double-mach)"));
   EXPECT_TRUE(contains(input_error_of("builtin:annulus?levels=2"), "'levels=2' is not key=value with a known key"));
@@ -71,6 +90,14 @@ TEST(MeshInfo, BadSpecsAreOneLineInputErrors) {
   EXPECT_TRUE(contains(input_error_of("builtin:rectangle?x1=1.5e"), "x1=1.5e is not a number"));
   EXPECT_TRUE(contains(input_error_of("builtin:rectangle?cells=hexagons"), "cells must be triangles or quadrilaterals"));
   EXPECT_TRUE(contains(input_error_of("builtin:annulus?refine=-1"), "refine must be >= 0"));
+  EXPECT_TRUE(contains(input_error_of("builtin:box?cells=prisms"), "cells must be tetrahedra or hexahedra, not 'prisms'"));
+  EXPECT_TRUE(contains(input_error_of("builtin:box?cells=hexahedra&order=3"),
+                       "mesh spec 'builtin:box?cells=hexahedra&order=3': elevate_order: builtin:box(1 x 1 x 1, 4 x 4 x 4 "
+                       "hexahedra) has hexahedra, whose geometric order can be 1 or 2 (asked for 3)"));
+  EXPECT_TRUE(contains(input_error_of("builtin:rectangle?order=5"), "geometric order 5"));
+  EXPECT_TRUE(contains(input_error_of("builtin:rectangle?order=two"), "order=two is not an integer"));
+  EXPECT_TRUE(contains(input_error_of("builtin:annulus?order=5"), "annulus order 5 is out of range (1..4)"));
+  EXPECT_TRUE(contains(input_error_of("builtin:double-mach?order=2"), "'order=2' is not key=value with a known key"));
   EXPECT_NE(input_error_of(data("no_such_file.msh")), "no error");
 }
 

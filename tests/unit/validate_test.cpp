@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <numbers>
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/mesh/lagrange.hpp"
 #include "flowdg/mesh/validate.hpp"
 #include "mesh_invariants.hpp"
 
@@ -207,4 +209,71 @@ TEST(Validate, CurvedElementsWithPositiveVerticesButFoldedEdgesAreErrors) {
   quad.element_offsets[1] = 8;
   quad.element_nodes.pop_back();
   EXPECT_TRUE(validate_mesh(quad).ok());
+}
+
+namespace {
+
+/// One element of `type` whose nodes are map(reference node), every boundary face tagged "wall".
+Mesh mapped_element(ElementType type, const std::function<Point3(Point3)>& map) {
+  std::vector<Point3> nodes;
+  std::vector<index_t> ids;
+  for (const Point3& r : reference_nodes(type)) {
+    ids.push_back(static_cast<index_t>(nodes.size()));
+    nodes.push_back(map(r));
+  }
+  Mesh mesh = mesh_of(dimension(shape_of(type)), nodes, type, {ids});
+  tag_all_boundary_faces(mesh, "wall");
+  return mesh;
+}
+
+}  // namespace
+
+TEST(Validate, CurvedElementsOfEveryOrderAreCheckedThroughDetJ) {
+  // Straight (reference) elements of every curved type are valid; dragging the node nearest to
+  // the centre past a vertex folds them; a mirrored copy is inverted (reported, not repaired).
+  for (int t = 0; t < element_type_count; ++t) {
+    const auto type = static_cast<ElementType>(t);
+    if (geometric_order(type) == 1) continue;
+    SCOPED_TRACE(type_name(type));
+    const auto identity = [](Point3 r) { return r; };
+    Mesh mesh = mapped_element(type, identity);
+    EXPECT_TRUE(validate_mesh(mesh).ok());
+
+    const std::vector<Point3> reference = reference_nodes(type);
+    const std::size_t inner = reference.size() - 1;  // the last node: interior, or the last edge's (quadrilateral8)
+    Mesh folded = mesh;
+    const Point3 beyond = 2.5 * reference_vertex(shape_of(type), 1) - 1.5 * reference[inner];
+    folded.nodes[mesh.element_node_ids(0)[inner]] = beyond;
+    EXPECT_TRUE(contains(all_errors(validate_mesh(folded)), "1 curved elements are inverted or fold over"));
+
+    Mesh mirrored = mapped_element(type, [](Point3 r) { return Point3{r.y, r.x, r.z}; });
+    const MeshReport report = validate_mesh(mirrored);
+    EXPECT_TRUE(contains(all_errors(report), "1 curved elements are inverted or fold over"));
+    EXPECT_TRUE(report.notes.empty());
+  }
+}
+
+TEST(Validate, CurvedQuadrilateralWithAReentrantChordCornerIsValid) {
+  // A sector of the annulus 1 <= r <= 2 over 200 degrees in one bicubic element: its vertices
+  // make a clockwise trapezoid, yet the element's map (the polar map interpolated) has det J > 0
+  // everywhere, as dense sampling confirms. det J decides for curved elements, the chords do not.
+  const double half_angle = 100 * std::numbers::pi / 180;
+  Mesh mesh = mapped_element(ElementType::quadrilateral16, [&](Point3 r) {
+    const double radius = 1.5 + 0.5 * r.x, angle = half_angle * r.y;
+    return Point3{radius * std::cos(angle), radius * std::sin(angle), 0};
+  });
+  const auto v = [&](int k) { return mesh.nodes[mesh.element_node_ids(0)[k]]; };
+  const Point3 d1 = v(2) - v(0), d2 = v(3) - v(1);
+  EXPECT_LT(d1.x * d2.y - d1.y * d2.x, 0);  // twice the chord quadrilateral's signed area
+  for (int i = 0; i <= 40; ++i)
+    for (int j = 0; j <= 40; ++j) ASSERT_GT(element_jacobian(mesh, 0, {-1 + i / 20.0, -1 + j / 20.0, 0}).det, 0);
+  const MeshReport report = validate_mesh(mesh);
+  EXPECT_TRUE(report.ok()) << all_errors(report);
+  EXPECT_TRUE(report.notes.empty());
+}
+
+TEST(Validate, FlatCurvedElementIsAnError) {
+  // A 10-node triangle with every node on the x axis: det J = 0 everywhere.
+  Mesh mesh = mapped_element(ElementType::triangle10, [](Point3 r) { return Point3{r.x + 0.5 * r.y, 0, 0}; });
+  EXPECT_TRUE(contains(all_errors(validate_mesh(mesh)), "1 curved elements are inverted or fold over"));
 }

@@ -1,7 +1,6 @@
 #include "flowdg/mesh/generators.hpp"
 
 #include <algorithm>
-#include <map>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -11,7 +10,7 @@
 #include <unordered_map>
 
 #include "flowdg/core/error.hpp"
-#include "flowdg/mesh/lagrange.hpp"
+#include "flowdg/mesh/elevate.hpp"
 
 namespace flowdg {
 namespace {
@@ -281,59 +280,30 @@ Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz) { re
 Mesh curved_annulus(const Mesh& straight, int order) {
   if (order < 1 || order > 4) throw InputError(cat("generator: annulus order ", order, " is out of range (1..4)"));
   if (order == 1) return straight;
-  const ElementType type = order == 2 ? ElementType::triangle6 : order == 3 ? ElementType::triangle10 : ElementType::triangle15;
-  Mesh mesh = straight;
-  mesh.element_types.clear();
-  mesh.element_offsets = {0};
-  mesh.element_nodes.clear();
-  const std::vector<Point3> reference = reference_nodes(type);
-  // An edge node is shared by the edge's two elements: keyed by the edge's sorted end points and
-  // its position counted from the lower one.
-  std::map<std::array<index_t, 3>, index_t> edge_nodes;
-  std::vector<index_t> nodes(reference.size());
-  for (index_t e = 0; e < straight.n_elements(); ++e) {
+  for (index_t e = 0; e < straight.n_elements(); ++e)
     if (straight.element_types[e] != ElementType::triangle3)
       throw InputError(cat("generator: curving needs a mesh of 3-node triangles; ", straight.element_label(e), " is a ",
                            type_name(straight.element_types[e])));
-    const index_t* v = straight.element_node_ids(e);
-    double r[3], theta[3];
-    for (int k = 0; k < 3; ++k) {
-      const Point3 x = straight.nodes[v[k]];
-      r[k] = std::hypot(x.x, x.y);
-      theta[k] = std::atan2(x.y, x.x);
-    }
-    for (std::size_t n = 0; n < reference.size(); ++n) {
-      const double l1 = 0.5 * (1 + reference[n].x), l2 = 0.5 * (1 + reference[n].y), l0 = 1 - l1 - l2;
-      if (n < 3) {
-        nodes[n] = v[n];
-        continue;
-      }
-      const auto place = [&] {
-        const double radius = l0 * r[0] + l1 * r[1] + l2 * r[2], angle = l0 * theta[0] + l1 * theta[1] + l2 * theta[2];
-        mesh.nodes.push_back({radius * std::cos(angle), radius * std::sin(angle), 0});
-        return mesh.n_nodes() - 1;
-      };
-      // On edge (a, b) exactly one barycentric coordinate vanishes.
-      const double lambda[3] = {l0, l1, l2};
-      int zero = -1;
-      for (int k = 0; k < 3; ++k)
-        if (std::abs(lambda[k]) < 1e-12) zero = k;
-      if (zero < 0) {
-        nodes[n] = place();
-        continue;
-      }
-      const int a = (zero + 1) % 3, b = (zero + 2) % 3;
-      const index_t low = std::min(v[a], v[b]), high = std::max(v[a], v[b]);
-      const double from_low = v[a] == low ? lambda[b] : lambda[a];
-      const std::array<index_t, 3> key{low, high, static_cast<index_t>(std::lround(from_low * order))};
-      const auto found = edge_nodes.find(key);
-      nodes[n] = found != edge_nodes.end() ? found->second : (edge_nodes[key] = place());
-    }
-    mesh.add_element(type, nodes.data());
-  }
+  // Elevated in (r, theta), where the arcs are straight: nothing to project onto circles there.
+  Mesh polar = straight;
+  polar.boundary_circles.clear();
+  map_nodes(polar, [](Point3 x) { return Point3{std::hypot(x.x, x.y), std::atan2(x.y, x.x), 0}; });
+  Mesh mesh = elevate_order(polar, order);
+  // The straight mesh's nodes keep their exact coordinates (zeros on the axes); the new ones,
+  // which follow them, go through the polar map.
+  std::copy(straight.nodes.begin(), straight.nodes.end(), mesh.nodes.begin());
+  std::transform(mesh.nodes.begin() + straight.n_nodes(), mesh.nodes.end(), mesh.nodes.begin() + straight.n_nodes(),
+                 [](Point3 polar_point) {
+                   return Point3{polar_point.x * std::cos(polar_point.y), polar_point.x * std::sin(polar_point.y), 0};
+                 });
+  mesh.boundary_circles = straight.boundary_circles;
   mesh.element_file_tags.clear();
   mesh.source = cat(straight.source, " with its triangles of order ", order, " through the polar map");
   return mesh;
+}
+
+Mesh curved_quarter_annulus(int order, double r_inner, double r_outer, int n_radial, int n_angular) {
+  return curved_annulus(quarter_annulus(r_inner, r_outer, n_radial, n_angular), order);
 }
 
 Mesh refine_uniform(const Mesh& mesh) {

@@ -33,8 +33,13 @@ Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz);
 /// The annulus (or any mesh of 3-node triangles around the origin) with triangles of geometric
 /// order 2..4 (6, 10, 15 nodes): every node placed by the polar map of the linear interpolation
 /// of its triangle's vertices in (r, theta), so edges on a circle r = const lie on that circle.
-/// Order 1 returns the mesh unchanged.
+/// Order 1 returns the mesh unchanged. The straight mesh's nodes keep their numbers and exact
+/// coordinates; its angles must lie in (-pi, pi] (atan2), as the quarter annulus's do.
 Mesh curved_annulus(const Mesh& straight, int order);
+/// curved_annulus(quarter_annulus(r_inner, r_outer, n_radial, n_angular), order): the supersonic
+/// vortex's quarter annulus in triangles of geometric order 1..4, the walls' nodes on the circles.
+Mesh curved_quarter_annulus(int order, double r_inner = 1.0, double r_outer = 1.384, int n_radial = 5,
+                            int n_angular = 18);
 /// Uniform refinement: each triangle into 4, each quadrilateral into 4 (2D). New nodes on a
 /// boundary facet whose tag has a BoundaryCircle are placed on the circle.
 Mesh refine_uniform(const Mesh& mesh);

@@ -63,20 +63,27 @@ const GmshType* find_gmsh_type(std::int64_t number) {
   return nullptr;
 }
 
+// Gmsh's number of each ElementType (their node orders agree: mesh/lagrange.hpp).
+constexpr std::pair<int, ElementType> gmsh_element_types[] = {
+    {2, ElementType::triangle3},       {9, ElementType::triangle6},         {21, ElementType::triangle10},
+    {23, ElementType::triangle15},     {3, ElementType::quadrilateral4},    {16, ElementType::quadrilateral8},
+    {10, ElementType::quadrilateral9}, {36, ElementType::quadrilateral16},  {37, ElementType::quadrilateral25},
+    {4, ElementType::tetrahedron4},    {11, ElementType::tetrahedron10},    {29, ElementType::tetrahedron20},
+    {30, ElementType::tetrahedron35},  {5, ElementType::hexahedron8},       {12, ElementType::hexahedron27},
+};
+static_assert(std::size(gmsh_element_types) == element_type_count, "every ElementType has its Gmsh number");
+
 std::optional<ElementType> element_type(int gmsh_type) {
-  switch (gmsh_type) {
-    case 2: return ElementType::triangle3;
-    case 9: return ElementType::triangle6;
-    case 21: return ElementType::triangle10;
-    case 23: return ElementType::triangle15;
-    case 3: return ElementType::quadrilateral4;
-    case 16: return ElementType::quadrilateral8;
-    case 10: return ElementType::quadrilateral9;
-    case 4: return ElementType::tetrahedron4;
-    case 11: return ElementType::tetrahedron10;
-    case 5: return ElementType::hexahedron8;
-    default: return std::nullopt;
-  }
+  for (const auto& [number, type] : gmsh_element_types)
+    if (number == gmsh_type) return type;
+  return std::nullopt;
+}
+
+/// "2 (triangle3), 9 (triangle6), ...": for the message about an unsupported type.
+std::string supported_types() {
+  std::string list;
+  for (const auto& [number, type] : gmsh_element_types) list += cat(list.empty() ? "" : ", ", number, " (", type_name(type), ")");
+  return list;
 }
 
 /// Maps Gmsh node tags to node indices. Gmsh numbers nodes 1..n in file order, which needs no
@@ -491,8 +498,7 @@ class Reader {
     if (cells.unsupported)
       fail_at(cells.unsupported_position,
               cat("element type ", cells.unsupported->number, " (", cells.unsupported->name,
-                  ") is not supported; supported are 2, 9, 3, 16, 10 (triangles, quadrilaterals) and 4, 11, 5 "
-                  "(tetrahedra, hexahedra)"));
+                  ") is not supported; supported are ", supported_types()));
     // Planar meshes written by Gmsh and meshio have z = 0 exactly; allow only rounding-level noise.
     if (dimension == 2 && largest_z_ > 1e-12 * largest_xy_)
       fail_at(largest_z_position_, cat("a node has z = ", largest_z_, " but the mesh is two-dimensional"));

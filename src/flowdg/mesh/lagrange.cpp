@@ -1,8 +1,8 @@
 #include "flowdg/mesh/lagrange.hpp"
 
-#include <array>
 #include <cmath>
 #include <mutex>
+#include <span>
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
@@ -11,18 +11,79 @@ namespace flowdg {
 
 namespace {
 
-/// Gmsh's nodes of an order-g triangle on the lattice of spacing 1/g: (i, j) with the point
-/// (-1 + 2 i / g, -1 + 2 j / g). Vertices, edges 0-1, 1-2, 2-0 in their direction, interior as an
-/// order g - 3 triangle on the lattice points (1, 1), (g - 2, 1), (1, g - 2).
-std::vector<std::array<int, 2>> triangle_lattice(int g) {
-  if (g == 0) return {{0, 0}};
-  std::vector<std::array<int, 2>> nodes = {{0, 0}, {g, 0}, {0, g}};
-  for (int i = 1; i < g; ++i) nodes.push_back({i, 0});
-  for (int i = 1; i < g; ++i) nodes.push_back({g - i, i});
-  for (int i = 1; i < g; ++i) nodes.push_back({0, g - i});
-  if (g >= 3)
-    for (const auto& [i, j] : triangle_lattice(g - 3)) nodes.push_back({1 + i, 1 + j});
-  return nodes;
+// Gmsh's local edges and faces: the order in which an element lists their nodes (the faces are
+// not numbered as reference_element.hpp numbers them).
+constexpr int triangle_edges[][2] = {{0, 1}, {1, 2}, {2, 0}};
+constexpr int quadrilateral_edges[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+constexpr int tetrahedron_edges[][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+constexpr int hexahedron_edges[][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
+                                       {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
+constexpr int tetrahedron_faces[][4] = {{0, 2, 1, -1}, {0, 1, 3, -1}, {0, 3, 2, -1}, {3, 1, 2, -1}};
+constexpr int hexahedron_faces[][4] = {{0, 3, 2, 1}, {0, 1, 5, 4}, {0, 4, 7, 3}, {1, 2, 6, 5}, {2, 3, 7, 6}, {4, 5, 6, 7}};
+// The three vertices joined to each hexahedron vertex by an edge.
+constexpr int hexahedron_neighbours[8][3] = {{1, 3, 4}, {0, 2, 5}, {1, 3, 6}, {0, 2, 7},
+                                             {0, 5, 7}, {1, 4, 6}, {2, 5, 7}, {3, 4, 6}};
+
+std::span<const int[2]> gmsh_edges(Shape shape) {
+  switch (shape) {
+    case Shape::triangle: return triangle_edges;
+    case Shape::quadrilateral: return quadrilateral_edges;
+    case Shape::tetrahedron: return tetrahedron_edges;
+    case Shape::hexahedron: return hexahedron_edges;
+    default: return {};
+  }
+}
+
+std::span<const int[4]> gmsh_faces(Shape shape) {
+  switch (shape) {
+    case Shape::tetrahedron: return tetrahedron_faces;
+    case Shape::hexahedron: return hexahedron_faces;
+    default: return {};
+  }
+}
+
+bool is_simplex(Shape shape) { return shape == Shape::triangle || shape == Shape::tetrahedron; }
+
+bool are_neighbours(Shape shape, int a, int b) {
+  if (is_simplex(shape)) return a != b;
+  if (shape == Shape::quadrilateral) return (a + 1) % 4 == b || (b + 1) % 4 == a;
+  const int* n = hexahedron_neighbours[a];
+  return n[0] == b || n[1] == b || n[2] == b;
+}
+
+void append_lattice(Shape shape, int order, const std::vector<Point3>& corners, bool with_interior, std::vector<Point3>& nodes);
+
+/// The interior nodes of an order-`order` element of `shape` with the given corners (a triangle or
+/// quadrilateral may be a face in 3D): the whole lattice of the element one layer further in.
+void append_interior(Shape shape, int order, const std::vector<Point3>& corners, std::vector<Point3>& nodes) {
+  const int inner_order = order - (is_simplex(shape) ? dimension(shape) + 1 : 2);
+  if (inner_order < 0) return;
+  std::vector<Point3> inner = corners;
+  for (std::size_t a = 0; a < corners.size(); ++a)
+    for (std::size_t b = 0; b < corners.size(); ++b)
+      if (are_neighbours(shape, static_cast<int>(a), static_cast<int>(b)))
+        inner[a] = inner[a] + (1.0 / order) * (corners[b] - corners[a]);
+  append_lattice(shape, inner_order, inner, true, nodes);
+}
+
+/// Gmsh's nodes of an order-`order` element with the given corners (see reference_nodes). Order 0
+/// is one node, where the corners (all alike then) are.
+void append_lattice(Shape shape, int order, const std::vector<Point3>& corners, bool with_interior, std::vector<Point3>& nodes) {
+  if (order == 0) {
+    nodes.push_back(corners[0]);
+    return;
+  }
+  nodes.insert(nodes.end(), corners.begin(), corners.end());
+  for (const auto& edge : gmsh_edges(shape))
+    for (int k = 1; k < order; ++k)
+      nodes.push_back(corners[edge[0]] + (static_cast<double>(k) / order) * (corners[edge[1]] - corners[edge[0]]));
+  for (const auto& face : gmsh_faces(shape)) {
+    const Shape kind = face_shape(shape);
+    std::vector<Point3> face_corners;
+    for (int k = 0; k < n_vertices(kind); ++k) face_corners.push_back(corners[face[k]]);
+    append_interior(kind, order, face_corners, nodes);
+  }
+  if (with_interior) append_interior(shape, order, corners, nodes);
 }
 
 struct NodalBasis {
@@ -38,7 +99,7 @@ NodalBasis make_nodal_basis(ElementType type) {
   const std::vector<Point3> nodes = reference_nodes(type);
   f.n = static_cast<int>(nodes.size());
   FLOWDG_ASSERT(f.n == n_basis(f.shape, f.order), "the nodes of ", type_name(type), " are not unisolvent for its space");
-  // V^-1 by Gauss-Jordan elimination with partial pivoting (at most 27 x 27), V[node][j] = phi_j(node).
+  // V^-1 by Gauss-Jordan elimination with partial pivoting (at most 35 x 35), V[node][j] = phi_j(node).
   std::vector<double> v(static_cast<std::size_t>(f.n) * f.n), inverse(static_cast<std::size_t>(f.n) * f.n, 0.0);
   for (int node = 0; node < f.n; ++node) basis_values(f.shape, f.order, nodes[node], &v[node * f.n]);
   for (int i = 0; i < f.n; ++i) inverse[i * f.n + i] = 1.0;
@@ -72,7 +133,7 @@ const NodalBasis& nodal_basis(ElementType type) {
   static std::once_flag once;
   static std::vector<NodalBasis> bases;
   std::call_once(once, [] {
-    for (int t = 0; t <= static_cast<int>(ElementType::triangle15); ++t) {
+    for (int t = 0; t < element_type_count; ++t) {
       const auto each = static_cast<ElementType>(t);
       bases.push_back(each == ElementType::quadrilateral8 ? NodalBasis{} : make_nodal_basis(each));
     }
@@ -102,33 +163,19 @@ void serendipity_shape_functions(Point3 r, double* values, Point3* gradients) {
 
 std::vector<Point3> reference_nodes(ElementType type) {
   const Shape shape = shape_of(type);
+  std::vector<Point3> corners;
+  for (int v = 0; v < n_vertices(shape); ++v) corners.push_back(reference_vertex(shape, v));
   std::vector<Point3> nodes;
-  if (shape == Shape::triangle) {
-    const int g = geometric_order(type);
-    for (const auto& [i, j] : triangle_lattice(g)) nodes.push_back({-1.0 + 2.0 * i / g, -1.0 + 2.0 * j / g, 0.0});
-    return nodes;
-  }
-  for (int v = 0; v < n_vertices(shape); ++v) nodes.push_back(reference_vertex(shape, v));
-  const auto midpoint = [&](int a, int b) { nodes.push_back(0.5 * (nodes[a] + nodes[b])); };
-  switch (type) {
-    case ElementType::quadrilateral8:
-    case ElementType::quadrilateral9:
-      midpoint(0, 1), midpoint(1, 2), midpoint(2, 3), midpoint(3, 0);
-      if (type == ElementType::quadrilateral9) nodes.push_back({0, 0, 0});
-      break;
-    case ElementType::tetrahedron10:  // Gmsh's edges 0-1, 1-2, 2-0, 3-0, 3-2, 3-1
-      midpoint(0, 1), midpoint(1, 2), midpoint(2, 0), midpoint(3, 0), midpoint(3, 2), midpoint(3, 1);
-      break;
-    default: break;
-  }
+  append_lattice(shape, geometric_order(type), corners, type != ElementType::quadrilateral8, nodes);
+  FLOWDG_ASSERT(static_cast<int>(nodes.size()) == n_nodes(type), "the node lattice of ", type_name(type));
   return nodes;
 }
 
 void shape_functions(ElementType type, Point3 xi, double* values, Point3* gradients) {
   if (type == ElementType::quadrilateral8) return serendipity_shape_functions(xi, values, gradients);
   const NodalBasis& f = nodal_basis(type);
-  double phi[32];
-  Point3 dphi[32];
+  double phi[max_element_nodes];
+  Point3 dphi[max_element_nodes];
   basis_gradients(f.shape, f.order, xi, phi, dphi);
   for (int node = 0; node < f.n; ++node) {
     double value = 0;
@@ -141,6 +188,36 @@ void shape_functions(ElementType type, Point3 xi, double* values, Point3* gradie
     values[node] = value;
     if (gradients != nullptr) gradients[node] = gradient;
   }
+}
+
+Point3 map_to_physical(const Mesh& mesh, index_t element, Point3 xi) {
+  double values[max_element_nodes];
+  shape_functions(mesh.element_types[element], xi, values, nullptr);
+  const index_t* nodes = mesh.element_node_ids(element);
+  Point3 x{0, 0, 0};
+  for (int n = 0; n < mesh.element_n_nodes(element); ++n) x = x + values[n] * mesh.nodes[nodes[n]];
+  return x;
+}
+
+ElementJacobian element_jacobian(const Mesh& mesh, index_t element, Point3 xi) {
+  double values[max_element_nodes];
+  Point3 gradients[max_element_nodes];
+  shape_functions(mesh.element_types[element], xi, values, gradients);
+  const index_t* nodes = mesh.element_node_ids(element);
+  ElementJacobian jacobian;
+  jacobian.dimension = dimension(mesh.element_shape(element));
+  for (int n = 0; n < mesh.element_n_nodes(element); ++n) {
+    const Point3 x = mesh.nodes[nodes[n]], g = gradients[n];
+    const double xs[3] = {x.x, x.y, x.z}, gs[3] = {g.x, g.y, g.z};
+    for (int d = 0; d < jacobian.dimension; ++d)
+      for (int r = 0; r < jacobian.dimension; ++r) jacobian.matrix[d][r] += xs[d] * gs[r];
+  }
+  const auto& m = jacobian.matrix;
+  jacobian.det = jacobian.dimension == 2 ? m[0][0] * m[1][1] - m[0][1] * m[1][0]
+                                         : m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                                               m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                                               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  return jacobian;
 }
 
 }  // namespace flowdg

@@ -10,14 +10,32 @@
 namespace flowdg {
 
 /// Reference coordinates (reference_element.hpp's elements) of the type's nodes in Gmsh's order:
-/// vertices, then the edge nodes edge by edge in each edge's direction, then the interior nodes
-/// (for triangles recursively: the interior nodes of an order-g triangle are the nodes of an
-/// order g - 3 triangle inside it).
+/// the vertices; the edge nodes edge by edge, each edge's from its first vertex to its second, in
+/// Gmsh's edge order (triangle 0-1 1-2 2-0; quadrilateral 0-1 1-2 2-3 3-0; tetrahedron 0-1 1-2
+/// 2-0 3-0 3-2 3-1; hexahedron 0-1 0-3 0-4 1-2 1-5 2-3 2-6 3-7 4-5 4-7 5-6 6-7); in 3D the face
+/// nodes face by face (tetrahedron faces 0-2-1 0-1-3 0-3-2 3-1-2; hexahedron 0-3-2-1 0-1-5-4
+/// 0-4-7-3 1-2-6-5 2-3-7-6 4-5-6-7), each face's as the interior nodes of a face element with the
+/// face's vertices in that order; then the interior nodes, which are recursively the nodes of an
+/// element of the same shape of order g - 3 (triangle), g - 4 (tetrahedron) or g - 2
+/// (quadrilateral, hexahedron) whose vertices are the interior lattice points nearest to the
+/// vertices. quadrilateral8 has no centre node.
 std::vector<Point3> reference_nodes(ElementType type);
 
 /// values[n] = N_n(xi) and, unless gradients is null, gradients[n] = grad_r N_n(xi): the nodal
 /// basis of P_g on simplices and Q_g on quadrilaterals and hexahedra (quadrilateral8: the
-/// serendipity element).
+/// serendipity element). Both arrays hold n_nodes(type) entries.
 void shape_functions(ElementType type, Point3 xi, double* values, Point3* gradients);
+
+/// The element's map x(xi) = sum_n x_n N_n(xi) at a reference point.
+Point3 map_to_physical(const Mesh& mesh, index_t element, Point3 xi);
+
+/// The Jacobian matrix of an element's map at a reference point.
+struct ElementJacobian {
+  int dimension = 0;           ///< the element's (2 or 3); entries beyond it are zero
+  double matrix[3][3] = {};    ///< matrix[d][r] = d x_d / d xi_r
+  double det = 0;              ///< the determinant of the dimension x dimension block
+};
+
+ElementJacobian element_jacobian(const Mesh& mesh, index_t element, Point3 xi);
 
 }  // namespace flowdg

@@ -1,48 +1,55 @@
 #include "flowdg/mesh/mesh.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "flowdg/core/error.hpp"
 
 namespace flowdg {
 
-Shape shape_of(ElementType type) {
-  switch (type) {
-    case ElementType::triangle3:
-    case ElementType::triangle6:
-    case ElementType::triangle10:
-    case ElementType::triangle15: return Shape::triangle;
-    case ElementType::quadrilateral4:
-    case ElementType::quadrilateral8:
-    case ElementType::quadrilateral9: return Shape::quadrilateral;
-    case ElementType::tetrahedron4:
-    case ElementType::tetrahedron10: return Shape::tetrahedron;
-    case ElementType::hexahedron8: return Shape::hexahedron;
+namespace {
+
+struct TypeProperties {
+  Shape shape;
+  int n_nodes;
+  int order;
+  std::string_view name;
+};
+
+// By ElementType value.
+constexpr TypeProperties type_properties[] = {
+    {Shape::triangle, 3, 1, "triangle3"},           {Shape::triangle, 6, 2, "triangle6"},
+    {Shape::quadrilateral, 4, 1, "quadrilateral4"}, {Shape::quadrilateral, 8, 2, "quadrilateral8"},
+    {Shape::quadrilateral, 9, 2, "quadrilateral9"}, {Shape::tetrahedron, 4, 1, "tetrahedron4"},
+    {Shape::tetrahedron, 10, 2, "tetrahedron10"},   {Shape::hexahedron, 8, 1, "hexahedron8"},
+    {Shape::triangle, 10, 3, "triangle10"},         {Shape::triangle, 15, 4, "triangle15"},
+    {Shape::quadrilateral, 16, 3, "quadrilateral16"}, {Shape::quadrilateral, 25, 4, "quadrilateral25"},
+    {Shape::tetrahedron, 20, 3, "tetrahedron20"},   {Shape::tetrahedron, 35, 4, "tetrahedron35"},
+    {Shape::hexahedron, 27, 2, "hexahedron27"},
+};
+static_assert(std::size(type_properties) == element_type_count, "one row per ElementType");
+static_assert(std::ranges::max(type_properties, {}, &TypeProperties::n_nodes).n_nodes == max_element_nodes,
+              "max_element_nodes is the largest node count");
+
+constexpr const TypeProperties& properties(ElementType type) { return type_properties[static_cast<int>(type)]; }
+
+}  // namespace
+
+Shape shape_of(ElementType type) { return properties(type).shape; }
+
+int n_nodes(ElementType type) { return properties(type).n_nodes; }
+
+int geometric_order(ElementType type) { return properties(type).order; }
+
+std::string_view type_name(ElementType type) { return properties(type).name; }
+
+ElementType lagrange_type(Shape shape, int order) {
+  for (int t = 0; t < element_type_count; ++t) {
+    const auto type = static_cast<ElementType>(t);
+    if (type != ElementType::quadrilateral8 && shape_of(type) == shape && geometric_order(type) == order) return type;
   }
-  return Shape::point;
-}
-
-int n_nodes(ElementType type) {
-  constexpr int counts[] = {3, 6, 4, 8, 9, 4, 10, 8, 10, 15};
-  return counts[static_cast<int>(type)];
-}
-
-int geometric_order(ElementType type) {
-  switch (type) {
-    case ElementType::triangle6:
-    case ElementType::quadrilateral8:
-    case ElementType::quadrilateral9:
-    case ElementType::tetrahedron10: return 2;
-    case ElementType::triangle10: return 3;
-    case ElementType::triangle15: return 4;
-    default: return 1;
-  }
-}
-
-std::string_view type_name(ElementType type) {
-  constexpr std::string_view names[] = {"triangle3",      "triangle6",    "quadrilateral4",
-                                        "quadrilateral8", "quadrilateral9", "tetrahedron4",
-                                        "tetrahedron10",  "hexahedron8",    "triangle10",
-                                        "triangle15"};
-  return names[static_cast<int>(type)];
+  throw InputError(cat("there is no ", shape_name(shape), " element of geometric order ", order, " (",
+                       shape == Shape::hexahedron ? "hexahedra: 1 or 2" : "1 to 4", ")"));
 }
 
 std::string Mesh::element_label(index_t e) const {

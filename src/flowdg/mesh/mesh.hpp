@@ -22,15 +22,28 @@ enum class ElementType : int {
   tetrahedron4,
   tetrahedron10,
   hexahedron8,
-  triangle10,  ///< cubic (Gmsh type 21)
-  triangle15,  ///< quartic (Gmsh type 23)
+  triangle10,        ///< cubic (Gmsh type 21)
+  triangle15,        ///< quartic (Gmsh type 23)
+  quadrilateral16,   ///< bicubic (Gmsh type 36)
+  quadrilateral25,   ///< biquartic (Gmsh type 37)
+  tetrahedron20,     ///< cubic (Gmsh type 29)
+  tetrahedron35,     ///< quartic (Gmsh type 30)
+  hexahedron27,      ///< triquadratic (Gmsh type 12)
 };
+
+/// Number of ElementType values (they run from 0 to element_type_count - 1).
+inline constexpr int element_type_count = static_cast<int>(ElementType::hexahedron27) + 1;
+/// The most nodes an element type has (tetrahedron35): the size of per-element node buffers.
+inline constexpr int max_element_nodes = 35;
 
 Shape shape_of(ElementType type);
 int n_nodes(ElementType type);
-/// 1 for straight-sided (affine/bilinear/trilinear) elements, 2 for the quadratic ones, 3 and 4
-/// for the cubic and quartic triangles.
+/// The degree g of the element's Lagrange map: 1 for straight-sided (affine/bilinear/trilinear)
+/// elements, 2 for the quadratic ones (quadrilateral8: serendipity), 3 and 4 for cubic and quartic.
 int geometric_order(ElementType type);
+/// The type of a shape's Lagrange element of geometric order g (g = 1..4; hexahedra 1..2), the
+/// quadratic quadrilateral being the 9-node one; InputError for an order the shape lacks.
+ElementType lagrange_type(Shape shape, int order);
 std::string_view type_name(ElementType type);
 
 /// A circle arc (2D) that a boundary tag lies on: refinement puts new nodes onto it and the

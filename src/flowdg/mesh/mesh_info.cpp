@@ -9,6 +9,7 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/io/json.hpp"
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/elevate.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 
@@ -23,14 +24,17 @@ const char* const mesh_spec_help =
     "                     triangles of that geometric order, the walls' nodes on the circles)\n"
     "  builtin:rectangle  [x0,x1] x [y0,y1]. Keys: x0=0, x1=1, y0=0, y1=1, nx=10, ny=10,\n"
     "                     cells=triangles|quadrilaterals, perturbation=0 (of the cell size, <= 0.3),\n"
-    "                     seed=1, refine=0\n"
-    "  builtin:box        [0,lx] x [0,ly] x [0,lz] in tetrahedra (cells=hexahedra: hexahedra). Keys: lx=1, ly=1, lz=1, n=4 (or\n"
-    "                     nx, ny, nz)\n"
+    "                     seed=1, refine=0, order=1 (2..4: elements of that geometric order, their\n"
+    "                     new nodes at the straight positions, e.g. to deform the mesh later)\n"
+    "  builtin:box        [0,lx] x [0,ly] x [0,lz], tags xmin, xmax, ymin, ymax, zmin, zmax. Keys:\n"
+    "                     lx=1, ly=1, lz=1, n=4 (or nx, ny, nz), cells=tetrahedra (6 per cube cell)\n"
+    "                     or hexahedra, order=1 (2..4 for tetrahedra, 2 for hexahedra)\n"
     "  builtin:double-mach [0,4] x [0,1] in 8 ny^2 triangles (perturbed), tags left, right, top,\n"
     "                     bottom-inflow (x < 1/6), wall. Keys: ny=30 (a multiple of 6),\n"
     "                     perturbation=0.25, seed=1. ny = 90, 180, 360 give about the 2015 paper's\n"
     "                     double Mach meshes A, B, C (64,800, 259,200, 1,036,800 triangles)\n"
-    "Examples: builtin:annulus?refine=2, builtin:rectangle?nx=10&ny=5, builtin:box?n=4";
+    "Examples: builtin:annulus?refine=2&order=3, builtin:rectangle?nx=10&ny=5,\n"
+    "          builtin:box?n=4&cells=hexahedra&order=2";
 
 namespace {
 
@@ -85,6 +89,14 @@ Mesh refined(Mesh mesh, const std::string& spec, int times) {
   return mesh;
 }
 
+Mesh elevated(const Mesh& mesh, const std::string& spec, int order) {
+  try {
+    return elevate_order(mesh, order);
+  } catch (const InputError& error) {
+    throw InputError(cat("mesh spec '", spec, "': ", error.what()));
+  }
+}
+
 Mesh builtin_mesh(const std::string& spec) {
   const std::string_view rest = std::string_view(spec).substr(builtin_prefix.size());
   const std::string name(rest.substr(0, rest.find('?')));
@@ -98,7 +110,7 @@ Mesh builtin_mesh(const std::string& spec) {
   }
   if (name == "rectangle") {
     const Parameters p(spec, query,
-                       {"x0", "x1", "y0", "y1", "nx", "ny", "cells", "perturbation", "seed", "refine"});
+                       {"x0", "x1", "y0", "y1", "nx", "ny", "cells", "perturbation", "seed", "refine", "order"});
     const double x0 = p.get("x0", 0.0), x1 = p.get("x1", 1.0), y0 = p.get("y0", 0.0), y1 = p.get("y1", 1.0);
     const int nx = p.get("nx", 10), ny = p.get("ny", 10);
     const double perturbation = p.get("perturbation", 0.0);
@@ -112,16 +124,17 @@ Mesh builtin_mesh(const std::string& spec) {
     else
       throw InputError(cat("mesh spec '", spec, "': cells must be triangles or quadrilaterals, not '",
                            cells, "'"));
-    return refined(std::move(mesh), spec, p.get("refine", 0));
+    return elevated(refined(std::move(mesh), spec, p.get("refine", 0)), spec, p.get("order", 1));
   }
   if (name == "box") {
-    const Parameters p(spec, query, {"lx", "ly", "lz", "n", "nx", "ny", "nz", "cells"});
+    const Parameters p(spec, query, {"lx", "ly", "lz", "n", "nx", "ny", "nz", "cells", "order"});
     const int n = p.get("n", 4);
     const std::string cells = p.text("cells", "tetrahedra");
     if (cells != "tetrahedra" && cells != "hexahedra")
       throw InputError(cat("mesh spec '", spec, "': cells must be tetrahedra or hexahedra, not '", cells, "'"));
-    return (cells == "hexahedra" ? box_hexahedra : box_tetrahedra)(p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0),
-                                                                   p.get("nx", n), p.get("ny", n), p.get("nz", n));
+    return elevated((cells == "hexahedra" ? box_hexahedra : box_tetrahedra)(p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0),
+                                                                            p.get("nx", n), p.get("ny", n), p.get("nz", n)),
+                    spec, p.get("order", 1));
   }
   if (name == "double-mach") {
     // [0,4] x [0,1] with x = 1/6 on a node, so the bottom splits exactly into the post-shock

@@ -57,34 +57,18 @@ int corner_measures(const Mesh& mesh, index_t e, double* measures) {
   }
 }
 
-// det J of a curved element at reference point r, through its Lagrange shape functions.
-double curved_jacobian(const Mesh& mesh, index_t e, Point3 r) {
-  const ElementType type = mesh.element_types[e];
-  const int dim = dimension(shape_of(type));
-  double values[32];
-  Point3 gradients[32];
-  shape_functions(type, r, values, gradients);
-  Point3 columns[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  for (int k = 0; k < n_nodes(type); ++k) {
-    const Point3 x = vertex(mesh, e, k);
-    columns[0] = columns[0] + gradients[k].x * x;
-    columns[1] = columns[1] + gradients[k].y * x;
-    columns[2] = columns[2] + gradients[k].z * x;
-  }
-  return dim == 2 ? cross_z(columns[0], columns[1]) : triple(columns[0], columns[1], columns[2]);
-}
-
-// A curved element whose vertices are positively oriented can still fold over where its edge
-// nodes bulge across the opposite side; det J at its nodes and at the midpoints of all corner
-// pairs (the quadrilaterals' diagonals meet at the centre) exposes that.
-bool folds_inside(const Mesh& mesh, index_t e) {
+// Whether det J <= smallest somewhere in a curved element: it is inverted (negative at the
+// vertices), flat, or folds over where its edge nodes bulge across the opposite side. det J at its
+// nodes (vertices included) and at the midpoints of all corner pairs (the quadrilaterals'
+// diagonals meet at the centre) exposes that.
+bool folds_inside(const Mesh& mesh, index_t e, double smallest) {
   const Shape shape = mesh.element_shape(e);
   std::vector<Point3> samples = reference_nodes(mesh.element_types[e]);
   for (int a = 0; a < n_vertices(shape); ++a)
     for (int b = a + 1; b < n_vertices(shape); ++b)
       samples.push_back(0.5 * (reference_vertex(shape, a) + reference_vertex(shape, b)));
   for (const Point3& r : samples)
-    if (curved_jacobian(mesh, e, r) <= 0) return true;
+    if (element_jacobian(mesh, e, r).det <= smallest) return true;
   return false;
 }
 
@@ -189,15 +173,17 @@ void check_shapes(Mesh& mesh, MeshReport& report) {
   const auto flagged = flagged_elements(mesh.n_elements(), [&mesh](index_t e) -> int {
     const int dim = dimension(mesh.element_shape(e));
     if (dim != mesh.dimension) return wrong_dimension;
+    const double smallest = zero_measure * std::pow(element_diameter(mesh, e), dim);
+    // A curved element's corners are where its curved edges leave the vertices, not where the
+    // chords do (a valid curved element may have a re-entrant chord corner): det J decides.
+    if (geometric_order(mesh.element_types[e]) > 1) return folds_inside(mesh, e, smallest) ? inverted_curved_shape : fine;
     double measures[8];
     const int n = corner_measures(mesh, e, measures);
     double mean = 0;
     for (int k = 0; k < n; ++k) mean += measures[k] / n;
     const auto [low, high] = std::minmax_element(measures, measures + n);
-    if (std::abs(mean) < zero_measure * std::pow(element_diameter(mesh, e), dim)) return degenerate_shape;
+    if (std::abs(mean) < smallest) return degenerate_shape;
     if (*low <= 0 && *high >= 0) return non_convex_shape;
-    if (geometric_order(mesh.element_types[e]) > 1)
-      return *high < 0 || folds_inside(mesh, e) ? inverted_curved_shape : fine;
     if (*high < 0) {
       reorient(mesh, e);  // only element e's own nodes: safe in parallel
       return reoriented_shape;
@@ -228,8 +214,8 @@ void check_shapes(Mesh& mesh, MeshReport& report) {
                                 non_convex.items()));
   if (inverted_curved.count() > 0)
     report.errors.push_back(cat(inverted_curved.count(),
-                                " curved elements are inverted or fold over (det J <= 0 at a node), which "
-                                "renumbering cannot repair: ",
+                                " curved elements are inverted or fold over (det J <= 0 at a node or between two vertices), "
+                                "which renumbering cannot repair: ",
                                 inverted_curved.items()));
   if (reoriented.count() > 0)
     report.notes.push_back(cat("reoriented ", reoriented.count(),

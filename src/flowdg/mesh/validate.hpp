@@ -16,9 +16,11 @@ struct MeshReport {
   bool ok() const { return errors.empty(); }
 };
 
-/// Checks the mesh: inverted elements (straight-sided ones are reoriented in place, with a note;
-/// curved ones are an error), zero-area/volume elements, duplicate elements, faces shared by more
-/// than two elements, hanging faces, untagged boundary faces.
+/// Checks the mesh: inverted elements (straight-sided ones are reoriented in place, with a note),
+/// zero-area/volume elements, non-convex straight quadrilaterals and hexahedra, curved elements
+/// that are inverted, flat or fold over (det J <= 0 at a node or between two vertices: an error),
+/// duplicate elements, faces shared by more than two elements, hanging faces, untagged boundary
+/// faces.
 MeshReport validate_mesh(Mesh& mesh);
 /// The same, and when the mesh is valid also the connectivity that validation built, which is
 /// build_connectivity(mesh) of the validated (possibly reoriented) mesh: callers need not build it
