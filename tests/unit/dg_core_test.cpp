@@ -189,6 +189,11 @@ TEST(DgCore, FreeStreamIsPreservedOnEveryShape) {
   };
   cases.push_back({"curved 9-node quadrilaterals", deform(read_gmsh(FLOWDG_TEST_DATA_DIR "/square_quad9_msh41.msh"))});
   cases.push_back({"curved 10-node tetrahedra", deform(read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh"))});
+  // Curved elements of order 3 and 4 as gmsh writes them (an annulus sector, an annular cylinder).
+  cases.push_back({"curved 15-node triangles (Gmsh sector)", read_gmsh(FLOWDG_TEST_DATA_DIR "/sector_tri15_msh41.msh")});
+  cases.push_back({"curved 16-node quadrilaterals (Gmsh sector)", read_gmsh(FLOWDG_TEST_DATA_DIR "/sector_quad16_msh41.msh")});
+  cases.push_back({"curved 35-node tetrahedra (Gmsh cylinder)", read_gmsh(FLOWDG_TEST_DATA_DIR "/cylinder_tet35_msh41.msh")});
+  cases.push_back({"curved 27-node hexahedra (Gmsh cylinder)", read_gmsh(FLOWDG_TEST_DATA_DIR "/cylinder_hex27_msh41.msh")});
   for (const Case& c : cases) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     for (int order = 0; order <= 4; ++order) {
