@@ -3,7 +3,7 @@
 // index), templated on the physics, the group's shape and geometry kind and the order, so that
 // every loop over basis functions and variables has a constant bound and no kernel branches on a
 // shape or on curvature. Hand-tuned kernels for one combination (today: 2D Euler on affine
-// triangles, dg/euler2d_kernels.cpp) are specialisations that must reproduce these.
+// triangles, dg/euler2d_stage_kernels.cpp and dg/euler2d/) are specialisations that must reproduce these.
 //
 // Layouts (element index fastest, rows padded to a multiple of 32 elements or faces):
 //   coefficients      u[(v * Np + j) * Ks + e]                      per element group
