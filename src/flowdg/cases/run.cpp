@@ -411,12 +411,22 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
     }
     (void)op->stable_time_step(1.0);  // a broken final state is not "completed"
   } catch (const NumericalError& error) {
-    if (checkpoints != nullptr) checkpoints->settle();  // one HDF5 write at a time, and the last one whole
+    // One HDF5 write at a time, and the last checkpoint whole before last_good.h5 is written
+    // (synchronously: the run is over, nothing is left to overlap it with). A failure of that
+    // background write must not hide the numerical one: it is reported with it.
+    std::string checkpoint_failure;
+    if (checkpoints != nullptr) {
+      try {
+        checkpoints->settle();
+      } catch (const Error& failure) {
+        checkpoint_failure = cat("; besides, the background checkpoint failed: ", failure.what());
+      }
+    }
     hooks.clear();
     owned.clear();  // ends a live progress line
     synchronize(problem.options.backend);
     result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    result.status = cat("failed at step ", state.step, ", t = ", state.t, ": ", error.what());
+    result.status = cat("failed at step ", state.step, ", t = ", state.t, ": ", error.what(), checkpoint_failure);
     std::string saved_note;
     if (state.write_files) {
       const std::string where = op->describe_bad_state();
@@ -431,7 +441,7 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
                        state.saved_time, ") is in ", problem.output_directory,
                        "/last_good.h5 and last_good.vtu, the summary in summary.json");
     }
-    throw NumericalError(cat(error.what(), ", at step ", state.step, ", t = ", state.t, saved_note));
+    throw NumericalError(cat(error.what(), ", at step ", state.step, ", t = ", state.t, saved_note, checkpoint_failure));
   }
   synchronize(problem.options.backend);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();

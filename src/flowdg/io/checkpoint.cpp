@@ -53,6 +53,18 @@ std::string hdf5_reason() {
   return reason.substr(0, reason.find('\n'));
 }
 
+/// Clears this thread's HDF5 error stack when a read or write ends, however it ends. The stack
+/// holds references to HDF5's error classes; a thread-safe libhdf5 keeps one stack per thread and
+/// frees it at the thread's end without releasing them, so a failure on the checkpoint writer's
+/// thread left on its stack makes the process print "HDF5: infinite loop closing library" at exit.
+class ErrorStackCleaner {
+ public:
+  ErrorStackCleaner() = default;
+  ErrorStackCleaner(const ErrorStackCleaner&) = delete;
+  ErrorStackCleaner& operator=(const ErrorStackCleaner&) = delete;
+  ~ErrorStackCleaner() { H5Eclear2(H5E_DEFAULT); }
+};
+
 /// Owns an HDF5 identifier and closes it with the matching H5?close on every path.
 class Handle {
  public:
@@ -305,8 +317,10 @@ std::uint64_t mesh_hash(const Mesh& mesh) {
   return hash;
 }
 
-/// Debian's libhdf5 is built without thread safety: every HDF5 call of the process goes through
-/// this lock (the background checkpoint writer and the main thread's reads).
+/// Every HDF5 call of the process goes through this lock (the background checkpoint writer's and
+/// the main thread's reads): a libhdf5 built without thread safety (HDF5's default; Debian's
+/// 1.10 serial build happens to enable it) corrupts its global state under concurrent calls, and a
+/// thread-safe one serialises every call on its own global lock anyway, so this costs nothing.
 static std::mutex& hdf5_mutex() {
   static std::mutex mutex;
   return mutex;
@@ -314,6 +328,7 @@ static std::mutex& hdf5_mutex() {
 
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   const std::lock_guard lock(hdf5_mutex());
+  const ErrorStackCleaner clean_on_return;  // declared before every Handle: runs after they close
   silence_hdf5();
   const FileErrors errors(cat("cannot write checkpoint '", path, "': "));
   const std::size_t count = coefficient_count(checkpoint, errors);
@@ -339,6 +354,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
 
 Checkpoint read_checkpoint(const std::string& path) {
   const std::lock_guard lock(hdf5_mutex());
+  const ErrorStackCleaner clean_on_return;  // declared before every Handle: runs after they close
   silence_hdf5();
   const FileErrors errors(cat("cannot read checkpoint '", path, "': "));
   std::error_code error;
