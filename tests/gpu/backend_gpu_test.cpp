@@ -6,6 +6,8 @@
 
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/backend/stream.hpp"
+#include "flowdg/backend/cuda_check.hpp"
 #include "gpu_test_util.hpp"
 
 using namespace flowdg;
@@ -37,6 +39,14 @@ struct Gather {
   FLOWDG_HD index_t prefetch(index_t i) const { return from[i]; }
   FLOWDG_HD void operator()(index_t i, index_t source) const { out[i] = in[source] + 1.0; }
   FLOWDG_HD void operator()(index_t i) const { (*this)(i, prefetch(i)); }
+};
+struct Fill {
+  View<double> x;
+  FLOWDG_HD void operator()(index_t i) const { x[i] = static_cast<double>(i); }
+};
+struct TwiceAndOne {
+  View<double> x;
+  FLOWDG_HD void operator()(index_t i) const { x[i] = 2.0 * x[i] + 1.0; }
 };
 std::vector<double> run(Backend backend, index_t n) {
   Array<double> out(space_of(backend), std::vector<double>(n, std::nan("")));  // poisoned
@@ -81,6 +91,46 @@ TEST(GpuBackend, ChainedLaunchesWaitForThePreviousKernel) {
   }
   const std::vector<double> result = (kernels % 2 == 0 ? a : b).to_host();
   for (index_t i = 0; i < n; ++i) ASSERT_EQ(result[i], static_cast<double>(kernels)) << i;
+}
+
+// Launches under a StreamScope go on that stream: captured into a CUDA graph (a launch on the legacy
+// default stream during a thread-local capture is an error), the graph holds exactly the kernels,
+// and replaying it computes the same values. Scopes nest and restore the previous stream.
+TEST(GpuBackend, LaunchesGoOnTheCurrentStream) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  const index_t n = 100003;
+  Array<double> values(Space::device, std::vector<double>(n, 0.0));
+  const View<double> x = values.view();
+  Stream stream(Backend::cuda), inner(Backend::cuda);
+  ASSERT_NE(stream.handle(), nullptr);
+  EXPECT_EQ(current_stream(), nullptr);
+  cudaGraph_t graph = nullptr;
+  {
+    const StreamScope scope(stream);
+    EXPECT_EQ(current_stream(), stream.handle());
+    {
+      const StreamScope nested(inner);
+      EXPECT_EQ(current_stream(), inner.handle());
+    }
+    EXPECT_EQ(current_stream(), stream.handle());
+    const auto handle = static_cast<cudaStream_t>(stream.handle());
+    FLOWDG_CUDA_CHECK(cudaStreamBeginCapture(handle, cudaStreamCaptureModeThreadLocal));
+    for_each(Backend::cuda, n, Fill{x});
+    for_each(Backend::cuda, n, TwiceAndOne{x}, device_compute_capability() >= 90);
+    FLOWDG_CUDA_CHECK(cudaStreamEndCapture(handle, &graph));
+    std::size_t nodes = 0;
+    FLOWDG_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+    EXPECT_EQ(nodes, 2u);
+    cudaGraphExec_t exec = nullptr;
+    FLOWDG_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    FLOWDG_CUDA_CHECK(cudaGraphLaunch(exec, handle));
+    stream.synchronize();
+    FLOWDG_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    FLOWDG_CUDA_CHECK(cudaGraphDestroy(graph));
+  }
+  EXPECT_EQ(current_stream(), nullptr);
+  const std::vector<double> result = values.to_host();
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 2.0 * static_cast<double>(i) + 1.0) << i;
 }
 
 TEST(GpuBackend, ReductionsAgreeWithCpu) {

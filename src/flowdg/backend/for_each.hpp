@@ -10,6 +10,7 @@
 
 #include "flowdg/backend/backend.hpp"
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/core/hd.hpp"
 
@@ -52,7 +53,7 @@ __device__ FLOWDG_FORCEINLINE void wait_for_previous_grid() {
 #endif
 }
 
-/// kernel<<<grid, block, shared>>>(args...) on the default stream; with `chained`, as a
+/// kernel<<<grid, block, shared>>>(args...) on the current stream (backend/stream.hpp); with `chained`, as a
 /// programmatic dependent of the previous kernel (the kernel must call wait_for_previous_grid()).
 template <class... Params, class... Args>
 void launch(bool chained, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t shared, Args... args) {
@@ -60,7 +61,7 @@ void launch(bool chained, void (*kernel)(Params...), unsigned grid, unsigned blo
   config.gridDim = dim3(grid);
   config.blockDim = dim3(block);
   config.dynamicSmemBytes = shared;
-  config.stream = nullptr;
+  config.stream = static_cast<cudaStream_t>(current_stream());
   cudaLaunchAttribute attribute[1] = {};
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute[0].val.programmaticStreamSerializationAllowed = 1;
@@ -136,12 +137,14 @@ T reduce(Backend backend, index_t n, T identity, Op op, F f) {
     const int blocks = static_cast<int>(
         std::min<index_t>(reduce_max_blocks, (n + reduce_block - 1) / reduce_block));
     T* partial = static_cast<T*>(device_scratch(sizeof(T) * (reduce_max_blocks + 1)));
-    reduce_blocks_kernel<<<blocks, reduce_block>>>(n, identity, op, f, partial);
+    const auto stream = static_cast<cudaStream_t>(current_stream());
+    reduce_blocks_kernel<<<blocks, reduce_block, 0, stream>>>(n, identity, op, f, partial);
     FLOWDG_CUDA_CHECK_LAUNCH();
-    reduce_partials_kernel<<<1, reduce_block>>>(blocks, identity, op, partial);
+    reduce_partials_kernel<<<1, reduce_block, 0, stream>>>(blocks, identity, op, partial);
     FLOWDG_CUDA_CHECK_LAUNCH();
     T result;
-    FLOWDG_CUDA_CHECK(cudaMemcpy(&result, partial + reduce_max_blocks, sizeof(T), cudaMemcpyDeviceToHost));
+    FLOWDG_CUDA_CHECK(cudaMemcpyAsync(&result, partial + reduce_max_blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
+    FLOWDG_CUDA_CHECK(cudaStreamSynchronize(stream));
     return result;
 #else
     detail::throw_no_cuda_in_this_unit();

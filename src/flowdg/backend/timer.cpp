@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #if defined(FLOWDG_HAVE_CUDA)
 #include "flowdg/backend/cuda_check.hpp"
@@ -22,7 +23,7 @@ std::size_t DeviceTimer::mark() {
     cudaEvent_t event = nullptr;
     FLOWDG_CUDA_CHECK(cudaEventCreate(&event));
     events_.push_back(event);
-    FLOWDG_CUDA_CHECK(cudaEventRecord(event));
+    FLOWDG_CUDA_CHECK(cudaEventRecord(event, static_cast<cudaStream_t>(current_stream())));
     return events_.size() - 1;
 #else
     throw Error("DeviceTimer: this build has no CUDA backend");

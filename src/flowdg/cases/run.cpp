@@ -320,6 +320,11 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
       .add_number("wall_seconds", result.wall_seconds);
   const double updates = static_cast<double>(op.dof()) * result.stages * static_cast<double>(result.steps);
   summary.add_number("throughput_dof_stage_per_second", result.wall_seconds > 0 ? updates / result.wall_seconds : 0.0);
+  // The memory model's bytes per stage (docs/performance.md) and what the run moved by it per second.
+  const double stage_bytes = op.stage_bytes(runge_kutta_scheme(problem.time.scheme));
+  summary.add_number("model_bytes_per_stage", stage_bytes)
+      .add_number("model_bytes_per_second",
+                  result.wall_seconds > 0 ? stage_bytes * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0);
   summary.add_number("tk_microseconds",
                      result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.dof()) : 0.0);
   summary.add_bool("steady_converged", result.converged).add_number("last_change", result.last_change);

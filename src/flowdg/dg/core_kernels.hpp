@@ -39,6 +39,9 @@ struct StageUpdate {
   Real dt = 0;
   View<Real> u0, q;       ///< empty when the scheme does not use them
   View<Real> residual;    ///< non-empty: store du/dt here instead of updating
+  /// The step's first stage of a scheme with u0: u0 is this stage's u_s, stored here instead of
+  /// copied before the step (one read and one write of the state less per step).
+  bool start_u0 = false;
 
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<Real> u, index_t index, Real value) const {
     if (residual.data != nullptr) {
@@ -47,7 +50,14 @@ struct StageUpdate {
     }
     Real q_k = q.data != nullptr ? q[index] : Real(0);
     Real u_s = u[index];
-    apply_runge_kutta_stage(stage, dt * value, u0.data != nullptr ? u0[index] : Real(0), q_k, u_s);
+    Real u0_k = Real(0);
+    if (start_u0) {
+      u0[index] = u_s;
+      u0_k = u_s;
+    } else if (u0.data != nullptr) {
+      u0_k = u0[index];
+    }
+    apply_runge_kutta_stage(stage, dt * value, u0_k, q_k, u_s);
     if (q.data != nullptr) q[index] = q_k;
     u[index] = u_s;
   }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_kernels.hpp"
 #include "flowdg/dg/operator.hpp"
@@ -82,6 +83,7 @@ class DgOperator final : public Operator {
   std::vector<double> snapshot() const override { return snapshot_; }
   std::string describe_bad_state() const override;
   std::string implementation() const override { return "portable core kernels"; }
+  double stage_bytes(const RungeKuttaScheme& scheme) const override;
 
  private:
   struct ElementData;
@@ -127,7 +129,15 @@ class DgOperator final : public Operator {
   ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
   FaceLaunch face_launch(Shape shape_m, Shape shape_p, GeometryKind geometry, bool boundary) const;
 
-  void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only);
+  /// The viscous seam's pass (see run_stage); the Navier-Stokes issue defines it with the lifting
+  /// module. Instantiated only for a physics with has_viscous_flux.
+  void viscous_pass(double t) {
+    static_assert(!Physics::has_viscous_flux,
+                  "a viscous physics needs the BR2 lifting pass (dg/lifting), which the Navier-Stokes issue adds");
+    (void)t;
+  }
+  /// start_u0: the step's first stage stores u0 (StageUpdate::start_u0).
+  void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, bool start_u0 = false);
   /// The group's coefficients on the host, unpadded (double).
   std::vector<double> group_coefficients(int g) const;
 
@@ -144,6 +154,8 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
+  /// Every launch of the operator goes on this stream (each launching method opens a StreamScope).
+  std::unique_ptr<Stream> stream_;
   std::vector<double> snapshot_;
   double last_change_ = 0;
 };
@@ -163,6 +175,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     throw InputError(cat("the limiter and the positivity scaling run on meshes of straight-sided triangles only (",
                          "the tuned 2D Euler path); ", mesh.source, " needs the portable kernels"));
   physics_.gamma = static_cast<Real>(options.gamma);
+  stream_ = std::make_unique<Stream>(options.backend);
   setup_ = build_setup(mesh, connectivity, order_);
   const Space space = space_of(options.backend);
   const int Nfq = setup_.n_face_points();
@@ -350,8 +363,18 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
 }
 
 template <class Physics>
-void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only) {
+void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, bool start_u0) {
   for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t);
+  // The viscous seam. A physics with has_viscous_flux (Navier-Stokes; artificial viscosity) runs
+  // its second-order pass here, between the inviscid face fluxes and the element kernels (DESIGN.md:
+  // its own module, dg/lifting, not fused into the inviscid element kernel):
+  //   1. per face point, the jump of the traces -> the local BR2 lifting r_e of each side;
+  //   2. per element, the auxiliary gradient Theta = grad u + sum_e r_e at its volume and face points;
+  //   3. per face point, the centred viscous flux of (u, grad u + eta r_e) on both sides (boundary
+  //      faces: the condition's gradient part), added into flux_ (the same layout and scaling);
+  // and the element kernel adds the viscous flux F_v(u, Theta) to its volume flux, through the
+  // Gradient view it then carries. Inviscid physics compile none of it.
+  if constexpr (Physics::has_viscous_flux) viscous_pass(t);
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     ElementData& d = elements_[g];
     StageUpdate<Real> update;
@@ -359,6 +382,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     update.dt = static_cast<Real>(dt);
     update.u0 = d.u0.view();
     update.q = d.q.view();
+    update.start_u0 = start_u0;
     if (residual_only) update.residual = d.residual.view();
     d.launch(*this, static_cast<int>(g), update);
   }
@@ -366,6 +390,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
 
 template <class Physics>
 void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
+  const StreamScope on_stream(*stream_);
   const Space space = space_of(options_.backend);
   if (monitor_change)
     for (ElementData& d : elements_) {
@@ -374,14 +399,13 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double 
     }
   for (ElementData& d : elements_) {
     if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<Real>(space, d.u.size());
-    if (scheme.uses_u0) {
-      if (d.u0.size() != d.u.size()) d.u0 = Array<Real>(space, d.u.size());
-      d.u0.copy_from(d.u);
-    }
+    // u0 is stored by the first stage's element kernels (StageUpdate::start_u0), not copied here.
+    if (scheme.uses_u0 && d.u0.size() != d.u.size()) d.u0 = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
     if (!scheme.uses_q) d.q = Array<Real>();
     if (!scheme.uses_u0) d.u0 = Array<Real>();
   }
-  for (const RungeKuttaStage& stage : scheme.stages) run_stage(t + stage.c * dt, stage, dt, false);
+  for (std::size_t i = 0; i < scheme.stages.size(); ++i)
+    run_stage(t + scheme.stages[i].c * dt, scheme.stages[i], dt, false, scheme.uses_u0 && i == 0);
   if (!monitor_change) return;
   last_change_ = 0;
   for (const ElementData& d : elements_) {
@@ -397,6 +421,7 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double 
 
 template <class Physics>
 std::vector<double> DgOperator<Physics>::residual(double t) {
+  const StreamScope on_stream(*stream_);
   const Space space = space_of(options_.backend);
   for (ElementData& d : elements_)
     if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
@@ -412,6 +437,7 @@ std::vector<double> DgOperator<Physics>::residual(double t) {
 
 template <class Physics>
 double DgOperator<Physics>::stable_time_step(double cfl) const {
+  const StreamScope on_stream(*stream_);
   double smallest = std::numeric_limits<double>::infinity();
   for (const ElementData& d : elements_) {
     TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
@@ -437,6 +463,33 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
 }
 
 // ---- host-side projection, errors, output ----------------------------------------------------
+
+template <class Physics>
+double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& scheme) const {
+  const double word = sizeof(Real), id = sizeof(index_t), small = sizeof(int);
+  const double Nfq = setup_.n_face_points(), registers = register_words_per_stage(scheme);
+  double bytes = 0;
+  // Faces: every element's coefficients once (a face's points share them through the caches), each
+  // face's ids (element and local face of both sides, orientation), geometry, boundary points once,
+  // each flux written once.
+  for (std::size_t g = 0; g < faces_.size(); ++g) {
+    const FaceGroup& group = setup_.groups.face_groups[g];
+    const double n = static_cast<double>(group.size());
+    const double geometry = (group.geometry == GeometryKind::affine ? 1.0 : Nfq) * (dim + 1);
+    bytes += n * (2 * id + 3 * small + (geometry + NV * Nfq + (group.boundary() ? Nfq * dim : 0.0)) * word);
+  }
+  // Elements: the coefficients read and written, the Runge-Kutta registers, the metric (and the
+  // inverse mass matrix on curved groups), the face codes and each face's fluxes.
+  for (const ElementData& d : elements_) {
+    const double K = static_cast<double>(d.K), state = static_cast<double>(NV) * d.Np;
+    const double faces = n_faces(d.shape);
+    const double metric = d.geometry == GeometryKind::affine ? dim * dim + 1.0
+                                                             : static_cast<double>(d.Nq) * dim * dim + static_cast<double>(d.Np) * d.Np;
+    bytes += K * (state * word) /* faces' trace reads */ +
+             K * ((2 + registers) * state * word + metric * word + faces * id + faces * NV * Nfq * word);
+  }
+  return bytes;
+}
 
 template <class Physics>
 index_t DgOperator<Physics>::dof() const {

@@ -17,33 +17,137 @@ namespace flowdg::euler2d {
 int max_order() { return FLOWDG_MAX_ORDER; }
 
 // ---- set-up ----------------------------------------------------------------------------------
-namespace {
+namespace impl {
+
 /// Which CUDA kernels a stage runs. Automatic, by the H100 measurements of docs/performance.md
 /// (log 16-33): element kernel thread at p <= 1 (92-118% of copy bandwidth), tensor from p = 2
 /// (since log 31 faster than the block kernel there too); face kernel point at p <= 1, block from
 /// p = 2 (since log 33 faster than the point kernel there from mesh F up). The tensor cores' FP64
 /// instruction needs compute capability 8.0: below it the block element kernel runs instead.
-void resolve_gpu_kernels(Solver::Data& d, const SolverOptions& options) {
-  d.element_kernel = GpuElementKernel::thread;
-  d.face_kernel = GpuFaceKernel::point;
-  d.chained = false;
-  if (d.backend != Backend::cuda) return;
+KernelChoice resolve_kernels(Backend backend, int order, index_t n_faces, const SolverOptions& options) {
+  KernelChoice choice;
+  if (backend != Backend::cuda) return choice;
   GpuElementKernel element = options.element_kernel;
-  if (element == GpuElementKernel::automatic)
-    element = d.order >= 2 ? GpuElementKernel::tensor : GpuElementKernel::thread;
-  if (d.order < 1) element = GpuElementKernel::thread;  // the block kernels are built from p = 1
+  if (element == GpuElementKernel::automatic) element = order >= 2 ? GpuElementKernel::tensor : GpuElementKernel::thread;
+  if (order < 1) element = GpuElementKernel::thread;  // the block kernels are built from p = 1
   if (element == GpuElementKernel::tensor && device_compute_capability() < 80) element = GpuElementKernel::block;
   // The tensor kernel keeps face codes (2 * face + side) in 32-bit registers.
-  if (element == GpuElementKernel::tensor && 2 * d.F + 1 > std::numeric_limits<int>::max()) element = GpuElementKernel::block;
-  d.element_kernel = element;
+  if (element == GpuElementKernel::tensor && 2 * n_faces + 1 > std::numeric_limits<int>::max()) element = GpuElementKernel::block;
+  choice.element = element;
   GpuFaceKernel face = options.face_kernel;
-  if (face == GpuFaceKernel::automatic)
-    face = d.order >= 2 ? GpuFaceKernel::block : GpuFaceKernel::point;
-  if (face == GpuFaceKernel::block && face_block_faces(d.order) == 0) face = GpuFaceKernel::point;  // not built there
-  d.face_kernel = face;
-  d.chained = uses_chained_launches(d.backend, options.chained_launches);
+  if (face == GpuFaceKernel::automatic) face = order >= 2 ? GpuFaceKernel::block : GpuFaceKernel::point;
+  if (face == GpuFaceKernel::block && face_block_faces(order) == 0) face = GpuFaceKernel::point;  // not built there
+  choice.face = face;
+  choice.chained = uses_chained_launches(backend, options.chained_launches);
+  return choice;
 }
-}  // namespace
+
+std::vector<double> HostTables::point_phi() const {
+  std::vector<double> values = edge_phi;
+  values.insert(values.end(), phi.begin(), phi.end());
+  return values;
+}
+
+HostTables triangle_tables(int p) {
+  const int Np = basis_count(p), Nfq = p + 1;
+  const QuadratureRule volume_rule = triangle_rule(2 * p);
+  const QuadratureRule edge_rule = gauss_legendre(Nfq);
+  HostTables t;
+  t.Nq = volume_rule.size();
+  t.phi.resize(t.Nq * Np);
+  t.dphi_dr.resize(t.Nq * Np);
+  t.dphi_ds.resize(t.Nq * Np);
+  t.weights = volume_rule.weights;
+  std::vector<double> values(Np);
+  std::vector<Point3> gradients(Np);
+  for (int k = 0; k < t.Nq; ++k) {
+    basis_gradients(Shape::triangle, p, volume_rule.points[k], values.data(), gradients.data());
+    for (int j = 0; j < Np; ++j) {
+      t.phi[k * Np + j] = values[j];
+      t.dphi_dr[k * Np + j] = gradients[j].x;
+      t.dphi_ds[k * Np + j] = gradients[j].y;
+    }
+  }
+  t.edge_phi.resize(3 * Nfq * Np);
+  for (int l = 0; l < 3; ++l)
+    for (int q = 0; q < Nfq; ++q) {
+      basis_values(Shape::triangle, p, face_to_element(Shape::triangle, l, edge_rule.points[q]), values.data());
+      for (int j = 0; j < Np; ++j) t.edge_phi[(l * Nfq + q) * Np + j] = values[j];
+    }
+  t.edge_weights = edge_rule.weights;
+  for (const Point3& point : edge_rule.points) t.edge_points.push_back(point.x);
+  return t;
+}
+
+HostGeometry triangle_geometry(const Mesh& mesh, const std::vector<index_t>& elements) {
+  const index_t K = static_cast<index_t>(elements.size());
+  HostGeometry g;
+  g.vertices.resize(3 * K);
+  g.det_jacobian.resize(K);
+  g.geometry.resize(n_geometry * K);
+  g.h.resize(K);
+  // Element loops run on all host threads (a 50M-triangle mesh): errors are recorded as the
+  // lowest offending index and thrown after the loop, the same message as a serial loop's.
+  index_t bad_element = K;
+#pragma omp parallel for reduction(min : bad_element)
+  for (index_t e = 0; e < K; ++e) {
+    const index_t* nodes = mesh.element_node_ids(elements[e]);
+    Point3* v = &g.vertices[3 * e];
+    for (int k = 0; k < 3; ++k) v[k] = mesh.nodes[nodes[k]];
+    const double xr = 0.5 * (v[1].x - v[0].x), xs = 0.5 * (v[2].x - v[0].x);
+    const double yr = 0.5 * (v[1].y - v[0].y), ys = 0.5 * (v[2].y - v[0].y);
+    const double det = xr * ys - xs * yr;
+    g.det_jacobian[e] = det;
+    if (!(det > 0)) {
+      bad_element = std::min(bad_element, e);
+      continue;
+    }
+    g.geometry[rx * K + e] = ys / det;
+    g.geometry[ry * K + e] = -xs / det;
+    g.geometry[sx * K + e] = -yr / det;
+    g.geometry[sy * K + e] = xr / det;
+    g.geometry[inverse_det * K + e] = 1.0 / det;
+    double longest = 0;
+    for (int k = 0; k < 3; ++k) {
+      const Point3 edge = v[(k + 1) % 3] - v[k];
+      longest = std::max(longest, std::sqrt(dot(edge, edge)));
+    }
+    g.h[e] = 2.0 * (2.0 * det) / longest;  // area = 2 det J
+  }
+  if (bad_element < K)
+    throw InputError(cat(mesh.element_label(elements[bad_element]), " of ", mesh.source, " is inverted or degenerate (det J = ",
+                         g.det_jacobian[bad_element], "); run `flowdg mesh info` on the mesh"));
+  return g;
+}
+
+void vertex_neighbours(const Mesh& mesh, const std::vector<index_t>& elements, std::vector<index_t>& offsets,
+                       std::vector<index_t>& neighbours) {
+  const index_t K = static_cast<index_t>(elements.size());
+  std::vector<index_t> node_offsets(mesh.n_nodes() + 1, 0), node_elements(3 * K);
+  for (index_t e = 0; e < K; ++e)
+    for (int k = 0; k < 3; ++k) ++node_offsets[mesh.element_node_ids(elements[e])[k] + 1];
+  for (index_t n = 0; n < mesh.n_nodes(); ++n) node_offsets[n + 1] += node_offsets[n];
+  std::vector<index_t> fill(node_offsets.begin(), node_offsets.end() - 1);
+  for (index_t e = 0; e < K; ++e)
+    for (int k = 0; k < 3; ++k) node_elements[fill[mesh.element_node_ids(elements[e])[k]]++] = e;
+  offsets.assign(K + 1, 0);
+  neighbours.clear();
+  std::vector<index_t> list;
+  for (index_t e = 0; e < K; ++e) {
+    list.clear();
+    for (int k = 0; k < 3; ++k) {
+      const index_t n = mesh.element_node_ids(elements[e])[k];
+      for (index_t i = node_offsets[n]; i < node_offsets[n + 1]; ++i)
+        if (node_elements[i] != e) list.push_back(node_elements[i]);
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    neighbours.insert(neighbours.end(), list.begin(), list.end());
+    offsets[e + 1] = static_cast<index_t>(neighbours.size());
+  }
+}
+
+}  // namespace impl
 
 Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions options)
     : options_(std::move(options)), data_(std::make_unique<Data>()) {
@@ -58,6 +162,7 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
 
   Data& d = *data_;
   d.backend = options_.backend;
+  d.stream = std::make_unique<Stream>(d.backend);
   d.order = p;
   d.Np = basis_count(p);
   d.Nfq = p + 1;
@@ -71,78 +176,33 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   const int Np = d.Np, Nfq = d.Nfq;
 
   // Basis tables.
-  const QuadratureRule volume_rule = triangle_rule(2 * p);
-  const QuadratureRule edge_rule = gauss_legendre(Nfq);
-  d.Nq = volume_rule.size();
-  std::vector<double> phi(d.Nq * Np), dphi_dr(d.Nq * Np), dphi_ds(d.Nq * Np);
-  std::vector<double> values(Np);
-  std::vector<Point3> gradients(Np);
-  for (int k = 0; k < d.Nq; ++k) {
-    basis_gradients(Shape::triangle, p, volume_rule.points[k], values.data(), gradients.data());
-    for (int j = 0; j < Np; ++j) {
-      phi[k * Np + j] = values[j];
-      dphi_dr[k * Np + j] = gradients[j].x;
-      dphi_ds[k * Np + j] = gradients[j].y;
-    }
-  }
-  std::vector<double> edge_phi(3 * Nfq * Np);
-  for (int l = 0; l < 3; ++l)
-    for (int q = 0; q < Nfq; ++q) {
-      basis_values(Shape::triangle, p, face_to_element(Shape::triangle, l, edge_rule.points[q]), values.data());
-      for (int j = 0; j < Np; ++j) edge_phi[(l * Nfq + q) * Np + j] = values[j];
-    }
-  d.volume_phi = Array<double>(space, phi);
-  d.volume_dphi_dr = Array<double>(space, dphi_dr);
-  d.volume_dphi_ds = Array<double>(space, dphi_ds);
-  d.volume_weight = Array<double>(space, volume_rule.weights);
-  d.face_phi = Array<double>(space, edge_phi);
-  d.point_phi = edge_phi;
-  d.point_phi.insert(d.point_phi.end(), phi.begin(), phi.end());
-  d.face_weight = Array<double>(space, edge_rule.weights);
-  resolve_gpu_kernels(d, options_);
+  const HostTables tables = triangle_tables(p);
+  d.Nq = tables.Nq;
+  d.volume_phi = Array<double>(space, tables.phi);
+  d.volume_dphi_dr = Array<double>(space, tables.dphi_dr);
+  d.volume_dphi_ds = Array<double>(space, tables.dphi_ds);
+  d.volume_weight = Array<double>(space, tables.weights);
+  d.face_phi = Array<double>(space, tables.edge_phi);
+  d.point_phi = tables.point_phi();
+  d.face_weight = Array<double>(space, tables.edge_weights);
+  const KernelChoice choice = resolve_kernels(d.backend, p, d.F, options_);
+  d.element_kernel = choice.element;
+  d.face_kernel = choice.face;
+  d.chained = choice.chained;
   if (d.element_kernel == GpuElementKernel::tensor) {
     if (d.Nq != volume_points(p))
       throw Error(cat("tensor element kernel at p = ", p, ": the volume rule has ", d.Nq, " points, the kernel expects ", volume_points(p)));
-    d.tensor_tables = Array<double>(space, tensor_tables(p, phi, dphi_dr, dphi_ds, edge_phi));
+    d.tensor_tables = Array<double>(space, tensor_tables(p, tables.phi, tables.dphi_dr, tables.dphi_ds, tables.edge_phi));
   }
 
   // Element geometry.
-  d.vertices.resize(3 * K);
-  d.det_jacobian.resize(K);
-  std::vector<double> geometry(n_geometry * K), h(K);
-  // Element and face loops run on all host threads (a 50M-triangle mesh): errors are recorded as
-  // the lowest offending index and thrown after the loop, the same message as a serial loop's.
-  index_t bad_element = K;
-#pragma omp parallel for reduction(min : bad_element)
-  for (index_t e = 0; e < K; ++e) {
-    const index_t* nodes = mesh.element_node_ids(e);
-    Point3* v = &d.vertices[3 * e];
-    for (int k = 0; k < 3; ++k) v[k] = mesh.nodes[nodes[k]];
-    const double xr = 0.5 * (v[1].x - v[0].x), xs = 0.5 * (v[2].x - v[0].x);
-    const double yr = 0.5 * (v[1].y - v[0].y), ys = 0.5 * (v[2].y - v[0].y);
-    const double det = xr * ys - xs * yr;
-    d.det_jacobian[e] = det;
-    if (!(det > 0)) {
-      bad_element = std::min(bad_element, e);
-      continue;
-    }
-    geometry[rx * K + e] = ys / det;
-    geometry[ry * K + e] = -xs / det;
-    geometry[sx * K + e] = -yr / det;
-    geometry[sy * K + e] = xr / det;
-    geometry[inverse_det * K + e] = 1.0 / det;
-    double longest = 0;
-    for (int k = 0; k < 3; ++k) {
-      const Point3 edge = v[(k + 1) % 3] - v[k];
-      longest = std::max(longest, std::sqrt(dot(edge, edge)));
-    }
-    h[e] = 2.0 * (2.0 * det) / longest;  // area = 2 det J
-  }
-  if (bad_element < K)
-    throw InputError(cat(mesh.element_label(bad_element), " of ", mesh.source, " is inverted or degenerate (det J = ",
-                         d.det_jacobian[bad_element], "); run `flowdg mesh info` on the mesh"));
-  d.geometry = Array<double>(space, pad_rows(geometry, n_geometry, K, d.Ks));
-  d.h = Array<double>(space, h);
+  std::vector<index_t> all(K);
+  for (index_t e = 0; e < K; ++e) all[e] = e;
+  HostGeometry host_geometry = triangle_geometry(mesh, all);
+  d.vertices = std::move(host_geometry.vertices);
+  d.det_jacobian = std::move(host_geometry.det_jacobian);
+  d.geometry = Array<double>(space, pad_rows(host_geometry.geometry, n_geometry, K, d.Ks));
+  d.h = Array<double>(space, host_geometry.h);
 
   // Faces.
   std::vector<index_t> element_m(F), element_p(F), face_code(3 * K, -1);
@@ -187,7 +247,7 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     face_geometry[2 * F + f] = 0.5 * length;
     if (!interior && f < B)
       for (int q = 0; q < Nfq; ++q) {
-        const double t = 0.5 * (1.0 + edge_rule.points[q].x);
+        const double t = 0.5 * (1.0 + tables.edge_points[q]);
         boundary_points[static_cast<index_t>(q) * B + f] = a.x + t * edge.x;
         boundary_points[static_cast<index_t>(Nfq + q) * B + f] = a.y + t * edge.y;
       }
@@ -219,27 +279,8 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
 
   // Elements sharing a vertex (the p > 1 limiter's detection stencil): only where it is used.
   if (options_.limiter != Limiter::none && p > 1) {
-    std::vector<index_t> node_offsets(mesh.n_nodes() + 1, 0), node_elements(3 * K);
-    for (index_t e = 0; e < K; ++e)
-      for (int k = 0; k < 3; ++k) ++node_offsets[mesh.element_node_ids(e)[k] + 1];
-    for (index_t n = 0; n < mesh.n_nodes(); ++n) node_offsets[n + 1] += node_offsets[n];
-    std::vector<index_t> fill(node_offsets.begin(), node_offsets.end() - 1);
-    for (index_t e = 0; e < K; ++e)
-      for (int k = 0; k < 3; ++k) node_elements[fill[mesh.element_node_ids(e)[k]]++] = e;
-    std::vector<index_t> offsets(K + 1, 0), neighbours;
-    std::vector<index_t> list;
-    for (index_t e = 0; e < K; ++e) {
-      list.clear();
-      for (int k = 0; k < 3; ++k) {
-        const index_t n = mesh.element_node_ids(e)[k];
-        for (index_t i = node_offsets[n]; i < node_offsets[n + 1]; ++i)
-          if (node_elements[i] != e) list.push_back(node_elements[i]);
-      }
-      std::sort(list.begin(), list.end());
-      list.erase(std::unique(list.begin(), list.end()), list.end());
-      neighbours.insert(neighbours.end(), list.begin(), list.end());
-      offsets[e + 1] = static_cast<index_t>(neighbours.size());
-    }
+    std::vector<index_t> offsets, neighbours;
+    vertex_neighbours(mesh, all, offsets, neighbours);
     d.vertex_neighbour_offsets = Array<index_t>(space, offsets);
     d.vertex_neighbours = Array<index_t>(space, neighbours);
   }

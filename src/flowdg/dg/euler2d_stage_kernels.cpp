@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/stream.hpp"
 #include "flowdg/backend/timer.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/dg/euler2d/common.hpp"
-#include "flowdg/dg/euler2d/element_kernels.hpp"
-#include "flowdg/dg/euler2d/face_kernels.hpp"
 #include "flowdg/dg/euler2d/limiter_kernels.hpp"
+#include "flowdg/dg/euler2d/stage_launch.hpp"
 
 namespace flowdg::euler2d {
 
@@ -46,6 +46,7 @@ struct ChangeKernel {
 
 double Solver::stable_time_step(double cfl) const {
   const Data& d = *data_;
+  const StreamScope on_stream(*d.stream);
   const double smallest = reduce_min<double>(d.backend, d.K, TimeStepKernel{d.u.view(), d.h.view(), d.Ks, d.Np, options_.gas});
   if (!(smallest > 0)) {
     const std::string where = describe_bad_state();
@@ -90,58 +91,15 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
   if (timer != nullptr) timer->start();
   with_order(d.order, [&](auto order) {
     constexpr int P = decltype(order)::value;
+    const KernelChoice choice{d.element_kernel, d.face_kernel, d.chained};
     with_flux(options.flux, [&](auto flux) {
-      using Flux = decltype(flux);
-      // Boundary ranges in groups of BoundaryRanges::max_ranges; the last launch also covers every
-      // interior face (one launch per stage for up to max_ranges boundary tags).
-      const index_t Nfq = P + 1;
-      std::size_t next = 0;
-      do {
-        BoundaryRanges group;
-        const index_t first = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.B;
-        while (next < d.boundary_ranges.size() && group.n < BoundaryRanges::max_ranges) {
-          group.end[group.n] = d.boundary_ranges[next].end;
-          group.condition[group.n++] = d.boundary_ranges[next++].condition;
-        }
-        const index_t last = next < d.boundary_ranges.size() ? d.boundary_ranges[next].begin : d.F;
-        const FacePointKernel<P, Flux> face_kernel{d.u.view(), d.flux.view(), faces, tables, d.Ks, options.gas, group, first, t_stage};
-#if defined(__CUDACC__)
-        if constexpr (face_block_faces(P) > 0) {
-          if (d.face_kernel == GpuFaceKernel::block) {
-            launch_face_block_kernel(face_kernel, last - first, d.chained);
-            continue;
-          }
-        }
-        if (d.face_kernel == GpuFaceKernel::warp) {
-          launch_face_warp_kernel(face_kernel, last - first, d.chained);
-          continue;
-        }
-#endif
-        // 72 registers at p = 1 allowed 3 blocks per SM (37.5% occupancy, ncu); ask for 4.
-        for_each_prefetching<FLOWDG_FACE_POINT_MIN_BLOCKS>(d.backend, (last - first) * Nfq, face_kernel, d.chained);
-      } while (next < d.boundary_ranges.size());
+      launch_faces<P, decltype(flux)>(d.backend, choice, d.u.view(), d.flux.view(), faces, tables, d.Ks, options.gas,
+                                      d.boundary_ranges, 0, d.F, t_stage);
       if (timer != nullptr) timer->mark("faces");
     });
     const ElementKernel<P> element{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
                                    d.Ks, d.Fs, options.gas, update, d.K};
-#if defined(__CUDACC__)
-    // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
-    if constexpr (P >= 1) {
-      if (d.element_kernel == GpuElementKernel::tensor) {
-        launch_element_tensor_kernel<P>(element, d.tensor_tables.view().data, d.chained);
-      } else if (d.element_kernel == GpuElementKernel::block) {
-        launch_element_block_kernel<P>(element, d.chained);
-      } else {
-        // 168 registers at p = 1 with the coefficients prefetched: 128-thread blocks fit 3 per SM
-        // (384 threads) where 256-thread blocks fit 1.
-        for_each_prefetching<FLOWDG_ELEMENT_THREAD_MIN_BLOCKS, FLOWDG_ELEMENT_THREAD_BLOCK>(d.backend, d.K, element, d.chained);
-      }
-    } else {
-      for_each(d.backend, d.K, element);
-    }
-#else
-    for_each(d.backend, d.K, element);
-#endif
+    launch_element<P>(d.backend, choice, element, d.tensor_tables.view().data);
     if (timer != nullptr) timer->mark("element");
     if (options.limiter != Limiter::none || options.positivity) {
       launch_limiter<P>(d, options);
@@ -157,29 +115,36 @@ bool uses_chained_launches(Backend backend, bool requested) {
 
 void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
   Data& d = *data_;
+  const StreamScope on_stream(*d.stream);
   const Space space = space_of(d.backend);
   const bool keep_u0 = scheme.uses_u0 || monitor_change;
-  if (keep_u0 && d.u0.size() != d.u.size()) d.u0 = Array<double>(space, d.u.size());
+  // Zeros in the padding, which the kernels never write and the change monitor reads.
+  if (keep_u0 && d.u0.size() != d.u.size()) d.u0 = Array<double>(space, std::vector<double>(d.u.size(), 0.0));
   if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<double>(space, d.u.size());
-  if (keep_u0) d.u0.copy_from(d.u);
+  // A scheme with u0 has its first stage's element kernel store it (StageUpdate::start_u0); only a
+  // monitored step of a scheme without one copies the state first.
+  if (keep_u0 && !scheme.uses_u0) d.u0.copy_from(d.u);
   StageUpdate update;
   update.dt = dt;
   if (scheme.uses_u0) update.u0 = d.u0.view();
   if (scheme.uses_q) update.q = d.q.view();
-  for (const RungeKuttaStage& stage : scheme.stages) {
-    update.stage = stage;
-    run_stage(d, options_, t + stage.c * dt, update);
+  for (std::size_t i = 0; i < scheme.stages.size(); ++i) {
+    update.stage = scheme.stages[i];
+    update.start_u0 = scheme.uses_u0 && i == 0;
+    run_stage(d, options_, t + update.stage.c * dt, update);
   }
   if (monitor_change)
     last_change_ = reduce_max<double>(d.backend, d.u.size(), ChangeKernel{d.u.view(), d.u0.view()});
 }
 
 void Solver::apply_limiter() {
+  const StreamScope on_stream(*data_->stream);
   with_order(data_->order, [&](auto order) { launch_limiter<decltype(order)::value>(*data_, options_); });
 }
 
 std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, double dt, int repeats) {
   Data& d = *data_;
+  const StreamScope on_stream(*d.stream);
   const Space space = space_of(d.backend);
   if (scheme.uses_u0 && d.u0.size() != d.u.size()) d.u0 = Array<double>(space, d.u.size());
   if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<double>(space, d.u.size());
@@ -222,6 +187,7 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
 
 std::vector<double> Solver::residual(double t) {
   Data& d = *data_;
+  const StreamScope on_stream(*d.stream);
   if (d.q.size() != d.u.size()) d.q = Array<double>(space_of(d.backend), d.u.size());
   StageUpdate update;
   update.dt = 1.0;

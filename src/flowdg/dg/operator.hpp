@@ -142,7 +142,15 @@ class Operator {
   virtual std::string describe_bad_state() const = 0;
   /// What runs: "portable core kernels" or the tuned path with its kernel variants.
   virtual std::string implementation() const = 0;
+  /// Bytes a stage of `scheme` must move by the memory model of docs/performance.md (every input
+  /// read once, every output written once; tables of a few kilobytes not counted), averaged over
+  /// the scheme's stages: bytes / stage time over the copy bandwidth is the bandwidth efficiency.
+  virtual double stage_bytes(const RungeKuttaScheme& scheme) const = 0;
 };
+
+/// The Runge-Kutta registers' words per coefficient that a stage reads and writes besides u itself
+/// (u0 and q; u0 counted as written by the first stage of a scheme that keeps it, which stores it).
+double register_words_per_stage(const RungeKuttaScheme& scheme);
 
 /// The operator for the mesh's dimension (Euler<2> or Euler<3>) and the requested precision.
 /// Throws InputError for what it cannot run (an order out of range, an inverted element, a

@@ -83,6 +83,18 @@ class TunedTriangleOperator final : public Operator {
     return cat(solver_->n_elements(), " affine triangles (tuned 2D Euler kernels); ", groups_.faces.size(), " faces");
   }
   std::string implementation() const override { return "tuned 2D Euler triangle kernels"; }
+  /// The model of Solver::time_kernels (faces + element; the limiter not counted).
+  double stage_bytes(const RungeKuttaScheme& scheme) const override {
+    const double word = sizeof(double), K = static_cast<double>(solver_->n_elements());
+    const double Nfq = solver_->order() + 1, state = 4.0 * solver_->n_basis() * word, face_flux = 4 * Nfq * word;
+    double boundary = 0;
+    for (const FaceGroup& group : groups_.face_groups)
+      if (group.boundary()) boundary += static_cast<double>(group.size());
+    const double faces = static_cast<double>(groups_.faces.size());
+    const double face_ids = 3 * word + 2 * sizeof(index_t) + 2 * sizeof(int);
+    const double element = (2 + register_words_per_stage(scheme)) * state + 5 * word + 3 * sizeof(index_t) + 3 * face_flux;
+    return K * state + faces * (face_ids + face_flux) + boundary * 2 * Nfq * word + K * element;
+  }
 
   void project(const FlowSpec& flow, double t) override { solver_->project(tuned_flow(flow, gamma_), t); }
   double stable_time_step(double cfl) const override { return solver_->stable_time_step(cfl); }

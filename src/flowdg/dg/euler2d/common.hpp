@@ -5,11 +5,13 @@
 // Included only by src/flowdg/dg/euler2d*.cpp and the euler2d/*_kernels.hpp headers.
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/core/hd.hpp"
 #include "flowdg/dg/euler2d.hpp"
@@ -102,14 +104,28 @@ struct StageUpdate {
   RungeKuttaStage stage{};
   double dt = 0;
   View<double> u0, q;  // empty when the scheme does not use them
+  /// The step's first stage of a scheme that keeps u0: u0 is this stage's u_s, so the kernel takes
+  /// u0_k = u_s and stores it into u0 instead of reading u0 (which replaces a copy of the whole
+  /// state before the step: one read and one write of every coefficient less per step).
+  bool start_u0 = false;
+
+  /// u0's array where the kernel must read it: nullptr when the scheme has none or the stage
+  /// starts it.
+  FLOWDG_HD FLOWDG_FORCEINLINE const double* u0_to_read() const { return start_u0 ? nullptr : u0.data; }
 
   /// The stage update of coefficient u[index] from its residual.
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<double> u, index_t index, double residual) const {
-    apply_loaded(u, index, residual, u[index], q.data != nullptr ? q[index] : 0.0, u0.data != nullptr ? u0[index] : 0.0);
+    apply_loaded(u, index, residual, u[index], q.data != nullptr ? q[index] : 0.0,
+                 u0_to_read() != nullptr ? u0[index] : 0.0);
   }
-  /// The same with u[index], q[index] and u0[index] already loaded (0 for a register not used).
+  /// The same with u[index], q[index] and u0[index] already loaded (0 for a register not used or
+  /// started by this stage).
   FLOWDG_HD FLOWDG_FORCEINLINE void apply_loaded(View<double> u, index_t index, double residual, double u_s, double q_k,
                                                  double u0_k) const {
+    if (start_u0) {
+      u0[index] = u_s;
+      u0_k = u_s;
+    }
     apply_runge_kutta_stage(stage, dt * residual, u0_k, q_k, u_s);
     if (q.data != nullptr) q[index] = q_k;
     u[index] = u_s;
@@ -213,6 +229,48 @@ void with_flux(RiemannSolver solver, F&& function) {
   }
 }
 
+/// Boundary faces [begin, end) of one condition.
+struct BoundaryRange {
+  index_t begin, end;
+  BoundaryCondition condition;
+};
+
+// ---- set-up shared by the Solver and the core's triangle groups (euler2d_setup.cpp) ---------
+
+/// The basis tables of order p on the reference triangle: the degree-2p volume rule's values and
+/// gradients, the 3 (p + 1) edge points' values (edge l's Gauss points, face_to_element order).
+struct HostTables {
+  int Nq = 0;
+  std::vector<double> phi, dphi_dr, dphi_ds, weights;  ///< [k * Np + j], [k]
+  std::vector<double> edge_phi, edge_weights;          ///< [(l * Nfq + q) * Np + j], [q]
+  std::vector<double> edge_points;                     ///< the Gauss points on [-1, 1]
+  /// face values then volume values (PointTables' order)
+  std::vector<double> point_phi() const;
+};
+HostTables triangle_tables(int p);
+
+/// Per-element geometry of the triangles elements[i] of `mesh` (3-node or straight-sided): rows
+/// GeometryComponent x n (unpadded), h (2 area / longest edge), det J and the vertices [3 i + k].
+/// Throws InputError naming the first inverted or degenerate element.
+struct HostGeometry {
+  std::vector<Point3> vertices;
+  std::vector<double> det_jacobian, geometry, h;
+};
+HostGeometry triangle_geometry(const Mesh& mesh, const std::vector<index_t>& elements);
+
+/// Elements sharing a vertex with each element, as offsets and a list (the p > 1 limiter's
+/// detection stencil), in the numbering of `elements` (element i is the mesh's elements[i]).
+void vertex_neighbours(const Mesh& mesh, const std::vector<index_t>& elements, std::vector<index_t>& offsets,
+                       std::vector<index_t>& neighbours);
+
+/// The CUDA kernels a stage runs for the requested variants (automatic: by the H100 measurements).
+struct KernelChoice {
+  GpuElementKernel element = GpuElementKernel::thread;
+  GpuFaceKernel face = GpuFaceKernel::point;
+  bool chained = false;
+};
+KernelChoice resolve_kernels(Backend backend, int order, index_t n_faces, const SolverOptions& options);
+
 /// rows x n values, row-major, to rows x stride (zeros in the padding), and back.
 template <class T>
 std::vector<T> pad_rows(const std::vector<T>& values, index_t rows, index_t n, index_t stride) {
@@ -239,6 +297,8 @@ using namespace impl;  // unqualified in the solver's files, as the anonymous na
 
 struct Solver::Data {
   Backend backend{};
+  /// Every launch of the solver goes on this stream (each launching method opens a StreamScope).
+  std::unique_ptr<Stream> stream;
   int order = 0, Np = 0, Nfq = 0, Nq = 0;
   index_t K = 0, F = 0, B = 0;
   /// Row strides of the structure-of-arrays data: per-element arrays are [row * Ks + e], per-face
@@ -261,11 +321,7 @@ struct Solver::Data {
   GpuElementKernel element_kernel = GpuElementKernel::thread;  ///< resolved from the options (CUDA)
   GpuFaceKernel face_kernel = GpuFaceKernel::point;
   bool chained = false;  ///< CUDA, compute capability >= 9.0: stage kernels as programmatic dependent launches
-  struct Range {
-    index_t begin, end;
-    BoundaryCondition condition;
-  };
-  std::vector<Range> boundary_ranges;
+  std::vector<BoundaryRange> boundary_ranges;
   // Host copies for projection and error integrals.
   std::vector<Point3> vertices;  ///< [3 * e + k]
   std::vector<double> det_jacobian;

@@ -277,8 +277,19 @@ FLOWDG_UNROLL
   }
 };
 
+/// What the limiter launch reads: the coefficients, the face and vertex neighbours, the point tables.
+struct LimiterData {
+  Backend backend{};
+  View<double> u;
+  index_t K = 0, Ks = 0;
+  int Nq = 0;
+  View<const index_t> element_neighbours, vertex_neighbour_offsets, vertex_neighbours;
+  const std::vector<double>* point_phi = nullptr;
+  bool chained = false;
+};
+
 template <int P>
-void launch_limiter(Solver::Data& d, const SolverOptions& options) {
+void launch_limiter(const LimiterData& d, const SolverOptions& options) {
   if constexpr (P >= 1) {  // a constant per element has nothing to limit
     // One instantiation per combination of options, so each keeps only the registers it needs;
     // 4 blocks of 256 threads per SM (<= 64 registers): at 82 registers (2 blocks, 25% occupancy)
@@ -287,13 +298,12 @@ void launch_limiter(Solver::Data& d, const SolverOptions& options) {
     if (d.Nq != PointTables<P>::Nq)
       throw Error(cat("limiter at p = ", P, ": the volume rule has ", d.Nq, " points, the kernel was compiled for ",
                       PointTables<P>::Nq));
-    std::copy(d.point_phi.begin(), d.point_phi.end(), tables.phi);
+    std::copy(d.point_phi->begin(), d.point_phi->end(), tables.phi);
     auto launch = [&](auto slopes, auto characteristic, auto positivity) {
       for_each_prefetching<FLOWDG_LIMITER_MIN_BLOCKS>(
           d.backend, d.K,
           LimiterKernel<P, decltype(slopes)::value, decltype(characteristic)::value, decltype(positivity)::value>{
-              d.u.view(), d.element_neighbours.view(), d.vertex_neighbour_offsets.view(), d.vertex_neighbours.view(), tables,
-              d.Ks, options.gas},
+              d.u, d.element_neighbours, d.vertex_neighbour_offsets, d.vertex_neighbours, tables, d.Ks, options.gas},
           d.chained);
     };
     using yes = std::true_type;
@@ -307,6 +317,13 @@ void launch_limiter(Solver::Data& d, const SolverOptions& options) {
       launch(no{}, no{}, yes{});
     }
   }
+}
+
+template <int P>
+void launch_limiter(Solver::Data& d, const SolverOptions& options) {
+  launch_limiter<P>(LimiterData{d.backend, d.u.view(), d.K, d.Ks, d.Nq, d.element_neighbours.view(), d.vertex_neighbour_offsets.view(),
+                                d.vertex_neighbours.view(), &d.point_phi, d.chained},
+                    options);
 }
 
 }  // namespace flowdg::euler2d::impl
