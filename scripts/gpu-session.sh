@@ -26,7 +26,8 @@ note "device: $(cat "$out/logs/device.txt")"
 #    the kernels that use shared memory (reductions)
 if [ "${SANITIZE:-1}" = 1 ] && [ "${TESTS:-1}" = 1 ]; then
   export LD_LIBRARY_PATH=$PWD/.bundle/lib
-  timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .bundle/bin/flowdg_gpu_tests \
+  FLOWDG_CORE_BENCH=0 FLOWDG_REFERENCE_CASES=${MEMCHECK_CASES:-sv_p2_hllc,dmr_p2_bj_characteristic} \
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 .bundle/bin/flowdg_gpu_tests \
     --gtest_filter='-GpuEuler2d.CudaAgrees*:*OutOfMemory*:*OperatorsStreamOnly*' > "$out/logs/memcheck.log" 2>&1
   note "memcheck: exit $? | $(grep -E 'ERROR SUMMARY' "$out/logs/memcheck.log" | tail -1)"
   FLOWDG_REFERENCE_CASES=sv_p2_hllc,sv_p5_hllc timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \

@@ -138,6 +138,30 @@ TEST(GpuEuler2d, EveryCudaKernelVariantReproducesTheReferenceStates) {
   }
 }
 
+// The same through the core's operator (its triangle group on the tuned kernels), every variant,
+// and the stand-alone solver and the core's group give the same bits with the same kernels.
+TEST(GpuEuler2d, EveryCudaKernelVariantThroughTheCoreReproducesTheReferenceStates) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  using namespace flowdg::testing;
+  const char* elements[] = {"thread", "block", "tensor"};
+  const char* faces[] = {"point", "block", "warp"};
+  for (const ReferenceCase& c : reference_cases()) {
+    const std::vector<double> reference = read_reference(reference_path(c));
+    for (const char* element : elements)
+      for (const char* face : faces) {
+        const double difference = relative_difference(run_reference_case_through_core(c, Backend::cuda, element, face), reference);
+        EXPECT_LE(difference, 1e-12) << c.name << " element " << element << ", faces " << face;
+        std::printf("%-26s core: element %-6s faces %-5s: %.2e\n", c.name, element, face, difference);
+      }
+    const std::vector<double> core = run_reference_case_through_core(c, Backend::cuda);
+    const std::vector<double> solver = run_reference_case(c, Backend::cuda);
+    ASSERT_EQ(core.size(), solver.size()) << c.name;
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < core.size(); ++i) differing += core[i] != solver[i] ? 1 : 0;
+    EXPECT_EQ(differing, 0u) << c.name << ": the core's tuned group and the stand-alone solver differ";
+  }
+}
+
 // Chained (programmatic dependent) and plain launches run the same kernels: bit for bit the same.
 TEST(GpuEuler2d, ChainedAndPlainLaunchesGiveTheSameBits) {
   FLOWDG_REQUIRE_CUDA_DEVICE();

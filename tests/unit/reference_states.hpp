@@ -100,6 +100,31 @@ inline std::vector<double> run_reference_case(const ReferenceCase& c, Backend ba
   return solver.coefficients();
 }
 
+/// The same through the core's operator (dg::make_operator: DgOperator with the tuned triangle
+/// kernels as its triangle group's specialisation), kernel variants by name.
+inline std::vector<double> run_reference_case_through_core(const ReferenceCase& c, Backend backend,
+                                                           const std::string& element_kernel = "automatic",
+                                                           const std::string& face_kernel = "automatic",
+                                                           bool chained_launches = true) {
+  Config config = Config::from_string(read_text(source_dir() + "/examples/" + c.example), c.example);
+  for (const std::string& assignment : c.overrides) config.set(assignment);
+  const Case problem = load_case(config, backend);
+  dg::OperatorOptions options = problem.options;
+  options.implementation = dg::Implementation::tuned;
+  options.element_kernel = element_kernel;
+  options.face_kernel = face_kernel;
+  options.chained_launches = chained_launches;
+  const std::unique_ptr<dg::Operator> op = dg::make_operator(problem.mesh, problem.connectivity, options);
+  op->project(problem.initial, 0.0);
+  const RungeKuttaScheme scheme = runge_kutta_scheme(c.scheme);
+  double t = 0;
+  for (int step = 0; step < c.steps; ++step) {
+    op->step(scheme, t, c.dt);
+    t += c.dt;
+  }
+  return op->coefficients();
+}
+
 // File: the 8-byte magic "FDGREF01", a uint64 count, then the doubles (little-endian, as written).
 inline void write_reference(const std::string& path, const std::vector<double>& values) {
   std::ofstream out(path, std::ios::binary);

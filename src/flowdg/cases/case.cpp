@@ -241,9 +241,17 @@ Case load_case(const Config& config, Backend backend) {
     throw InputError(cat(config.table("solver").where(), ": the limiter and the positivity scaling run on double-precision meshes of",
                          " straight-sided triangles only; ", problem.mesh.source, " is not one (set limiter = \"none\" and",
                          " positivity = false)"));
-  if (!triangles_only && problem.options.implementation == dg::Implementation::tuned)
-    throw InputError(cat(config.table("solver").where(), " kernels: the tuned kernels run double-precision meshes of straight-sided",
-                         " triangles only; use \"automatic\" or \"portable\""));
+  if (problem.options.implementation == dg::Implementation::tuned) {
+    bool triangles = problem.mesh.dimension == 2 && problem.options.precision == dg::Precision::double_precision;
+    if (triangles) {
+      triangles = false;
+      for (index_t e = 0; e < problem.mesh.n_elements() && !triangles; ++e)
+        triangles = problem.mesh.element_shape(e) == Shape::triangle;
+    }
+    if (!triangles)
+      throw InputError(cat(config.table("solver").where(), " kernels: the tuned kernels run the straight-sided triangles of",
+                           " double-precision 2D meshes only; ", problem.mesh.source, " has none (use \"automatic\" or \"portable\")"));
+  }
   problem.initial = read_flow(config, dim, problem.options.gamma);
   read_boundaries(config, problem);
   // Errors are measured against the [flow]: the exact solution for the built-in vortices, the

@@ -15,6 +15,7 @@
 #include "flowdg/dg/core_kernels.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
+#include "flowdg/dg/tuned_triangles.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
 
@@ -54,6 +55,9 @@ class DgOperator final : public Operator {
   using State = typename Physics::State;
   static constexpr int dim = Physics::dim, NV = Physics::n_variables;
   static constexpr int max_order = compiled_max_order<Physics>();
+  /// Whether the registry has a tuned specialisation for this physics (tuned_triangles.hpp: 2D
+  /// Euler on affine triangles in double precision).
+  static constexpr bool has_tuned_triangles = std::is_same_v<Physics, physics::Euler<2, double>>;
   using Flow = physics::EulerFlow<dim, Real>;
   using HostFlow = physics::EulerFlow<dim, double>;
 
@@ -78,11 +82,12 @@ class DgOperator final : public Operator {
   std::vector<double> coefficients() const override;
   void set_coefficients(const std::vector<double>& values) override;
   std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const override;
-  void apply_limiter() override {}  // none configured: the constructor refuses one
-  void save_snapshot() override { snapshot_ = coefficients(); }
-  std::vector<double> snapshot() const override { return snapshot_; }
+  void apply_limiter() override;
+  /// A device copy of every group's coefficients (the run's thread only launches the copies).
+  void save_snapshot() override;
+  std::vector<double> snapshot() const override;
   std::string describe_bad_state() const override;
-  std::string implementation() const override { return "portable core kernels"; }
+  std::string implementation() const override;
   double stage_bytes(const RungeKuttaScheme& scheme) const override;
 
  private:
@@ -97,6 +102,7 @@ class DgOperator final : public Operator {
     index_t K = 0, Ks = 0;
     int Np = 0, Nq = 0;
     Array<Real> u, u0, q, residual, previous;  ///< previous: the coefficients before a monitored step
+    Array<Real> saved;                         ///< save_snapshot()'s copy
     Array<Real> metric, inverse_mass, size;
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
@@ -108,6 +114,7 @@ class DgOperator final : public Operator {
     physics::BoundaryCondition<dim, Real> condition{};
     Flow flow{};
     FaceLaunch launch = nullptr;
+    bool tuned = false;  ///< computed by the tuned triangle kernels (with the face groups next to it)
   };
 
   template <Shape S, GeometryKind G, int P>
@@ -154,9 +161,13 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
+  /// The tuned specialisation for the element group tuned_group_ and the face groups among its
+  /// elements (none: -1 and null).
+  int tuned_group_ = -1;
+  std::unique_ptr<TunedTriangles> tuned_;
+  bool snapshot_saved_ = false;
   /// Every launch of the operator goes on this stream (each launching method opens a StreamScope).
   std::unique_ptr<Stream> stream_;
-  std::vector<double> snapshot_;
   double last_change_ = 0;
 };
 
@@ -171,12 +182,22 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                          " precision: this build supports 0..", max_order));
   if (mesh.dimension != dim)
     throw InputError(cat(Physics::name(), " needs a ", dim, "D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
-  if (options.limiter != Limiter::none || options.positivity)
-    throw InputError(cat("the limiter and the positivity scaling run on meshes of straight-sided triangles only (",
-                         "the tuned 2D Euler path); ", mesh.source, " needs the portable kernels"));
   physics_.gamma = static_cast<Real>(options.gamma);
   stream_ = std::make_unique<Stream>(options.backend);
   setup_ = build_setup(mesh, connectivity, order_);
+  // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
+  // hand-written kernels unless the portable ones are asked for.
+  if constexpr (has_tuned_triangles) {
+    if (options.implementation != Implementation::portable)
+      for (int g = 0; g < static_cast<int>(setup_.element_groups.size()); ++g)
+        if (TunedTriangles::applies(setup_.groups, g, order_, setup_.n_face_points())) tuned_group_ = g;
+  }
+  if (options.implementation == Implementation::tuned && tuned_group_ < 0)
+    throw InputError(cat("the tuned 2D Euler kernels run straight-sided triangles in double precision; ", mesh.source,
+                         " has none they can run (solver.kernels = \"portable\" or \"automatic\")"));
+  if ((options.limiter != Limiter::none || options.positivity) && (tuned_group_ < 0 || setup_.element_groups.size() != 1))
+    throw InputError(cat("the limiter and the positivity scaling run on meshes of straight-sided triangles only (",
+                         "the tuned 2D Euler kernels, in double precision); ", mesh.source, " needs the portable kernels"));
   const Space space = space_of(options.backend);
   const int Nfq = setup_.n_face_points();
 
@@ -192,15 +213,16 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.Np = host.n_basis;
     d.Nq = host.volume_rule.size();
     d.u = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(NV) * d.Np * d.Ks, Real(0)));
+    const bool tuned_here = static_cast<int>(g) == tuned_group_;  // the tuned kernels keep their own metric and codes
     const index_t metric_rows = static_cast<index_t>(host.metric.size()) / d.K;
-    d.metric = Array<Real>(space, pad_rows<Real>(host.metric, metric_rows, d.K, d.Ks));
+    if (!tuned_here) d.metric = Array<Real>(space, pad_rows<Real>(host.metric, metric_rows, d.K, d.Ks));
     if (group.geometry == GeometryKind::curved)
       d.inverse_mass = Array<Real>(space, pad_rows<Real>(host.inverse_mass, static_cast<index_t>(d.Np) * d.Np, d.K, d.Ks));
     d.size = Array<Real>(space, pad_rows<Real>(host.size, 1, d.K, d.Ks));
     std::vector<index_t> codes(static_cast<std::size_t>(n_faces(group.shape)) * d.Ks, 0);
     for (int l = 0; l < n_faces(group.shape); ++l)
       std::copy_n(host.codes.begin() + l * d.K, d.K, codes.begin() + l * d.Ks);
-    d.codes = Array<index_t>(space, codes);
+    if (!tuned_here) d.codes = Array<index_t>(space, codes);
     const auto real = [](const std::vector<double>& values) { return std::vector<Real>(values.begin(), values.end()); };
     d.volume_phi = Array<Real>(space, real(host.volume_phi));
     d.volume_dphi = Array<Real>(space, real(host.volume_dphi));
@@ -261,6 +283,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const Shape shape_p = group.boundary() ? shape_m : setup_.groups.element_groups[group.group_p].shape;
     d.launch = face_launch(shape_m, shape_p, group.geometry, group.boundary());
     host = {};
+  }
+  if constexpr (has_tuned_triangles) {
+    if (tuned_group_ >= 0) {
+      tuned_ = std::make_unique<TunedTriangles>(mesh, setup_.groups, tuned_group_, options, Fs_);
+      for (std::size_t fg = 0; fg < faces_.size(); ++fg) faces_[fg].tuned = tuned_->runs(setup_.groups.face_groups[fg]);
+    }
   }
 }
 
@@ -364,7 +392,23 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
 
 template <class Physics>
 void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, bool start_u0) {
-  for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t);
+  for (std::size_t g = 0; g < faces_.size();) {
+    if constexpr (has_tuned_triangles) {
+      if (faces_[g].tuned) {  // one launch for a run of tuned face groups (boundary ranges, then interior)
+        std::size_t last = g;
+        while (last + 1 < faces_.size() && faces_[last + 1].tuned) ++last;
+        const TunedTriangles::FaceIndex index{face_element_m_.view(), face_element_p_.view(), face_local_m_.view(),
+                                              face_local_p_.view()};
+        const ElementData& triangles = elements_[tuned_group_];
+        tuned_->faces(triangles.u.view(), flux_.view(), index, setup_.groups.face_groups[g].begin,
+                      setup_.groups.face_groups[last].end, t);
+        g = last + 1;
+        continue;
+      }
+    }
+    faces_[g].launch(*this, static_cast<int>(g), t);
+    ++g;
+  }
   // The viscous seam. A physics with has_viscous_flux (Navier-Stokes; artificial viscosity) runs
   // its second-order pass here, between the inviscid face fluxes and the element kernels (DESIGN.md:
   // its own module, dg/lifting, not fused into the inviscid element kernel):
@@ -384,6 +428,13 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     update.q = d.q.view();
     update.start_u0 = start_u0;
     if (residual_only) update.residual = d.residual.view();
+    if constexpr (has_tuned_triangles) {
+      if (static_cast<int>(g) == tuned_group_) {
+        tuned_->element(d.u.view(), flux_.view(), stage, dt, update.u0, update.q, start_u0, update.residual);
+        if (!residual_only && tuned_->limits()) tuned_->limit(d.u.view());  // after every stage
+        continue;
+      }
+    }
     d.launch(*this, static_cast<int>(g), update);
   }
 }
@@ -451,7 +502,8 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
         for (int v = 0; v < NV; ++v) mean[v] = kernel.mean_factor * u[(static_cast<index_t>(v) * d.Np) * d.Ks + e];
         if (!physics_.is_admissible(mean)) {
           const index_t element = setup_.groups.element_groups[&d - elements_.data()].elements[e];
-          throw NumericalError(cat("the mean state of ", mesh_.element_label(element), " is not admissible (density ",
+          throw NumericalError(cat("non-physical state (negative density or pressure, or NaN) in the mean of ",
+                                   mesh_.element_label(element), " (density ",
                                    static_cast<double>(mean[0]), ", pressure ", static_cast<double>(physics_.pressure(mean)),
                                    ")"));
         }
@@ -504,7 +556,7 @@ std::string DgOperator<Physics>::describe() const {
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq,
-               " volume points)");
+               " volume points", static_cast<int>(g) == tuned_group_ ? ", tuned kernels" : "", ")");
   }
   return cat(out, "; ", setup_.groups.faces.size(), " faces in ", faces_.size(), " groups (", setup_.n_face_points(),
              " points each)");
@@ -585,6 +637,46 @@ void DgOperator<Physics>::project(const FlowSpec& spec, double t) {
     FLOWDG_ASSERT(bad == d.K, "projection: the mass matrix of element ", group.elements[bad], " is singular");
     d.u.assign(pad_rows<Real>(values, static_cast<index_t>(NV) * Np, d.K, d.Ks));
   }
+  apply_limiter();  // when configured, as every stage ends
+}
+
+template <class Physics>
+void DgOperator<Physics>::apply_limiter() {
+  if constexpr (has_tuned_triangles) {
+    if (tuned_ != nullptr && tuned_->limits()) {
+      const StreamScope on_stream(*stream_);
+      tuned_->limit(elements_[tuned_group_].u.view());
+    }
+  }
+}
+
+template <class Physics>
+void DgOperator<Physics>::save_snapshot() {
+  const Space space = space_of(options_.backend);
+  for (ElementData& d : elements_) {
+    if (d.saved.size() != d.u.size()) d.saved = Array<Real>(space, d.u.size());
+    d.saved.copy_from(d.u);
+  }
+  snapshot_saved_ = true;
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::snapshot() const {
+  if (!snapshot_saved_) return {};
+  std::vector<double> out;
+  for (const ElementData& d : elements_) {
+    const std::vector<Real> values = d.saved.to_host();
+    for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
+      for (index_t e = 0; e < d.K; ++e) out.push_back(static_cast<double>(values[row * d.Ks + e]));
+  }
+  return out;
+}
+
+template <class Physics>
+std::string DgOperator<Physics>::implementation() const {
+  if (tuned_ == nullptr) return "portable core kernels";
+  return cat("tuned 2D Euler triangle kernels (", tuned_->describe(), ")",
+             elements_.size() > 1 ? " and portable core kernels for the other groups" : "");
 }
 
 template <class Physics>

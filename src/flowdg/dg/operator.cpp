@@ -2,7 +2,6 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_instances.hpp"
-#include "flowdg/dg/tuned_triangle_operator.hpp"
 
 #ifndef FLOWDG_MAX_ORDER
 #define FLOWDG_MAX_ORDER 6
@@ -33,12 +32,10 @@ double register_words_per_stage(const RungeKuttaScheme& scheme) {
 }
 
 std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options) {
-  // The registry. Per (physics, shape, geometry, order, precision, backend): the tuned triangle
-  // kernels take what they can run unless the portable kernels are asked for; every other
-  // combination runs the portable kernels, whose instantiation per group DgOperator picks.
-  if (options.implementation == Implementation::tuned ||
-      (options.implementation == Implementation::automatic && tuned_triangles_apply(mesh, options)))
-    return make_tuned_triangle_operator(mesh, connectivity, options);
+  // The operator for the physics (by dimension) and precision; per group it picks the kernels by
+  // (shape, geometry kind, order, backend): the tuned triangle kernels for Euler<2, double>'s affine
+  // triangles unless the portable ones are asked for (tuned_triangles.hpp), the portable
+  // instantiation otherwise (dg_operator.hpp's registry).
   const bool single = options.precision == Precision::single_precision;
   switch (mesh.dimension) {
     case 2: return single ? make_euler2d_float(mesh, connectivity, options) : make_euler2d_double(mesh, connectivity, options);

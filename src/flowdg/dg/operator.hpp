@@ -45,11 +45,11 @@ struct BoundarySpec {
   Point3 center{};    ///< curvature wall (2D): the true boundary's circle centre
 };
 
-/// Which implementation runs a mesh (dg/operator.cpp's registry): automatic takes the tuned 2D
-/// Euler triangle kernels (dg/euler2d.hpp: thread/block/tensor element kernels, point/block/warp
-/// face kernels on the GPU) for a double-precision 2D mesh made only of straight triangles, and the
-/// portable core kernels for everything else; portable and tuned force one (tuned refuses what it
-/// cannot run).
+/// Which kernels run a group (the registry, dg_operator.hpp): automatic takes the tuned 2D Euler
+/// triangle kernels (tuned_triangles.hpp: thread/block/tensor element kernels, point/block/warp face
+/// kernels on the GPU) for the affine triangles of a double-precision 2D mesh, and the portable core
+/// kernels for every other group; portable forces the portable kernels everywhere, tuned refuses a
+/// mesh without a group the tuned kernels can run.
 enum class Implementation : int { automatic, portable, tuned };
 
 enum class Limiter : int {
@@ -59,7 +59,8 @@ enum class Limiter : int {
 
 struct OperatorOptions {
   Implementation implementation = Implementation::automatic;
-  /// After every stage; only the tuned triangle path has them today (others refuse with a message).
+  /// After every stage; meshes of straight-sided triangles only (the tuned kernels' limiter; others
+  /// are refused with a message).
   Limiter limiter = Limiter::none;
   bool characteristic_limiting = false;
   bool positivity = false;

@@ -1,6 +1,6 @@
 #pragma once
-// The registry's tuned specialisation: (Euler<2>, straight triangles, affine, double) on the
-// hand-written 2D Euler kernels (dg/euler2d.hpp) behind the Operator interface.
+// The tuned 2D Euler kernels' configuration from the core's options (the core's tuned triangle
+// groups, tuned_triangles.hpp, and the stand-alone euler2d::Solver of the benchmark and the tests).
 #include <memory>
 
 #include "flowdg/dg/euler2d.hpp"
@@ -12,11 +12,8 @@ namespace flowdg::dg {
 euler2d::SolverOptions tuned_solver_options(const OperatorOptions& options);
 euler2d::Flow tuned_flow(const FlowSpec& spec, double gamma);
 
-/// Whether the tuned triangle path can run this mesh with these options: a 2D double-precision
-/// mesh of 3-node triangles only.
+/// Whether a mesh could run the tuned triangle kernels throughout (what the limiter needs): a 2D
+/// mesh of triangles only, in double precision (the operator refuses curved ones when it is built).
 bool tuned_triangles_apply(const Mesh& mesh, const OperatorOptions& options);
-/// InputError when tuned_triangles_apply is false.
-std::unique_ptr<Operator> make_tuned_triangle_operator(const Mesh& mesh, const Connectivity& connectivity,
-                                                       const OperatorOptions& options);
 
 }  // namespace flowdg::dg

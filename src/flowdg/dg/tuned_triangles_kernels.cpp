@@ -1,0 +1,212 @@
+// The tuned 2D Euler kernels on one affine-triangle group of the core (tuned_triangles.hpp): set-up
+// of what they read beyond the core's data, and their launches. Compiled by nvcc when CUDA is on.
+#include <algorithm>
+#include <cmath>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/dg/euler2d/common.hpp"
+#include "flowdg/dg/euler2d/limiter_kernels.hpp"
+#include "flowdg/dg/euler2d/stage_launch.hpp"
+#include "flowdg/dg/tuned_triangle_operator.hpp"
+#include "flowdg/dg/tuned_triangles.hpp"
+
+namespace flowdg::dg {
+
+using namespace euler2d::impl;
+
+struct TunedTriangles::Data {
+  Backend backend{};
+  euler2d::SolverOptions options;
+  KernelChoice choice;
+  int group = 0, order = 0, Nq = 0;
+  index_t K = 0, Ks = 0, Fs = 0, B = 0;
+  Array<double> geometry;          ///< [c * Ks + e], c: GeometryComponent
+  Array<index_t> codes;            ///< [l * Ks + e] = 2 face + plus side
+  Array<double> face_geometry;     ///< [c * Fs + f], c: nx, ny, half length (this group's faces)
+  Array<double> boundary_points;   ///< [(c * Nfq + q) * B + f] (this group's boundary faces)
+  Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight, tensor_tables;
+  std::vector<double> point_phi;
+  Array<index_t> element_neighbours, vertex_neighbour_offsets, vertex_neighbours;
+  std::vector<BoundaryRange> ranges;  ///< this group's boundary faces, by condition, in face order
+
+  Tables tables() const {
+    return {volume_phi.view(), volume_dphi_dr.view(), volume_dphi_ds.view(), volume_weight.view(),
+            face_phi.view(),   face_weight.view(),    Nq};
+  }
+};
+
+bool TunedTriangles::applies(const Groups& groups, int g, int order, int face_points) {
+  const ElementGroup& group = groups.element_groups[g];
+  return group.shape == Shape::triangle && group.geometry == GeometryKind::affine && face_points == order + 1 &&
+         order <= FLOWDG_MAX_ORDER;
+}
+
+TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group, const OperatorOptions& options,
+                               index_t face_stride)
+    : data_(std::make_unique<Data>()) {
+  Data& d = *data_;
+  d.options = tuned_solver_options(options);
+  d.backend = options.backend;
+  d.group = group;
+  d.order = options.order;
+  const int p = d.order, Np = basis_count(p), Nfq = p + 1;
+  const ElementGroup& elements = groups.element_groups[group];
+  d.K = elements.size();
+  d.Ks = euler2d::Solver::Data::padded(d.K);
+  d.Fs = face_stride;
+  const index_t K = d.K, F = static_cast<index_t>(groups.faces.size());
+  for (const FaceGroup& face_group : groups.face_groups)
+    if (face_group.boundary()) d.B = std::max(d.B, face_group.end);
+  const Space space = space_of(d.backend);
+
+  const HostTables tables = triangle_tables(p);
+  d.Nq = tables.Nq;
+  d.volume_phi = Array<double>(space, tables.phi);
+  d.volume_dphi_dr = Array<double>(space, tables.dphi_dr);
+  d.volume_dphi_ds = Array<double>(space, tables.dphi_ds);
+  d.volume_weight = Array<double>(space, tables.weights);
+  d.face_phi = Array<double>(space, tables.edge_phi);
+  d.face_weight = Array<double>(space, tables.edge_weights);
+  d.point_phi = tables.point_phi();
+  d.choice = resolve_kernels(d.backend, p, F, d.options);
+  if (d.choice.element == euler2d::GpuElementKernel::tensor)
+    d.tensor_tables = Array<double>(space, tensor_tables(p, tables.phi, tables.dphi_dr, tables.dphi_ds, tables.edge_phi));
+
+  const HostGeometry host = triangle_geometry(mesh, elements.elements);
+  d.geometry = Array<double>(space, pad_rows(host.geometry, n_geometry, K, d.Ks));
+
+  // Face codes of every face of the group's elements (faces computed by other kernels too: the
+  // fluxes are in one array, in the minus side's point order, whichever kernel wrote them).
+  std::vector<index_t> codes(3 * K);
+  const std::vector<index_t>& element_faces = groups.element_faces[group];
+  const std::vector<unsigned char>& plus_side = groups.element_plus_side[group];
+  for (index_t i = 0; i < 3 * K; ++i) codes[i] = 2 * element_faces[i] + (plus_side[i] != 0 ? 1 : 0);
+  d.codes = Array<index_t>(space, pad_rows(codes, 3, K, d.Ks));
+
+  // Normals, half lengths and boundary points of the faces computed here (Solver's formulas).
+  std::vector<double> face_geometry(static_cast<std::size_t>(3 * d.Fs), 0.0), boundary_points(2 * Nfq * d.B, 0.0);
+  for (const FaceGroup& face_group : groups.face_groups) {
+    if (!runs(face_group)) continue;
+    if (face_group.boundary()) {
+      if (face_group.tag >= static_cast<int>(d.options.boundary.size()))
+        throw InputError(cat("boundary '", mesh.boundary_names[face_group.tag], "' of ", mesh.source, " has no boundary condition"));
+      d.ranges.push_back({face_group.begin, face_group.end, d.options.boundary[face_group.tag]});
+    }
+    for (index_t f = face_group.begin; f < face_group.end; ++f) {
+      const GroupFace& face = groups.faces[f];
+      if (!face_group.boundary() && face.orientation != 1)
+        throw InputError(cat("face ", face.mesh_face, " is not traversed in opposite directions by its two elements; the mesh is not"
+                             " consistently oriented"));
+      const Point3* v = &host.vertices[3 * face.element_m];
+      const Point3 a = v[face_vertex(Shape::triangle, face.local_m, 0)];
+      const Point3 b = v[face_vertex(Shape::triangle, face.local_m, 1)];
+      const Point3 edge = b - a;
+      const double length = std::sqrt(dot(edge, edge));
+      face_geometry[f] = edge.y / length;  // outward normal of a counter-clockwise element
+      face_geometry[d.Fs + f] = -edge.x / length;
+      face_geometry[2 * d.Fs + f] = 0.5 * length;
+      if (face_group.boundary())
+        for (int q = 0; q < Nfq; ++q) {
+          const double t = 0.5 * (1.0 + tables.edge_points[q]);
+          boundary_points[static_cast<index_t>(q) * d.B + f] = a.x + t * edge.x;
+          boundary_points[static_cast<index_t>(Nfq + q) * d.B + f] = a.y + t * edge.y;
+        }
+    }
+  }
+  d.face_geometry = Array<double>(space, face_geometry);
+  d.boundary_points = Array<double>(space, boundary_points);
+
+  if (d.options.limiter != euler2d::Limiter::none) {
+    // The element across each face (the element itself on a boundary or across another group).
+    std::vector<index_t> neighbours(3 * K);
+    for (index_t i = 0; i < 3 * K; ++i) {
+      const index_t e = i % K;
+      const GroupFace& face = groups.faces[element_faces[i]];
+      const FaceGroup* owner = nullptr;
+      for (const FaceGroup& face_group : groups.face_groups)
+        if (element_faces[i] >= face_group.begin && element_faces[i] < face_group.end) owner = &face_group;
+      const bool across = owner != nullptr && !owner->boundary() && owner->group_m == group && owner->group_p == group;
+      neighbours[i] = !across ? e : plus_side[i] != 0 ? face.element_m : face.element_p;
+    }
+    d.element_neighbours = Array<index_t>(space, pad_rows(neighbours, 3, K, d.Ks));
+    if (p > 1) {
+      std::vector<index_t> offsets, list;
+      vertex_neighbours(mesh, elements.elements, offsets, list);
+      d.vertex_neighbour_offsets = Array<index_t>(space, offsets);
+      d.vertex_neighbours = Array<index_t>(space, list);
+    }
+  }
+  (void)Np;
+}
+
+TunedTriangles::~TunedTriangles() = default;
+
+bool TunedTriangles::runs(const FaceGroup& group) const {
+  const int g = data_->group;
+  return group.group_m == g && (group.boundary() || group.group_p == g) && group.geometry == GeometryKind::affine;
+}
+
+void TunedTriangles::faces(View<const double> u, View<double> flux, const FaceIndex& index, index_t first, index_t last,
+                           double t) const {
+  const Data& d = *data_;
+  std::vector<BoundaryRange> ranges;
+  for (const BoundaryRange& range : d.ranges)
+    if (range.begin >= first && range.end <= last) ranges.push_back(range);
+  const FaceData faces{index.element_m, index.element_p, index.local_m, index.local_p, d.face_geometry.view(),
+                       d.boundary_points.view(), d.Fs, d.B};
+  const Tables tables = d.tables();
+  with_order(d.order, [&](auto order) {
+    constexpr int P = decltype(order)::value;
+    with_flux(d.options.flux, [&](auto riemann) {
+      launch_faces<P, decltype(riemann)>(d.backend, d.choice, u, flux, faces, tables, d.Ks, d.options.gas, ranges, first, last, t);
+    });
+  });
+}
+
+void TunedTriangles::element(View<double> u, View<const double> flux, const RungeKuttaStage& stage, double dt, View<double> u0,
+                             View<double> q, bool start_u0, View<double> residual) const {
+  const Data& d = *data_;
+  euler2d::impl::StageUpdate update;
+  if (residual.data != nullptr) {  // q <- 1 * R(u), u <- 1 * u (Solver::residual's form)
+    update.stage = RungeKuttaStage{};
+    update.stage.q_k = 1.0;
+    update.stage.u_s = 1.0;
+    update.dt = 1.0;
+    update.q = residual;
+  } else {
+    update.stage = stage;
+    update.dt = dt;
+    update.u0 = u0;
+    update.q = q;
+    update.start_u0 = start_u0;
+  }
+  const Tables tables = d.tables();
+  with_order(d.order, [&](auto order) {
+    constexpr int P = decltype(order)::value;
+    const ElementKernel<P> kernel{u, flux, d.geometry.view(), d.codes.view(), tables, d.Ks, d.Fs, d.options.gas, update, d.K};
+    launch_element<P>(d.backend, d.choice, kernel, d.tensor_tables.view().data);
+  });
+}
+
+bool TunedTriangles::limits() const {
+  return data_->options.limiter != euler2d::Limiter::none || data_->options.positivity;
+}
+
+void TunedTriangles::limit(View<double> u) const {
+  const Data& d = *data_;
+  if (!limits()) return;
+  const LimiterData limiter{d.backend, u, d.K, d.Ks, d.Nq, d.element_neighbours.view(), d.vertex_neighbour_offsets.view(),
+                            d.vertex_neighbours.view(), &d.point_phi, d.choice.chained};
+  with_order(d.order, [&](auto order) { launch_limiter<decltype(order)::value>(limiter, d.options); });
+}
+
+std::string TunedTriangles::describe() const {
+  const Data& d = *data_;
+  if (d.backend != Backend::cuda) return "thread per element, thread per face point";
+  const char* elements[] = {"automatic", "thread", "block", "tensor"};
+  const char* faces[] = {"automatic", "point", "block", "warp"};
+  return cat("element ", elements[static_cast<int>(d.choice.element)], ", faces ", faces[static_cast<int>(d.choice.face)],
+             d.choice.chained ? ", chained launches" : "");
+}
+
+}  // namespace flowdg::dg
