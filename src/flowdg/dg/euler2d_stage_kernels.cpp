@@ -36,6 +36,12 @@ struct TimeStepKernel {
   }
 };
 
+struct Fill {
+  View<double> values;
+  double value;
+  FLOWDG_HD void operator()(index_t i) const { values[i] = value; }
+};
+
 struct ChangeKernel {
   View<const double> a, b;
   FLOWDG_HD double operator()(index_t i) const { return std::fabs(a[i] - b[i]); }
@@ -118,8 +124,12 @@ void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool moni
   const StreamScope on_stream(*d.stream);
   const Space space = space_of(d.backend);
   const bool keep_u0 = scheme.uses_u0 || monitor_change;
-  // Zeros in the padding, which the kernels never write and the change monitor reads.
-  if (keep_u0 && d.u0.size() != d.u.size()) d.u0 = Array<double>(space, std::vector<double>(d.u.size(), 0.0));
+  // Zeros in the padding, which the kernels never write and the change monitor reads (a device
+  // fill: a host one costs a host-to-device copy of the whole state).
+  if (keep_u0 && d.u0.size() != d.u.size()) {
+    d.u0 = Array<double>(space, d.u.size());
+    for_each(d.backend, d.u0.size(), Fill{d.u0.view(), 0.0});
+  }
   if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<double>(space, d.u.size());
   // A scheme with u0 has its first stage's element kernel store it (StageUpdate::start_u0); only a
   // monitored step of a scheme without one copies the state first.

@@ -1,0 +1,158 @@
+#pragma once
+// The DG core's element kernel as a CUDA block of E elements through shared memory: the same work
+// as ElementKernel (core_kernels.hpp), split into phases so that no thread holds an element's
+// NV x Np coefficients and right-hand side (ElementKernel keeps 2 NV Np values per thread: 350
+// doubles for tetrahedra at p = 4, which spill to local memory):
+//   A. the block's coefficients -> shared (rows of E consecutive elements: coalesced);
+//   B. a thread per (element, volume point): the solution there, its flux and the reference-space
+//      fluxes sum_d m_rd F_d -> shared;
+//   C. a thread per (element, face point): the stored face flux with the element's sign, at the
+//      element's own face point -> shared;
+//   D. a thread per (element, mode): the volume and surface sums; affine: times 1 / det J and the
+//      Runge-Kutta update; curved: the right-hand side -> shared (over the coefficients), then
+//   E. a thread per (element, mode): the inverse mass matrix row times it, and the update.
+// Sums run over the same terms in the same order as ElementKernel's volume sum; the surface sum
+// runs by the element's face point instead of the face's point order (rounding-level differences).
+// CUDA only: included by dg_operator.hpp under __CUDACC__.
+#include <algorithm>
+
+#include "flowdg/backend/cuda_check.hpp"
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/dg/core_kernels.hpp"
+
+namespace flowdg::dg {
+
+/// Shared memory of one element of the block kernel, in values of the kernel's precision.
+template <class Physics, Shape S>
+constexpr index_t block_values_per_element(int Np, int Nq, int Nfq) {
+  return static_cast<index_t>(Physics::n_variables) * (Np + Physics::dim * Nq + n_faces(S) * Nfq);
+}
+
+template <class Physics, Shape S, int P, GeometryKind G>
+__global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
+  const int Nq = k.Nq, Nfq = k.Nfq;
+  extern __shared__ unsigned char shared_bytes[];
+  Real* s_u = reinterpret_cast<Real*>(shared_bytes);  // [(v Np + j) E + el]; D/E (curved): the rhs
+  Real* s_f = s_u + NV * Np * E;                       // [((v dim + r) Nq + k) E + el]
+  Real* s_g = s_f + NV * dim * Nq * E;                 // [((l Nfq + point) NV + v) E + el]
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
+  detail::wait_for_previous_grid();
+
+  for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
+    const int el = i % E, row = i / E;
+    s_u[i] = el < n_local ? k.u[static_cast<index_t>(row) * k.Ks + e0 + el] : Real(0);
+  }
+  __syncthreads();
+
+  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+    const int el = i % E, kq = i / E;
+    if (el >= n_local) continue;
+    const index_t e = e0 + el;
+    State uk;
+    for (int v = 0; v < NV; ++v) {
+      Real sum = 0;
+#pragma unroll
+      for (int j = 0; j < Np; ++j) sum += s_u[(v * Np + j) * E + el] * k.volume_phi[kq * Np + j];
+      uk[v] = sum;
+    }
+    State f[dim];
+    k.physics.flux(uk, f);
+    Real m[dim][dim];
+    if constexpr (G == GeometryKind::affine) {
+      const Real w = k.volume_weight[kq];
+      for (int r = 0; r < dim; ++r)
+        for (int d = 0; d < dim; ++d) m[r][d] = w * k.metric[(r * dim + d) * k.Ks + e];
+    } else {
+      for (int r = 0; r < dim; ++r)
+        for (int d = 0; d < dim; ++d) m[r][d] = k.metric[(static_cast<index_t>(kq) * dim * dim + r * dim + d) * k.Ks + e];
+    }
+    for (int v = 0; v < NV; ++v)
+      for (int r = 0; r < dim; ++r) {
+        Real sum = 0;
+        for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
+        s_f[((v * dim + r) * Nq + kq) * E + el] = sum;
+      }
+  }
+  for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+    if (el >= n_local) continue;
+    const index_t code = k.codes[l * k.Ks + e0 + el];
+    const index_t f = code_face(code);
+    const bool plus = code_plus_side(code);
+    const int point = plus ? k.permutation[code_orientation(code) * Nfq + q] : q;
+    const Real sign = plus ? Real(1) : Real(-1);
+    for (int v = 0; v < NV; ++v) s_g[((l * Nfq + point) * NV + v) * E + el] = sign * k.flux[(static_cast<index_t>(v) * Nfq + q) * k.Fs + f];
+  }
+  __syncthreads();
+
+  for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+    const int el = i % E, j = i / E;
+    if (el >= n_local) continue;
+    Real rhs[NV];
+    for (int v = 0; v < NV; ++v) rhs[v] = 0;
+    for (int kq = 0; kq < Nq; ++kq)
+      for (int v = 0; v < NV; ++v) {
+        Real sum = 0;
+        for (int r = 0; r < dim; ++r) sum += s_f[((v * dim + r) * Nq + kq) * E + el] * k.volume_dphi[(kq * dim + r) * Np + j];
+        rhs[v] += sum;
+      }
+    for (int lp = 0; lp < NF * Nfq; ++lp) {
+      const Real phi = k.face_phi[static_cast<index_t>(lp) * Np + j];
+      for (int v = 0; v < NV; ++v) rhs[v] += s_g[(lp * NV + v) * E + el] * phi;
+    }
+    const index_t e = e0 + el;
+    if constexpr (G == GeometryKind::affine) {
+      const Real inverse_det = k.metric[dim * dim * k.Ks + e];
+      for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + j) * k.Ks + e, inverse_det * rhs[v]);
+    } else {
+      for (int v = 0; v < NV; ++v) s_u[(v * Np + j) * E + el] = rhs[v];  // every thread is past phase B
+    }
+  }
+  if constexpr (G == GeometryKind::curved) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+      const int el = i % E, row = i / E;
+      if (el >= n_local) continue;
+      const index_t e = e0 + el;
+      Real value[NV] = {};
+      for (int j = 0; j < Np; ++j) {
+        const Real m = k.inverse_mass[(static_cast<index_t>(row) * Np + j) * k.Ks + e];
+        for (int v = 0; v < NV; ++v) value[v] += m * s_u[(v * Np + j) * E + el];
+      }
+      for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, value[v]);
+    }
+  }
+}
+
+/// Shared-memory budget of a block (two blocks fit an SM of 228 KB).
+constexpr std::size_t core_block_shared_limit = 96 * 1024;
+
+/// Elements per block for this kernel's shared memory: the most that fit the budget, at most 32; 0
+/// if not even one does (the caller runs the thread kernel instead).
+template <class Physics, Shape S>
+int core_block_elements(int Np, int Nq, int Nfq) {
+  const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(block_values_per_element<Physics, S>(Np, Nq, Nfq));
+  return static_cast<int>(std::min<std::size_t>(32, core_block_shared_limit / per_element));
+}
+
+template <class Physics, Shape S, int P, GeometryKind G>
+void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
+  if (n_elements <= 0) return;
+  constexpr auto function = core_element_block_kernel<Physics, S, P, G>;
+  static const bool configured = [] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(core_block_shared_limit)));
+    return true;
+  }();
+  (void)configured;
+  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
+                             static_cast<std::size_t>(block_values_per_element<Physics, S>(n_basis(S, P), kernel.Nq, kernel.Nfq));
+  const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
+  detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
+}
+
+}  // namespace flowdg::dg
