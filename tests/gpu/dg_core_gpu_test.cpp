@@ -36,6 +36,7 @@ physics::FlowSpec vortex(int dim, Point3 center) {
 dg::OperatorOptions options_for(const Mesh& mesh, int order, Backend backend, dg::Precision precision,
                                 const physics::FlowSpec& flow) {
   dg::OperatorOptions options;
+  options.implementation = dg::Implementation::portable;  // the core's kernels, also on triangles
   options.order = order;
   options.backend = backend;
   options.precision = precision;
@@ -78,15 +79,21 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
   cases.push_back({"curved 10-node tetrahedra", deformed(read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh")), {0.5, 0.5, 0}});
   cases.push_back({"trilinear hexahedra", read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_hex_msh41.msh"), {0.5, 0.5, 0}});
   const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
-  const double copy = copy_bandwidth(Backend::cuda, 1 << 27);  // 1 GiB of doubles read and written
-  std::printf("copy bandwidth %.0f GB/s\n", 1e-9 * copy);
   for (const Case& c : cases) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
+    // The portable element kernels (thread, block), then the registry's automatic choice (the tuned
+    // kernels for affine triangles in double precision, the mixed mesh's triangles among them).
+    for (const char* element_kernel : {"thread", "block", "automatic"})
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
       for (int order = 0; order <= 4; ++order) {
-        const auto cpu = dg::make_operator(c.mesh, connectivity, options_for(c.mesh, order, Backend::cpu, precision, flow));
-        const auto cuda = dg::make_operator(c.mesh, connectivity, options_for(c.mesh, order, Backend::cuda, precision, flow));
+        dg::OperatorOptions cpu_options = options_for(c.mesh, order, Backend::cpu, precision, flow);
+        if (std::string(element_kernel) == "automatic") cpu_options.implementation = dg::Implementation::automatic;
+        const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
+        dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
+        options.element_kernel = element_kernel;
+        if (std::string(element_kernel) == "automatic") options.implementation = dg::Implementation::automatic;
+        const auto cuda = dg::make_operator(c.mesh, connectivity, options);
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
         const double dt = 0.5 * cpu->stable_time_step(0.2);
@@ -107,10 +114,10 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         // Rounding differs between the CPU and the GPU (fused multiply-adds): 1e-12 of the state
         // in double, 1e-5 in float.
         const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;
-        EXPECT_LT(difference, tolerance * size) << c.name << " p = " << order << " " << cuda->describe();
-        EXPECT_LT(residual_difference, tolerance * 100 * residual_size) << c.name << " p = " << order;
-        std::printf("cpu - cuda %s p = %d %s: state %.2e, residual %.2e (relative)\n", c.name, order,
-                    precision == dg::Precision::double_precision ? "double" : "float", difference / size,
+        EXPECT_LT(difference, tolerance * size) << c.name << " p = " << order << " " << element_kernel << " " << cuda->describe();
+        EXPECT_LT(residual_difference, tolerance * 100 * residual_size) << c.name << " p = " << order << " " << element_kernel;
+        std::printf("cpu - cuda %s p = %d %s, element %s: state %.2e, residual %.2e (relative)\n", c.name, order,
+                    precision == dg::Precision::double_precision ? "double" : "float", element_kernel, difference / size,
                     residual_difference / residual_size);
       }
   }
@@ -191,9 +198,11 @@ TEST(GpuDgCore, PortableThroughputOnAMillionElements) {
   for (const Case& c : cases) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
-    for (int order = 1; order <= 4; ++order) {
-      const auto op = dg::make_operator(c.mesh, connectivity,
-                                        options_for(c.mesh, order, Backend::cuda, dg::Precision::double_precision, flow));
+    for (int order = 1; order <= 4; ++order)
+    for (const char* element_kernel : {"thread", "block"}) {
+      dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, dg::Precision::double_precision, flow);
+      options.element_kernel = element_kernel;
+      const auto op = dg::make_operator(c.mesh, connectivity, options);
       op->project(flow, 0.0);
       const double dt = 0.1 * op->stable_time_step(0.2);
       op->step(scheme, 0.0, dt);  // warm-up
@@ -204,8 +213,8 @@ TEST(GpuDgCore, PortableThroughputOnAMillionElements) {
       synchronize(Backend::cuda);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double moved = op->stage_bytes(scheme) * scheme.n_stages() * steps / seconds;
-      std::printf("portable throughput %s p = %d: %.3e DSU/s (%lld elements, %.3f ms per step), model %.0f GB/s = %.0f%% of copy\n",
-                  c.name, order, static_cast<double>(op->dof()) * scheme.n_stages() * steps / seconds,
+      std::printf("portable throughput %s p = %d element %s: %.3e DSU/s (%lld elements, %.3f ms per step), model %.0f GB/s = %.0f%% of copy\n",
+                  c.name, order, element_kernel, static_cast<double>(op->dof()) * scheme.n_stages() * steps / seconds,
                   static_cast<long long>(op->n_elements()), 1e3 * seconds / steps, 1e-9 * moved, 100 * moved / copy);
     }
   }

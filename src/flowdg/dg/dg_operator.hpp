@@ -16,6 +16,9 @@
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/dg/tuned_triangles.hpp"
+#if defined(__CUDACC__)
+#include "flowdg/dg/core_block_kernels.hpp"
+#endif
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
 
@@ -46,6 +49,18 @@ template <class Physics>
 constexpr int compiled_max_order() {
   constexpr bool full = Physics::dim == 2 && std::is_same_v<typename Physics::real, double>;
   return full ? FLOWDG_MAX_ORDER : (FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4);
+}
+
+/// The portable element kernel's automatic choice on CUDA: the shared-memory block kernel where it
+/// measured faster than a thread per element on the H100 on ~1M elements (docs/performance.md,
+/// session 8): in 2D from p = 2 (affine triangles, bilinear quadrilaterals, curved triangles: +10 to
+/// +54%; at p = 1 the thread kernel is 5-23% faster), in 3D from p = 3 (tetrahedra +18% at p = 3,
+/// 2.5x at p = 4; at p = 2 the thread kernel is 11% faster). Hexahedra follow the tetrahedra until
+/// measured.
+constexpr bool automatic_block(int dim, Shape shape, GeometryKind geometry, int order) {
+  (void)shape;
+  (void)geometry;
+  return dim == 2 ? order >= 2 : order >= 3;
 }
 
 template <class Physics>
@@ -107,6 +122,9 @@ class DgOperator final : public Operator {
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
     ElementLaunch launch = nullptr;
+    /// CUDA: elements per block of the shared-memory element kernel (core_block_kernels.hpp), or 0
+    /// for the thread-per-element kernel.
+    int block_elements = 0;
   };
   struct FaceData {
     index_t Gs = 0;
@@ -131,6 +149,10 @@ class DgOperator final : public Operator {
     constexpr FaceLaunch table[] = {&launch_face<SM, SP, FG, Boundary, P>...};
     return table[order];
   }
+  /// The portable element kernel's variant for a group (OperatorOptions::element_kernel: "thread",
+  /// "block", or automatic by the H100 measurements of docs/performance.md): elements per block of
+  /// the shared-memory kernel, 0 for a thread per element (always on the CPU).
+  int portable_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) const;
   /// The registry: the kernel instantiation of a group, by (shape, geometry kind, order); this
   /// physics and precision are the class's, the backend the for_each's.
   ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
@@ -183,6 +205,11 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   if (mesh.dimension != dim)
     throw InputError(cat(Physics::name(), " needs a ", dim, "D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
   physics_.gamma = static_cast<Real>(options.gamma);
+  {
+    const std::string& name = options.element_kernel;
+    if (name != "automatic" && name != "thread" && name != "block" && name != "tensor")
+      throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor)"));
+  }
   stream_ = std::make_unique<Stream>(options.backend);
   setup_ = build_setup(mesh, connectivity, order_);
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
@@ -229,6 +256,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.volume_weight = Array<Real>(space, real(host.volume_rule.weights));
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
+    d.block_elements = portable_block_elements(group.shape, group.geometry, d.Np, d.Nq, Nfq);
     // The big host arrays are on the device now.
     host.metric = {};
     host.inverse_mass = {};
@@ -354,7 +382,30 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   kernel.flux = op.flux_.view();
   kernel.Fs = op.Fs_;
   kernel.update = update;
+#if defined(__CUDACC__)
+  if (d.block_elements > 0) {
+    launch_core_element_block_kernel(kernel, d.K, d.block_elements);
+    return;
+  }
+#endif
   for_each(op.options_.backend, d.K, kernel);
+}
+
+template <class Physics>
+int DgOperator<Physics>::portable_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) const {
+  if (options_.backend != Backend::cuda) return 0;
+  const std::string& name = options_.element_kernel;
+  bool block = false;
+  if (name == "block") {
+    block = true;
+  } else if (name == "thread") {
+    block = false;
+  } else {
+    block = automatic_block(dim, shape, geometry, order_);
+  }
+  if (!block) return 0;
+  const std::size_t per_element = sizeof(Real) * static_cast<std::size_t>(NV) * (Np + dim * Nq + n_faces(shape) * Nfq);
+  return static_cast<int>(std::min<std::size_t>(32, (96 * 1024) / per_element));
 }
 
 template <class Physics>
