@@ -42,6 +42,33 @@ KernelChoice resolve_kernels(Backend backend, int order, index_t n_faces, const 
   return choice;
 }
 
+void store_edge(const Point3* v, int local_face, index_t f, index_t stride, index_t B, const std::vector<double>& edge_points,
+                bool boundary, std::vector<double>& face_geometry, std::vector<double>& boundary_points) {
+  const Point3 a = v[face_vertex(Shape::triangle, local_face, 0)];
+  const Point3 edge = v[face_vertex(Shape::triangle, local_face, 1)] - a;
+  const double length = std::sqrt(dot(edge, edge));
+  face_geometry[f] = edge.y / length;
+  face_geometry[stride + f] = -edge.x / length;
+  face_geometry[2 * stride + f] = 0.5 * length;
+  if (!boundary) return;
+  const index_t Nfq = static_cast<index_t>(edge_points.size());
+  for (index_t q = 0; q < Nfq; ++q) {
+    const double t = 0.5 * (1.0 + edge_points[q]);
+    boundary_points[q * B + f] = a.x + t * edge.x;
+    boundary_points[(Nfq + q) * B + f] = a.y + t * edge.y;
+  }
+}
+
+DeviceTables::DeviceTables(Space space, const HostTables& tables)
+    : Nq(tables.Nq),
+      volume_phi(space, tables.phi),
+      volume_dphi_dr(space, tables.dphi_dr),
+      volume_dphi_ds(space, tables.dphi_ds),
+      volume_weight(space, tables.weights),
+      face_phi(space, tables.edge_phi),
+      face_weight(space, tables.edge_weights),
+      point_phi(tables.point_phi()) {}
+
 std::vector<double> HostTables::point_phi() const {
   std::vector<double> values = edge_phi;
   values.insert(values.end(), phi.begin(), phi.end());
@@ -178,13 +205,7 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
   // Basis tables.
   const HostTables tables = triangle_tables(p);
   d.Nq = tables.Nq;
-  d.volume_phi = Array<double>(space, tables.phi);
-  d.volume_dphi_dr = Array<double>(space, tables.dphi_dr);
-  d.volume_dphi_ds = Array<double>(space, tables.dphi_ds);
-  d.volume_weight = Array<double>(space, tables.weights);
-  d.face_phi = Array<double>(space, tables.edge_phi);
-  d.point_phi = tables.point_phi();
-  d.face_weight = Array<double>(space, tables.edge_weights);
+  d.basis = DeviceTables(space, tables);
   const KernelChoice choice = resolve_kernels(d.backend, p, d.F, options_);
   d.element_kernel = choice.element;
   d.face_kernel = choice.face;
@@ -237,20 +258,8 @@ Solver::Solver(const Mesh& mesh, const Connectivity& connectivity, SolverOptions
     local_p[f] = interior ? face.local_face_p : face.local_face_m;
     face_code[face.local_face_m * K + face.element_m] = 2 * f;
     if (interior) face_code[face.local_face_p * K + face.element_p] = 2 * f + 1;
-    const Point3* v = &d.vertices[3 * face.element_m];
-    const Point3 a = v[face_vertex(Shape::triangle, face.local_face_m, 0)];
-    const Point3 b = v[face_vertex(Shape::triangle, face.local_face_m, 1)];
-    const Point3 edge = b - a;
-    const double length = std::sqrt(dot(edge, edge));
-    face_geometry[f] = edge.y / length;  // outward normal of a counter-clockwise element
-    face_geometry[F + f] = -edge.x / length;
-    face_geometry[2 * F + f] = 0.5 * length;
-    if (!interior && f < B)
-      for (int q = 0; q < Nfq; ++q) {
-        const double t = 0.5 * (1.0 + tables.edge_points[q]);
-        boundary_points[static_cast<index_t>(q) * B + f] = a.x + t * edge.x;
-        boundary_points[static_cast<index_t>(Nfq + q) * B + f] = a.y + t * edge.y;
-      }
+    store_edge(&d.vertices[3 * face.element_m], face.local_face_m, f, F, B, tables.edge_points, !interior && f < B, face_geometry,
+               boundary_points);
   }
   FLOWDG_ASSERT(misplaced_face == F, "boundary faces must come first (face ", face_order[misplaced_face], ")");
   if (misoriented_face < F) {

@@ -24,15 +24,12 @@ struct TunedTriangles::Data {
   Array<index_t> codes;            ///< [l * Ks + e] = 2 face + plus side
   Array<double> face_geometry;     ///< [c * Fs + f], c: nx, ny, half length (this group's faces)
   Array<double> boundary_points;   ///< [(c * Nfq + q) * B + f] (this group's boundary faces)
-  Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight, tensor_tables;
-  std::vector<double> point_phi;
+  DeviceTables basis;
+  Array<double> tensor_tables;
   Array<index_t> element_neighbours, vertex_neighbour_offsets, vertex_neighbours;
   std::vector<BoundaryRange> ranges;  ///< this group's boundary faces, by condition, in face order
 
-  Tables tables() const {
-    return {volume_phi.view(), volume_dphi_dr.view(), volume_dphi_ds.view(), volume_weight.view(),
-            face_phi.view(),   face_weight.view(),    Nq};
-  }
+  Tables tables() const { return basis.view(); }
 };
 
 bool TunedTriangles::applies(const Groups& groups, int g, int order, int face_points) {
@@ -61,13 +58,7 @@ TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group
 
   const HostTables tables = triangle_tables(p);
   d.Nq = tables.Nq;
-  d.volume_phi = Array<double>(space, tables.phi);
-  d.volume_dphi_dr = Array<double>(space, tables.dphi_dr);
-  d.volume_dphi_ds = Array<double>(space, tables.dphi_ds);
-  d.volume_weight = Array<double>(space, tables.weights);
-  d.face_phi = Array<double>(space, tables.edge_phi);
-  d.face_weight = Array<double>(space, tables.edge_weights);
-  d.point_phi = tables.point_phi();
+  d.basis = DeviceTables(space, tables);
   d.choice = resolve_kernels(d.backend, p, F, d.options);
   if (d.choice.element == euler2d::GpuElementKernel::tensor)
     d.tensor_tables = Array<double>(space, tensor_tables(p, tables.phi, tables.dphi_dr, tables.dphi_ds, tables.edge_phi));
@@ -97,20 +88,8 @@ TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group
       if (!face_group.boundary() && face.orientation != 1)
         throw InputError(cat("face ", face.mesh_face, " is not traversed in opposite directions by its two elements; the mesh is not"
                              " consistently oriented"));
-      const Point3* v = &host.vertices[3 * face.element_m];
-      const Point3 a = v[face_vertex(Shape::triangle, face.local_m, 0)];
-      const Point3 b = v[face_vertex(Shape::triangle, face.local_m, 1)];
-      const Point3 edge = b - a;
-      const double length = std::sqrt(dot(edge, edge));
-      face_geometry[f] = edge.y / length;  // outward normal of a counter-clockwise element
-      face_geometry[d.Fs + f] = -edge.x / length;
-      face_geometry[2 * d.Fs + f] = 0.5 * length;
-      if (face_group.boundary())
-        for (int q = 0; q < Nfq; ++q) {
-          const double t = 0.5 * (1.0 + tables.edge_points[q]);
-          boundary_points[static_cast<index_t>(q) * d.B + f] = a.x + t * edge.x;
-          boundary_points[static_cast<index_t>(Nfq + q) * d.B + f] = a.y + t * edge.y;
-        }
+      store_edge(&host.vertices[3 * face.element_m], face.local_m, f, d.Fs, d.B, tables.edge_points, face_group.boundary(),
+                 face_geometry, boundary_points);
     }
   }
   d.face_geometry = Array<double>(space, face_geometry);
@@ -196,7 +175,7 @@ void TunedTriangles::limit(View<double> u) const {
   const Data& d = *data_;
   if (!limits()) return;
   const LimiterData limiter{d.backend, u, d.K, d.Ks, d.Nq, d.element_neighbours.view(), d.vertex_neighbour_offsets.view(),
-                            d.vertex_neighbours.view(), &d.point_phi, d.choice.chained};
+                            d.vertex_neighbours.view(), &d.basis.point_phi, d.choice.chained};
   with_order(d.order, [&](auto order) { launch_limiter<decltype(order)::value>(limiter, d.options); });
 }
 

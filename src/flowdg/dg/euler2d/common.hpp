@@ -249,6 +249,26 @@ struct HostTables {
 };
 HostTables triangle_tables(int p);
 
+/// The same tables on the device (what Tables views), with the point values kept on the host for
+/// kernels that carry them by value (the limiter's PointTables).
+struct DeviceTables {
+  int Nq = 0;
+  Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
+  std::vector<double> point_phi;  ///< face values then volume values
+  DeviceTables() = default;
+  DeviceTables(Space space, const HostTables& tables);
+  Tables view() const {
+    return {volume_phi.view(), volume_dphi_dr.view(), volume_dphi_ds.view(), volume_weight.view(),
+            face_phi.view(),   face_weight.view(),    Nq};
+  }
+};
+
+/// Face f's outward unit normal (of a counter-clockwise element) and half length at
+/// face_geometry[c * stride + f] (c: nx, ny, half length), from its minus element's vertices v and
+/// local face; on a boundary also its Gauss points at boundary_points[(c * Nfq + q) * B + f].
+void store_edge(const Point3* v, int local_face, index_t f, index_t stride, index_t B, const std::vector<double>& edge_points,
+                bool boundary, std::vector<double>& face_geometry, std::vector<double>& boundary_points);
+
 /// Per-element geometry of the triangles elements[i] of `mesh` (3-node or straight-sided): rows
 /// GeometryComponent x n (unpadded), h (2 area / longest edge), det J and the vertices [3 i + k].
 /// Throws InputError naming the first inverted or degenerate element.
@@ -315,8 +335,7 @@ struct Solver::Data {
   Array<index_t> vertex_neighbour_offsets, vertex_neighbours;
   Array<int> face_local_m, face_local_p;
   Array<double> face_geometry, boundary_points;
-  Array<double> volume_phi, volume_dphi_dr, volume_dphi_ds, volume_weight, face_phi, face_weight;
-  std::vector<double> point_phi;  ///< face_phi then volume_phi on the host, for kernels that carry them by value
+  DeviceTables basis;
   Array<double> tensor_tables;    ///< CUDA, p >= 1: the tensor-core element kernel's A2 and A3 (tensor_tables())
   GpuElementKernel element_kernel = GpuElementKernel::thread;  ///< resolved from the options (CUDA)
   GpuFaceKernel face_kernel = GpuFaceKernel::point;
@@ -326,10 +345,7 @@ struct Solver::Data {
   std::vector<Point3> vertices;  ///< [3 * e + k]
   std::vector<double> det_jacobian;
 
-  Tables tables() const {
-    return {volume_phi.view(), volume_dphi_dr.view(), volume_dphi_ds.view(), volume_weight.view(),
-            face_phi.view(),   face_weight.view(),    Nq};
-  }
+  Tables tables() const { return basis.view(); }
   FaceData faces() const {
     return {face_element_m.view(), face_element_p.view(), face_local_m.view(), face_local_p.view(),
             face_geometry.view(),  boundary_points.view(), Fs, B};

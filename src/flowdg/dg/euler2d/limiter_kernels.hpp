@@ -322,7 +322,7 @@ void launch_limiter(const LimiterData& d, const SolverOptions& options) {
 template <int P>
 void launch_limiter(Solver::Data& d, const SolverOptions& options) {
   launch_limiter<P>(LimiterData{d.backend, d.u.view(), d.K, d.Ks, d.Nq, d.element_neighbours.view(), d.vertex_neighbour_offsets.view(),
-                                d.vertex_neighbours.view(), &d.point_phi, d.chained},
+                                d.vertex_neighbours.view(), &d.basis.point_phi, d.chained},
                     options);
 }
 
