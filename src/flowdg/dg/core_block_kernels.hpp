@@ -14,19 +14,11 @@
 // Sums run over the same terms in the same order as ElementKernel's volume sum; the surface sum
 // runs by the element's face point instead of the face's point order (rounding-level differences).
 // CUDA only: included by dg_operator.hpp under __CUDACC__.
-#include <algorithm>
-
 #include "flowdg/backend/cuda_check.hpp"
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/dg/core_kernels.hpp"
 
 namespace flowdg::dg {
-
-/// Shared memory of one element of the block kernel, in values of the kernel's precision.
-template <class Physics, Shape S>
-constexpr index_t block_values_per_element(int Np, int Nq, int Nfq) {
-  return static_cast<index_t>(Physics::n_variables) * (Np + Physics::dim * Nq + n_faces(S) * Nfq);
-}
 
 template <class Physics, Shape S, int P, GeometryKind G>
 __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
@@ -128,29 +120,18 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
 }
 
-/// Shared-memory budget of a block (two blocks fit an SM of 228 KB).
-constexpr std::size_t core_block_shared_limit = 96 * 1024;
-
-/// Elements per block for this kernel's shared memory: the most that fit the budget, at most 32; 0
-/// if not even one does (the caller runs the thread kernel instead).
-template <class Physics, Shape S>
-int core_block_elements(int Np, int Nq, int Nfq) {
-  const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(block_values_per_element<Physics, S>(Np, Nq, Nfq));
-  return static_cast<int>(std::min<std::size_t>(32, core_block_shared_limit / per_element));
-}
-
 template <class Physics, Shape S, int P, GeometryKind G>
 void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
   if (n_elements <= 0) return;
   constexpr auto function = core_element_block_kernel<Physics, S, P, G>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(core_block_shared_limit)));
+                                           static_cast<int>(block_shared_limit)));
     return true;
   }();
   (void)configured;
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
-                             static_cast<std::size_t>(block_values_per_element<Physics, S>(n_basis(S, P), kernel.Nq, kernel.Nfq));
+                             static_cast<std::size_t>(block_values_per_element<Physics>(S, n_basis(S, P), kernel.Nq, kernel.Nfq));
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
   detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
 }

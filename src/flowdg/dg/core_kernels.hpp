@@ -17,6 +17,7 @@
 //   boundary points   [(q * dim + d) * Gs + i]
 // (Gs: the face group's padded size, i = f - begin.)
 #include <cmath>
+#include <cstddef>
 
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/core/hd.hpp"
@@ -272,6 +273,21 @@ struct ElementKernel {
     }
   }
 };
+
+/// Shared memory of the CUDA block element kernel (core_block_kernels.hpp): its budget per block
+/// (two blocks fit an SM of 228 KB), the values one element needs (coefficients, reference fluxes
+/// at the volume points, face fluxes at the face points), and the elements per block that fit it
+/// (at most 32).
+constexpr std::size_t block_shared_limit = 96 * 1024;
+template <class Physics>
+constexpr index_t block_values_per_element(Shape shape, int Np, int Nq, int Nfq) {
+  return static_cast<index_t>(Physics::n_variables) * (Np + Physics::dim * Nq + n_faces(shape) * Nfq);
+}
+template <class Physics>
+constexpr int core_block_elements(Shape shape, int Np, int Nq, int Nfq) {
+  const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(block_values_per_element<Physics>(shape, Np, Nq, Nfq));
+  return static_cast<int>(block_shared_limit / per_element < 32 ? block_shared_limit / per_element : 32);
+}
 
 /// Per element: the largest stable time step h / ((2p + 1) (|v| + c)) at the element's mean state,
 /// or -1 where that state is not admissible.

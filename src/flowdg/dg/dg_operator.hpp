@@ -57,11 +57,7 @@ constexpr int compiled_max_order() {
 /// +54%; at p = 1 the thread kernel is 5-23% faster), in 3D from p = 3 (tetrahedra +18% at p = 3,
 /// 2.5x at p = 4; at p = 2 the thread kernel is 11% faster). Hexahedra follow the tetrahedra until
 /// measured.
-constexpr bool automatic_block(int dim, Shape shape, GeometryKind geometry, int order) {
-  (void)shape;
-  (void)geometry;
-  return dim == 2 ? order >= 2 : order >= 3;
-}
+constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
 
 template <class Physics>
 class DgOperator final : public Operator {
@@ -152,7 +148,7 @@ class DgOperator final : public Operator {
   /// The portable element kernel's variant for a group (OperatorOptions::element_kernel: "thread",
   /// "block", or automatic by the H100 measurements of docs/performance.md): elements per block of
   /// the shared-memory kernel, 0 for a thread per element (always on the CPU).
-  int portable_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) const;
+  int portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const;
   /// The registry: the kernel instantiation of a group, by (shape, geometry kind, order); this
   /// physics and precision are the class's, the backend the for_each's.
   ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
@@ -168,7 +164,11 @@ class DgOperator final : public Operator {
   /// start_u0: the step's first stage stores u0 (StageUpdate::start_u0).
   void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, bool start_u0 = false);
   /// The group's coefficients on the host, unpadded (double).
-  std::vector<double> group_coefficients(int g) const;
+  std::vector<double> group_coefficients(int g) const { return unpadded(elements_[g], elements_[g].u); }
+  /// One of a group's arrays in the coefficients' layout (u, residual, saved) on the host, unpadded.
+  static std::vector<double> unpadded(const ElementData& d, const Array<Real>& values);
+  /// The same array of every group, group after group (coefficients()' layout).
+  std::vector<double> every_group(Array<Real> ElementData::*array) const;
 
   Mesh mesh_;
   OperatorOptions options_;
@@ -256,7 +256,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.volume_weight = Array<Real>(space, real(host.volume_rule.weights));
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
-    d.block_elements = portable_block_elements(group.shape, group.geometry, d.Np, d.Nq, Nfq);
+    d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
     // The big host arrays are on the device now.
     host.metric = {};
     host.inverse_mass = {};
@@ -392,20 +392,11 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
 }
 
 template <class Physics>
-int DgOperator<Physics>::portable_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) const {
+int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const {
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
-  bool block = false;
-  if (name == "block") {
-    block = true;
-  } else if (name == "thread") {
-    block = false;
-  } else {
-    block = automatic_block(dim, shape, geometry, order_);
-  }
-  if (!block) return 0;
-  const std::size_t per_element = sizeof(Real) * static_cast<std::size_t>(NV) * (Np + dim * Nq + n_faces(shape) * Nfq);
-  return static_cast<int>(std::min<std::size_t>(32, (96 * 1024) / per_element));
+  const bool block = name == "block" || (name != "thread" && automatic_block(dim, order_));
+  return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
 }
 
 template <class Physics>
@@ -529,13 +520,7 @@ std::vector<double> DgOperator<Physics>::residual(double t) {
   for (ElementData& d : elements_)
     if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
   run_stage(t, RungeKuttaStage{}, 0.0, true);
-  std::vector<double> out;
-  for (const ElementData& d : elements_) {
-    const std::vector<Real> padded_values = d.residual.to_host();
-    for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
-      for (index_t e = 0; e < d.K; ++e) out.push_back(static_cast<double>(padded_values[row * d.Ks + e]));
-  }
-  return out;
+  return every_group(&ElementData::residual);
 }
 
 template <class Physics>
@@ -615,9 +600,8 @@ std::string DgOperator<Physics>::describe() const {
 }
 
 template <class Physics>
-std::vector<double> DgOperator<Physics>::group_coefficients(int g) const {
-  const ElementData& d = elements_[g];
-  const std::vector<Real> values = d.u.to_host();
+std::vector<double> DgOperator<Physics>::unpadded(const ElementData& d, const Array<Real>& array) {
+  const std::vector<Real> values = array.to_host();
   std::vector<double> out(static_cast<std::size_t>(NV) * d.Np * d.K);
   for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
     for (index_t e = 0; e < d.K; ++e) out[row * d.K + e] = static_cast<double>(values[row * d.Ks + e]);
@@ -625,13 +609,18 @@ std::vector<double> DgOperator<Physics>::group_coefficients(int g) const {
 }
 
 template <class Physics>
-std::vector<double> DgOperator<Physics>::coefficients() const {
+std::vector<double> DgOperator<Physics>::every_group(Array<Real> ElementData::*array) const {
   std::vector<double> out;
-  for (std::size_t g = 0; g < elements_.size(); ++g) {
-    const std::vector<double> values = group_coefficients(static_cast<int>(g));
+  for (const ElementData& d : elements_) {
+    const std::vector<double> values = unpadded(d, d.*array);
     out.insert(out.end(), values.begin(), values.end());
   }
   return out;
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::coefficients() const {
+  return every_group(&ElementData::u);
 }
 
 template <class Physics>
@@ -714,14 +703,7 @@ void DgOperator<Physics>::save_snapshot() {
 
 template <class Physics>
 std::vector<double> DgOperator<Physics>::snapshot() const {
-  if (!snapshot_saved_) return {};
-  std::vector<double> out;
-  for (const ElementData& d : elements_) {
-    const std::vector<Real> values = d.saved.to_host();
-    for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
-      for (index_t e = 0; e < d.K; ++e) out.push_back(static_cast<double>(values[row * d.Ks + e]));
-  }
-  return out;
+  return snapshot_saved_ ? every_group(&ElementData::saved) : std::vector<double>{};
 }
 
 template <class Physics>

@@ -46,7 +46,7 @@ TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group
   d.backend = options.backend;
   d.group = group;
   d.order = options.order;
-  const int p = d.order, Np = basis_count(p), Nfq = p + 1;
+  const int p = d.order, Nfq = p + 1;
   const ElementGroup& elements = groups.element_groups[group];
   d.K = elements.size();
   d.Ks = euler2d::Solver::Data::padded(d.K);
@@ -96,16 +96,14 @@ TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group
   d.boundary_points = Array<double>(space, boundary_points);
 
   if (d.options.limiter != euler2d::Limiter::none) {
-    // The element across each face (the element itself on a boundary or across another group).
+    // The element across each face, the element itself on a boundary (boundary faces come first).
+    // The operator runs a limiter only when this group is the whole mesh, so every interior face
+    // joins two of its elements.
+    FLOWDG_ASSERT(groups.element_groups.size() == 1, "the limiter needs a mesh of one triangle group");
     std::vector<index_t> neighbours(3 * K);
     for (index_t i = 0; i < 3 * K; ++i) {
-      const index_t e = i % K;
       const GroupFace& face = groups.faces[element_faces[i]];
-      const FaceGroup* owner = nullptr;
-      for (const FaceGroup& face_group : groups.face_groups)
-        if (element_faces[i] >= face_group.begin && element_faces[i] < face_group.end) owner = &face_group;
-      const bool across = owner != nullptr && !owner->boundary() && owner->group_m == group && owner->group_p == group;
-      neighbours[i] = !across ? e : plus_side[i] != 0 ? face.element_m : face.element_p;
+      neighbours[i] = element_faces[i] < d.B ? i % K : plus_side[i] != 0 ? face.element_m : face.element_p;
     }
     d.element_neighbours = Array<index_t>(space, pad_rows(neighbours, 3, K, d.Ks));
     if (p > 1) {
@@ -115,7 +113,6 @@ TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group
       d.vertex_neighbours = Array<index_t>(space, list);
     }
   }
-  (void)Np;
 }
 
 TunedTriangles::~TunedTriangles() = default;
