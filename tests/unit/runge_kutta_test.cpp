@@ -96,6 +96,53 @@ TEST_P(RungeKuttaEach, RegisterFlagsMatchTheCoefficients) {
   EXPECT_EQ(scheme.stages.front().q_q, 0.0) << "q is read before it is written";
 }
 
+TEST_P(RungeKuttaEach, StageRegistersKeepEveryValueALaterStageReads) {
+  // The reference driver moves only what stage_registers() names and poisons the rest; a register
+  // that a stage should have read or stored but did not turns the result into NaN or changes it.
+  // Against a driver that keeps every register whole (u0 copied before the step, q never reset):
+  // the same bits over several steps of a nonlinear problem.
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  const auto rhs = [](double t, const std::vector<double>& value, std::vector<double>& k) {
+    for (std::size_t i = 0; i < value.size(); ++i) k[i] = -value[i] * value[i] + std::sin(t + static_cast<double>(i));
+  };
+  std::vector<double> moved{1.0, 0.5, -0.25}, whole = moved, u0(3), q(3, 0.0), k(3);
+  const double dt = 0.05;
+  for (int step = 0; step < 7; ++step) {
+    runge_kutta_step(scheme, step * dt, dt, moved, rhs);
+    u0 = whole;
+    for (const RungeKuttaStage& stage : scheme.stages) {
+      rhs(step * dt + stage.c * dt, whole, k);
+      for (std::size_t i = 0; i < whole.size(); ++i) apply_runge_kutta_stage(stage, dt * k[i], u0[i], q[i], whole[i]);
+    }
+    for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(moved[i], whole[i]) << "step " << step << ", entry " << i;
+  }
+}
+
+TEST(RungeKutta, StageRegistersOfTheClassicalAndTheLowStorageSchemes) {
+  // Classical RK4: the first stage stores u0 and q without reading q, the middle ones read both,
+  // the last reads q only and stores nothing (u <- q; the next step's first stage does not read q).
+  const RungeKuttaScheme rk4 = runge_kutta_scheme("rk4");
+  const bool expected[4][4] = {{true, false, false, true}, {false, true, true, true}, {false, true, true, true}, {false, false, true, false}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const StageRegisters r = stage_registers(rk4, i);
+    EXPECT_EQ(r.start_u0, expected[i][0]) << i;
+    EXPECT_EQ(r.read_u0, expected[i][1]) << i;
+    EXPECT_EQ(r.read_q, expected[i][2]) << i;
+    EXPECT_EQ(r.write_q, expected[i][3]) << i;
+  }
+  EXPECT_DOUBLE_EQ(register_words_per_stage(rk4), 9.0 / 4.0);
+  // 2N storage: the first stage does not read q, the last does not store it.
+  const RungeKuttaScheme lsrk = runge_kutta_scheme("lsrk54");
+  EXPECT_FALSE(stage_registers(lsrk, 0).read_q);
+  EXPECT_TRUE(stage_registers(lsrk, 0).write_q);
+  EXPECT_TRUE(stage_registers(lsrk, 4).read_q);
+  EXPECT_FALSE(stage_registers(lsrk, 4).write_q);
+  EXPECT_DOUBLE_EQ(register_words_per_stage(lsrk), 8.0 / 5.0);
+  // SSP: u0 stored by the first stage and read by the others, no q.
+  EXPECT_DOUBLE_EQ(register_words_per_stage(runge_kutta_scheme("ssp-rk3")), 1.0);
+  EXPECT_DOUBLE_EQ(register_words_per_stage(runge_kutta_scheme("ssp-rk2")), 1.0);
+}
+
 TEST_P(RungeKuttaEach, ImpliedTableauMeetsTheOrderConditions) {
   const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
   const Tableau t = tableau(scheme);

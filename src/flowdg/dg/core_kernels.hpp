@@ -43,23 +43,33 @@ struct StageUpdate {
   /// The step's first stage of a scheme with u0: u0 is this stage's u_s, stored here instead of
   /// copied before the step (one read and one write of the state less per step).
   bool start_u0 = false;
+  /// Which registers the stage reads and stores (stage_registers: u0 and q only where a coefficient
+  /// or a later stage needs them).
+  bool read_u0 = true, read_q = true, write_q = true;
+
+  void set(const StageRegisters& registers) {
+    start_u0 = registers.start_u0;
+    read_u0 = registers.read_u0;
+    read_q = registers.read_q;
+    write_q = registers.write_q;
+  }
 
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<Real> u, index_t index, Real value) const {
     if (residual.data != nullptr) {
       residual[index] = value;
       return;
     }
-    Real q_k = q.data != nullptr ? q[index] : Real(0);
+    Real q_k = q.data != nullptr && read_q ? q[index] : Real(0);
     Real u_s = u[index];
     Real u0_k = Real(0);
     if (start_u0) {
       u0[index] = u_s;
       u0_k = u_s;
-    } else if (u0.data != nullptr) {
+    } else if (u0.data != nullptr && read_u0) {
       u0_k = u0[index];
     }
     apply_runge_kutta_stage(stage, dt * value, u0_k, q_k, u_s);
-    if (q.data != nullptr) q[index] = q_k;
+    if (q.data != nullptr && write_q) q[index] = q_k;
     u[index] = u_s;
   }
 };

@@ -85,6 +85,7 @@ class DgOperator final : public Operator {
 
   void project(const FlowSpec& flow, double t) override;
   double stable_time_step(double cfl) const override;
+  void prepare(const RungeKuttaScheme& scheme, bool monitor_change = false) override;
   void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false) override;
   double last_change() const override { return last_change_; }
   std::vector<double> residual(double t) override;
@@ -161,8 +162,9 @@ class DgOperator final : public Operator {
                   "a viscous physics needs the BR2 lifting pass (dg/lifting), which the Navier-Stokes issue adds");
     (void)t;
   }
-  /// start_u0: the step's first stage stores u0 (StageUpdate::start_u0).
-  void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, bool start_u0 = false);
+  /// registers: what the stage reads and stores besides u (stage_registers; the first stage of a
+  /// scheme with u0 stores it, StageUpdate::start_u0).
+  void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, const StageRegisters& registers = {});
   /// The group's coefficients on the host, unpadded (double).
   std::vector<double> group_coefficients(int g) const { return unpadded(elements_[g], elements_[g].u); }
   /// One of a group's arrays in the coefficients' layout (u, residual, saved) on the host, unpadded.
@@ -433,7 +435,8 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
 }
 
 template <class Physics>
-void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, bool start_u0) {
+void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only,
+                                    const StageRegisters& registers) {
   for (std::size_t g = 0; g < faces_.size();) {
     if constexpr (has_tuned_triangles) {
       if (faces_[g].tuned) {  // one launch for a run of tuned face groups (boundary ranges, then interior)
@@ -468,11 +471,11 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     update.dt = static_cast<Real>(dt);
     update.u0 = d.u0.view();
     update.q = d.q.view();
-    update.start_u0 = start_u0;
+    update.set(registers);
     if (residual_only) update.residual = d.residual.view();
     if constexpr (has_tuned_triangles) {
       if (static_cast<int>(g) == tuned_group_) {
-        tuned_->element(d.u.view(), flux_.view(), stage, dt, update.u0, update.q, start_u0, update.residual);
+        tuned_->element(d.u.view(), flux_.view(), stage, dt, update.u0, update.q, registers, update.residual);
         if (!residual_only && tuned_->limits()) tuned_->limit(d.u.view());  // after every stage
         continue;
       }
@@ -482,15 +485,11 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
 }
 
 template <class Physics>
-void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
+void DgOperator<Physics>::prepare(const RungeKuttaScheme& scheme, bool monitor_change) {
   const StreamScope on_stream(*stream_);
   const Space space = space_of(options_.backend);
-  if (monitor_change)
-    for (ElementData& d : elements_) {
-      if (d.previous.size() != d.u.size()) d.previous = Array<Real>(space, d.u.size());
-      d.previous.copy_from(d.u);
-    }
   for (ElementData& d : elements_) {
+    if (monitor_change && d.previous.size() != d.u.size()) d.previous = Array<Real>(space, d.u.size());
     if (scheme.uses_q && d.q.size() != d.u.size()) d.q = Array<Real>(space, d.u.size());
     // u0 is stored by the first stage's element kernels (StageUpdate::start_u0), not copied here;
     // its padding is never read (no host fill: at p = 3 on 800k triangles that cost 0.1 s).
@@ -498,8 +497,16 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double 
     if (!scheme.uses_q) d.q = Array<Real>();
     if (!scheme.uses_u0) d.u0 = Array<Real>();
   }
+}
+
+template <class Physics>
+void DgOperator<Physics>::step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change) {
+  prepare(scheme, monitor_change);
+  const StreamScope on_stream(*stream_);
+  if (monitor_change)
+    for (ElementData& d : elements_) d.previous.copy_from(d.u);
   for (std::size_t i = 0; i < scheme.stages.size(); ++i)
-    run_stage(t + scheme.stages[i].c * dt, scheme.stages[i], dt, false, scheme.uses_u0 && i == 0);
+    run_stage(t + scheme.stages[i].c * dt, scheme.stages[i], dt, false, stage_registers(scheme, i));
   if (!monitor_change) return;
   last_change_ = 0;
   for (const ElementData& d : elements_) {

@@ -140,7 +140,7 @@ void Solver::step(const RungeKuttaScheme& scheme, double t, double dt, bool moni
   if (scheme.uses_q) update.q = d.q.view();
   for (std::size_t i = 0; i < scheme.stages.size(); ++i) {
     update.stage = scheme.stages[i];
-    update.start_u0 = scheme.uses_u0 && i == 0;
+    update.set(stage_registers(scheme, i));
     run_stage(d, options_, t + update.stage.c * dt, update);
   }
   if (monitor_change)
@@ -165,15 +165,16 @@ std::vector<KernelTiming> Solver::time_kernels(const RungeKuttaScheme& scheme, d
   StageTimer timer{DeviceTimer(d.backend), {}, 0};
   if (scheme.uses_u0) d.u0.copy_from(d.u);
   for (int repeat = 0; repeat < repeats; ++repeat)
-    for (const RungeKuttaStage& stage : scheme.stages) {
-      update.stage = stage;
-      run_stage(d, options_, stage.c * dt, update, &timer);
+    for (std::size_t i = 0; i < scheme.stages.size(); ++i) {
+      update.stage = scheme.stages[i];
+      update.set(stage_registers(scheme, i));
+      run_stage(d, options_, update.stage.c * dt, update, &timer);
     }
   // Bytes each group must move per stage (each input read once, each output written once; the
   // basis tables are a few kilobytes and stay in cache, so they are not counted).
   const double word = sizeof(double), element_state = NV * d.Np * word, face_flux = NV * d.Nfq * word;
   const double interior = static_cast<double>(d.F - d.B), boundary = static_cast<double>(d.B), K = static_cast<double>(d.K);
-  const double registers = (scheme.uses_u0 ? element_state : 0.0) + (scheme.uses_q ? 2 * element_state : 0.0);
+  const double registers = register_words_per_stage(scheme) * element_state;
   const double faces_geometry = 3 * word + 2 * sizeof(index_t) + 2 * sizeof(int);
   std::vector<KernelTiming> timings;
   const double stages = static_cast<double>(repeats) * scheme.n_stages();

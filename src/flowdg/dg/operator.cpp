@@ -15,22 +15,6 @@ int core_max_order(int dimension, Precision precision) {
   return FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4;
 }
 
-double register_words_per_stage(const RungeKuttaScheme& scheme) {
-  double words = 0;
-  for (std::size_t i = 0; i < scheme.stages.size(); ++i) {
-    const RungeKuttaStage& stage = scheme.stages[i];
-    const bool writes_q = stage.q_q != 0 || stage.q_k != 0 || stage.q_0 != 0 || stage.q_s != 0;
-    if (scheme.uses_u0 && i == 0) {
-      words += 1;  // the first stage stores u0 (and takes it from u_s)
-    } else if (stage.u_0 != 0 || stage.q_0 != 0) {
-      words += 1;
-    }
-    if (stage.q_q != 0 || (stage.u_q != 0 && !writes_q)) words += 1;
-    if (writes_q) words += 1;
-  }
-  return scheme.stages.empty() ? 0.0 : words / static_cast<double>(scheme.stages.size());
-}
-
 std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options) {
   // The operator for the physics (by dimension) and precision; per group it picks the kernels by
   // (shape, geometry kind, order, backend): the tuned triangle kernels for Euler<2, double>'s affine

@@ -113,6 +113,10 @@ class Operator {
   /// quadrilaterals and hexahedra: the smallest altitude, or the edge length of a square).
   /// Throws NumericalError when a mean state is not admissible.
   virtual double stable_time_step(double cfl) const = 0;
+  /// Allocates what step() needs for `scheme` (its Runge-Kutta registers; with monitor_change the
+  /// previous state), so that the first step does no allocation: run loops call it in their set-up.
+  /// step() calls it too (it does nothing when all is in place).
+  virtual void prepare(const RungeKuttaScheme& scheme, bool monitor_change = false) = 0;
   /// One Runge-Kutta step from t to t + dt (face kernels, then the fused element + update kernels).
   /// With monitor_change, last_change() then reports max |c_new - c_old| over all coefficients
   /// (one more pass over them: for steady-state runs).
@@ -148,10 +152,6 @@ class Operator {
   /// the scheme's stages: bytes / stage time over the copy bandwidth is the bandwidth efficiency.
   virtual double stage_bytes(const RungeKuttaScheme& scheme) const = 0;
 };
-
-/// The Runge-Kutta registers' words per coefficient that a stage reads and writes besides u itself
-/// (u0 and q; u0 counted as written by the first stage of a scheme that keeps it, which stores it).
-double register_words_per_stage(const RungeKuttaScheme& scheme);
 
 /// The operator for the mesh's dimension (Euler<2> or Euler<3>) and the requested precision.
 /// Throws InputError for what it cannot run (an order out of range, an inverted element, a

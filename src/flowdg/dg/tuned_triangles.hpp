@@ -50,7 +50,7 @@ class TunedTriangles {
   /// The element kernel with the fused Runge-Kutta stage update; with `residual` non-empty, du/dt
   /// is written there instead and u is left as it is.
   void element(View<double> u, View<const double> flux, const RungeKuttaStage& stage, double dt, View<double> u0,
-               View<double> q, bool start_u0, View<double> residual) const;
+               View<double> q, const StageRegisters& registers, View<double> residual) const;
   /// Whether a limiter or the positivity scaling is configured, and applies them to u.
   bool limits() const;
   void limit(View<double> u) const;

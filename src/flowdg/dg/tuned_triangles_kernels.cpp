@@ -140,7 +140,7 @@ void TunedTriangles::faces(View<const double> u, View<double> flux, const FaceIn
 }
 
 void TunedTriangles::element(View<double> u, View<const double> flux, const RungeKuttaStage& stage, double dt, View<double> u0,
-                             View<double> q, bool start_u0, View<double> residual) const {
+                             View<double> q, const StageRegisters& registers, View<double> residual) const {
   const Data& d = *data_;
   euler2d::impl::StageUpdate update;
   if (residual.data != nullptr) {  // q <- 1 * R(u), u <- 1 * u (Solver::residual's form)
@@ -154,7 +154,7 @@ void TunedTriangles::element(View<double> u, View<const double> flux, const Rung
     update.dt = dt;
     update.u0 = u0;
     update.q = q;
-    update.start_u0 = start_u0;
+    update.set(registers);
   }
   const Tables tables = d.tables();
   with_order(d.order, [&](auto order) {

@@ -52,6 +52,29 @@ RungeKuttaScheme carpenter_kennedy_lsrk54() {
 
 }  // namespace
 
+StageRegisters stage_registers(const RungeKuttaScheme& scheme, std::size_t i) {
+  const RungeKuttaStage& stage = scheme.stages.at(i);
+  StageRegisters registers;
+  registers.start_u0 = scheme.uses_u0 && i == 0;
+  registers.read_u0 = scheme.uses_u0 && !registers.start_u0 && (stage.q_0 != 0.0 || stage.u_0 != 0.0);
+  registers.read_q = scheme.uses_q && stage.q_q != 0.0;
+  // The next stage to run after this one: the step's next, or the next step's first.
+  const RungeKuttaStage& next = scheme.stages[(i + 1) % scheme.stages.size()];
+  registers.write_q = scheme.uses_q && next.q_q != 0.0;
+  return registers;
+}
+
+double register_words_per_stage(const RungeKuttaScheme& scheme) {
+  // Exactly what the fused kernels move (stage_registers): u0 stored by the first stage or read,
+  // q read where its old value is used and stored where a later stage reads it.
+  double words = 0;
+  for (std::size_t i = 0; i < scheme.stages.size(); ++i) {
+    const StageRegisters registers = stage_registers(scheme, i);
+    words += (registers.start_u0 ? 1 : 0) + (registers.read_u0 ? 1 : 0) + (registers.read_q ? 1 : 0) + (registers.write_q ? 1 : 0);
+  }
+  return scheme.stages.empty() ? 0.0 : words / static_cast<double>(scheme.stages.size());
+}
+
 std::vector<std::string> runge_kutta_scheme_names() { return {"ssp-rk2", "ssp-rk3", "rk4", "lsrk54"}; }
 
 RungeKuttaScheme runge_kutta_scheme(std::string_view name) {

@@ -31,6 +31,23 @@ struct RungeKuttaScheme {
   int n_stages() const { return static_cast<int>(stages.size()); }
 };
 
+/// What stage i of a step reads and writes besides u_s, so that the fused kernels move only that
+/// (and the memory model counts it): a register's old value is read only where a nonzero
+/// coefficient uses it, and q is stored only where a later stage reads it back (the next stage of
+/// the step, or the next step's first, has q_q != 0); otherwise the new q lives only in registers
+/// for the u_s update. The reference driver below poisons every register a stage does not read or
+/// store, so a wrong flag shows up as NaN in the tests.
+struct StageRegisters {
+  bool start_u0 = false;  ///< the first stage of a scheme with u0: u0 <- u_s is stored, not read
+  bool read_u0 = false;   ///< u0 is read (a nonzero u0 coefficient, and not started here)
+  bool read_q = false;    ///< q's value from the previous stage is read (q_q != 0)
+  bool write_q = false;   ///< q is stored for a later stage
+};
+StageRegisters stage_registers(const RungeKuttaScheme& scheme, std::size_t i);
+/// The registers' words per coefficient that a stage reads and writes besides u_s, averaged over
+/// the scheme's stages (stage_registers: what the fused kernels move; the memory model's term).
+double register_words_per_stage(const RungeKuttaScheme& scheme);
+
 /// "ssp-rk2" (Heun), "ssp-rk3" (Shu-Osher), "rk4" (classical), "lsrk54" (Carpenter-Kennedy 2N).
 /// Unknown names throw InputError listing the valid ones.
 RungeKuttaScheme runge_kutta_scheme(std::string_view name);
@@ -54,12 +71,17 @@ template <class F>
 void runge_kutta_step(const RungeKuttaScheme& scheme, double t, double dt, std::vector<double>& u, F&& rhs) {
   const std::size_t n = u.size();
   const double unused = std::numeric_limits<double>::quiet_NaN();  // poisons any illegal read
-  const std::vector<double> u0 = scheme.uses_u0 ? u : std::vector<double>(n, unused);
-  std::vector<double> q(n, unused);
-  std::vector<double> k(n);
-  for (const RungeKuttaStage& stage : scheme.stages) {
+  std::vector<double> u0(n, unused), q(n, unused), k(n);
+  for (std::size_t s = 0; s < scheme.stages.size(); ++s) {
+    const RungeKuttaStage& stage = scheme.stages[s];
+    const StageRegisters registers = stage_registers(scheme, s);
     rhs(t + stage.c * dt, std::as_const(u), k);
-    for (std::size_t i = 0; i < n; ++i) apply_runge_kutta_stage(stage, dt * k[i], u0[i], q[i], u[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (registers.start_u0) u0[i] = u[i];
+      double q_i = registers.read_q ? q[i] : unused;
+      apply_runge_kutta_stage(stage, dt * k[i], registers.start_u0 || registers.read_u0 ? u0[i] : unused, q_i, u[i]);
+      q[i] = registers.write_q ? q_i : unused;
+    }
   }
 }
 

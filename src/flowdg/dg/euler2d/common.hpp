@@ -14,6 +14,7 @@
 #include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/core/hd.hpp"
+#include "flowdg/time/runge_kutta.hpp"
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/physics/riemann/hllc.hpp"
 #include "flowdg/physics/riemann/roe.hpp"
@@ -108,14 +109,27 @@ struct StageUpdate {
   /// u0_k = u_s and stores it into u0 instead of reading u0 (which replaces a copy of the whole
   /// state before the step: one read and one write of every coefficient less per step).
   bool start_u0 = false;
+  /// Which registers the stage reads and stores (stage_registers: u0 and q only where a coefficient
+  /// or a later stage needs them).
+  bool read_u0 = true, read_q = true, write_q = true;
 
-  /// u0's array where the kernel must read it: nullptr when the scheme has none or the stage
-  /// starts it.
-  FLOWDG_HD FLOWDG_FORCEINLINE const double* u0_to_read() const { return start_u0 ? nullptr : u0.data; }
+  void set(const StageRegisters& registers) {
+    start_u0 = registers.start_u0;
+    read_u0 = registers.read_u0;
+    read_q = registers.read_q;
+    write_q = registers.write_q;
+  }
+
+  /// u0's array where the kernel must read it: nullptr when the scheme has none, the stage starts
+  /// it or no coefficient of the stage uses it.
+  FLOWDG_HD FLOWDG_FORCEINLINE const double* u0_to_read() const { return start_u0 || !read_u0 ? nullptr : u0.data; }
+  /// q's array where the kernel must read it: nullptr when the scheme has none or the stage does
+  /// not use its old value.
+  FLOWDG_HD FLOWDG_FORCEINLINE const double* q_to_read() const { return read_q ? q.data : nullptr; }
 
   /// The stage update of coefficient u[index] from its residual.
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<double> u, index_t index, double residual) const {
-    apply_loaded(u, index, residual, u[index], q.data != nullptr ? q[index] : 0.0,
+    apply_loaded(u, index, residual, u[index], q_to_read() != nullptr ? q[index] : 0.0,
                  u0_to_read() != nullptr ? u0[index] : 0.0);
   }
   /// The same with u[index], q[index] and u0[index] already loaded (0 for a register not used or
@@ -127,7 +141,7 @@ struct StageUpdate {
       u0_k = u_s;
     }
     apply_runge_kutta_stage(stage, dt * residual, u0_k, q_k, u_s);
-    if (q.data != nullptr) q[index] = q_k;
+    if (q.data != nullptr && write_q) q[index] = q_k;
     u[index] = u_s;
   }
 };

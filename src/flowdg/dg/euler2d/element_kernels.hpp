@@ -75,7 +75,7 @@ FLOWDG_UNROLL
     for (int i = 0; i < NV * Np; ++i) {
       const index_t index = static_cast<index_t>(i) * K + e;
       r.u[i] = load_settled(&u.data[index]);
-      if (update.q.data != nullptr) r.q[i] = load_settled(&update.q.data[index]);
+      if (update.q_to_read() != nullptr) r.q[i] = load_settled(&update.q.data[index]);
       if (update.u0_to_read() != nullptr) r.u0[i] = load_settled(&update.u0.data[index]);
     }
     return r;
@@ -404,7 +404,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
   const StageUpdate& update = k.update;
   // The update's register held from the start: q if the scheme has it, else u0 (a scheme with
   // both loads u0 at the end; none where this stage starts u0).
-  const double* prefetched_register = update.q.data != nullptr ? update.q.data : update.u0_to_read();
+  const double* prefetched_register = update.q_to_read() != nullptr ? update.q.data : update.u0_to_read();
 
   // 0. Loads that do not depend on the face kernel. The coefficients of the warp's columns go to
   //    their own rows, 16 bytes (two elements) at a time.
@@ -533,7 +533,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
       for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, bs[t]);
     }
   }
-  const bool has_q = update.q.data != nullptr, has_u0 = update.u0_to_read() != nullptr;
+  const bool has_q = update.q_to_read() != nullptr, has_u0 = update.u0_to_read() != nullptr;
 #pragma unroll
   for (int mt = 0; mt < T.M3 / 8; ++mt) {
     const int j = mt * 8 + fragment_row;
