@@ -192,6 +192,42 @@ TEST_P(RungeKuttaEach, ImpliedTableauMeetsTheOrderConditions) {
   }
 }
 
+TEST_P(RungeKuttaEach, TheSingleRoundingFormIsTheSameMethod) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  const RungeKuttaScheme form = single_rounding_form(scheme);
+  EXPECT_EQ(form.uses_u0, scheme.uses_u0);
+  EXPECT_EQ(form.uses_q, scheme.uses_q);
+  const Tableau a = tableau(scheme), b = tableau(form);
+  for (int i = 0; i < scheme.n_stages(); ++i)
+    for (int j = 0; j < scheme.n_stages(); ++j) EXPECT_NEAR(a.a[i][j], b.a[i][j], 1e-15) << i << ", " << j;
+  for (int i = 0; i < scheme.n_stages(); ++i) EXPECT_NEAR(a.b[i], b.b[i], 1e-15) << i;
+  for (std::size_t i = 0; i < a.u0_weight.size(); ++i) EXPECT_EQ(a.u0_weight[i], b.u0_weight[i]) << i;
+}
+
+TEST(RungeKutta, TheSingleRoundingFormOfRk4RoundsTheStepOnceInFloat) {
+  // y' = 1 + 0.1 cos t in float from y = 1 with steps whose increment is a few float ulps of y:
+  // q = u0 + ... rounds at |y| in every stage (and the errors of identical steps add up), the
+  // increment form once per step.
+  const RungeKuttaScheme usual = runge_kutta_scheme("rk4"), form = single_rounding_form(usual);
+  EXPECT_NE(form.stages.front().q_0, usual.stages.front().q_0);
+  EXPECT_TRUE(stage_registers(form, 3).read_u0);  // the price: u0 read by the last stage
+  const auto solve = [](const RungeKuttaScheme& scheme) {
+    const double dt = 1e-6;
+    float u = 1.0f, u0 = 0.0f, q = 0.0f;
+    for (int step = 0; step < 20000; ++step)
+      for (const RungeKuttaStage& stage : scheme.stages) {
+        const double t = (step + stage.c) * dt;
+        if (&stage == &scheme.stages.front()) u0 = u;
+        apply_runge_kutta_stage(stage, static_cast<float>(dt * (1.0 + 0.1 * std::cos(t))), u0, q, u);
+      }
+    const double end = 20000 * dt;
+    return std::abs(static_cast<double>(u) - (1.0 + end + 0.1 * std::sin(end)));
+  };
+  const double usual_error = solve(usual), form_error = solve(form);
+  std::printf("float RK4, 20000 steps of 1e-6: error %.3e usual form, %.3e single rounding form\n", usual_error, form_error);
+  EXPECT_LT(form_error, 0.5 * usual_error);  // measured: 5.4e-4 against 1.8e-3
+}
+
 TEST_P(RungeKuttaEach, ObservedOrderOnADampedRotation) {
   const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
   const std::complex<double> lambda(-0.5, 2.0);

@@ -75,6 +75,14 @@ double register_words_per_stage(const RungeKuttaScheme& scheme) {
   return scheme.stages.empty() ? 0.0 : words / static_cast<double>(scheme.stages.size());
 }
 
+RungeKuttaScheme single_rounding_form(const RungeKuttaScheme& scheme) {
+  if (scheme.name != "rk4") return scheme;
+  RungeKuttaScheme form = scheme;
+  form.stages.front().q_0 = 0.0;  // q = dt k_1 / 6, the increment alone
+  form.stages.back().u_0 = 1.0;   // u = u0 + q (q_q = 1, q_k = 1/6: q has taken dt k_4 / 6 first)
+  return form;
+}
+
 std::vector<std::string> runge_kutta_scheme_names() { return {"ssp-rk2", "ssp-rk3", "rk4", "lsrk54"}; }
 
 RungeKuttaScheme runge_kutta_scheme(std::string_view name) {
