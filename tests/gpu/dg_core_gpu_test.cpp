@@ -79,7 +79,10 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
   cases.push_back({"curved 10-node tetrahedra", deformed(read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh")), {0.5, 0.5, 0}});
   cases.push_back({"trilinear hexahedra", read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_hex_msh41.msh"), {0.5, 0.5, 0}});
   const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
+  // FLOWDG_CORE_CASES keeps the cases whose name contains it (a racecheck of a few within its limit).
+  const char* only = std::getenv("FLOWDG_CORE_CASES");
   for (const Case& c : cases) {
+    if (only != nullptr && std::string(c.name).find(only) == std::string::npos) continue;
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
     // The portable element kernels (thread, block), then the registry's automatic choice (the tuned
@@ -92,6 +95,9 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
         dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
         options.element_kernel = element_kernel;
+        // The face kernel of the same kind: a thread per point with the thread element kernel, the
+        // block face kernel with the block one.
+        options.face_kernel = std::string(element_kernel) == "thread" ? "point" : element_kernel;
         if (std::string(element_kernel) == "automatic") options.implementation = dg::Implementation::automatic;
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
         cpu->project(flow, 0.0);
@@ -180,7 +186,10 @@ TEST(GpuDgCore, PortableThroughputOnAMillionElements) {
   // Measurement for docs/performance.md: DOF-stage updates per second of the portable kernels
   // (RK4, HLLC) per shape and geometry kind. Set FLOWDG_CORE_BENCH=0 to skip.
   FLOWDG_REQUIRE_CUDA_DEVICE();
-  if (const char* flag = std::getenv("FLOWDG_CORE_BENCH"); flag != nullptr && std::string(flag) == "0") GTEST_SKIP();
+  // FLOWDG_CORE_BENCH=0 skips it; any value other than 1 keeps only the meshes whose name contains it.
+  const char* flag = std::getenv("FLOWDG_CORE_BENCH");
+  const std::string only = flag != nullptr && std::string(flag) != "1" ? flag : "";
+  if (only == "0") GTEST_SKIP();
   struct Case {
     const char* name;
     Mesh mesh;
@@ -196,12 +205,14 @@ TEST(GpuDgCore, PortableThroughputOnAMillionElements) {
   const double copy = copy_bandwidth(Backend::cuda, 1 << 27);  // 1 GiB of doubles read and written
   std::printf("copy bandwidth %.0f GB/s\n", 1e-9 * copy);
   for (const Case& c : cases) {
+    if (!only.empty() && std::string(c.name).find(only) == std::string::npos) continue;
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
     for (int order = 1; order <= 4; ++order)
-    for (const char* element_kernel : {"thread", "block"}) {
+    for (const auto& [element_kernel, face_kernel] : {std::pair<const char*, const char*>{"thread", "point"}, {"block", "point"}, {"block", "block"}}) {
       dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, dg::Precision::double_precision, flow);
       options.element_kernel = element_kernel;
+      options.face_kernel = face_kernel;
       const auto op = dg::make_operator(c.mesh, connectivity, options);
       op->project(flow, 0.0);
       const double dt = 0.1 * op->stable_time_step(0.2);
@@ -213,8 +224,8 @@ TEST(GpuDgCore, PortableThroughputOnAMillionElements) {
       synchronize(Backend::cuda);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double moved = op->stage_bytes(scheme) * scheme.n_stages() * steps / seconds;
-      std::printf("portable throughput %s p = %d element %s: %.3e DSU/s (%lld elements, %.3f ms per step), model %.0f GB/s = %.0f%% of copy\n",
-                  c.name, order, element_kernel, static_cast<double>(op->dof()) * scheme.n_stages() * steps / seconds,
+      std::printf("portable throughput %s p = %d element %s faces %s: %.3e DSU/s (%lld elements, %.3f ms per step), model %.0f GB/s = %.0f%% of copy\n",
+                  c.name, order, element_kernel, face_kernel, static_cast<double>(op->dof()) * scheme.n_stages() * steps / seconds,
                   static_cast<long long>(op->n_elements()), 1e3 * seconds / steps, 1e-9 * moved, 100 * moved / copy);
     }
   }

@@ -120,6 +120,85 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
 }
 
+/// The face kernel as a CUDA block of Fb faces: each side's coefficients -> shared once per face
+/// (FaceKernel, a thread per face point, reads them once per point: Nfq times), then a thread per
+/// (face, point) evaluates the traces from shared memory and finishes as FaceKernel does.
+template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+__global__ void __launch_bounds__(256) core_face_block_kernel(FaceKernel<Physics, SM, SP, P, FG, Boundary> k, index_t n_faces, int Fb) {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  constexpr int NV = Physics::n_variables, Np_m = n_basis(SM, P), Np_p = Boundary ? 0 : n_basis(SP, P);
+  const int Nfq = k.Nfq;
+  extern __shared__ unsigned char shared_bytes[];
+  Real* s_m = reinterpret_cast<Real*>(shared_bytes);  // [(v Np_m + j) Fb + fl]
+  Real* s_p = s_m + NV * Np_m * Fb;                    // [(v Np_p + j) Fb + fl]
+  __shared__ index_t s_element[2][256];  // each face's element on either side (Fb <= 256)
+  const index_t f0 = static_cast<index_t>(blockIdx.x) * Fb;
+  const int n_local = static_cast<int>(n_faces - f0 < Fb ? n_faces - f0 : Fb);
+  for (int fl = threadIdx.x; fl < n_local; fl += blockDim.x) {
+    s_element[0][fl] = k.index.element_m[k.begin + f0 + fl];
+    if constexpr (!Boundary) s_element[1][fl] = k.index.element_p[k.begin + f0 + fl];
+  }
+  detail::wait_for_previous_grid();
+  __syncthreads();
+
+  // Independent loads, several in flight per thread: the element ids come from shared memory.
+#pragma unroll 4
+  for (int i = threadIdx.x; i < NV * Np_m * Fb; i += blockDim.x) {
+    const int fl = i % Fb, row = i / Fb;
+    if (fl < n_local) s_m[i] = k.u_m[static_cast<index_t>(row) * k.Ks_m + s_element[0][fl]];
+  }
+  if constexpr (!Boundary) {
+#pragma unroll 4
+    for (int i = threadIdx.x; i < NV * Np_p * Fb; i += blockDim.x) {
+      const int fl = i % Fb, row = i / Fb;
+      if (fl < n_local) s_p[i] = k.u_p[static_cast<index_t>(row) * k.Ks_p + s_element[1][fl]];
+    }
+  }
+  __syncthreads();
+
+  for (int i = threadIdx.x; i < Nfq * Fb; i += blockDim.x) {
+    const int fl = i % Fb, q = i / Fb;
+    if (fl >= n_local) continue;
+    const index_t local = f0 + fl, f = k.begin + local;
+    const Real* phi_m = &k.face_phi_m[(static_cast<index_t>(k.index.local_m[f]) * Nfq + q) * Np_m];
+    State um, up{};
+    for (int v = 0; v < NV; ++v) {
+      Real sum = 0;
+#pragma unroll
+      for (int j = 0; j < Np_m; ++j) sum += s_m[(v * Np_m + j) * Fb + fl] * phi_m[j];
+      um[v] = sum;
+    }
+    if constexpr (!Boundary) {
+      const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
+      const Real* phi_p = &k.face_phi_p[(static_cast<index_t>(k.index.local_p[f]) * Nfq + qp) * Np_p];
+      for (int v = 0; v < NV; ++v) {
+        Real sum = 0;
+#pragma unroll
+        for (int j = 0; j < Np_p; ++j) sum += s_p[(v * Np_p + j) * Fb + fl] * phi_p[j];
+        up[v] = sum;
+      }
+    }
+    k.finish(local, q, um, up);
+  }
+}
+
+template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boundary>& kernel, index_t n_faces, int Fb) {
+  if (n_faces <= 0) return;
+  constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary>;
+  static const bool configured = [] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(block_shared_limit)));
+    return true;
+  }();
+  (void)configured;
+  constexpr int sides = n_basis(SM, P) + (Boundary ? 0 : n_basis(SP, P));
+  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * sides * Fb);
+  const auto blocks = static_cast<unsigned>((n_faces + Fb - 1) / Fb);
+  detail::launch(false, function, blocks, 256, shared, kernel, n_faces, Fb);
+}
+
 template <class Physics, Shape S, int P, GeometryKind G>
 void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
   if (n_elements <= 0) return;

@@ -142,6 +142,21 @@ struct FaceKernel {
     const index_t local = i / Nfq;
     const int q = static_cast<int>(i - local * Nfq);
     const index_t f = begin + local;
+    const State um = trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f],
+                                          &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
+    State up{};
+    if constexpr (!Boundary) {
+      const int qp = permutation[index.orientation[f] * Nfq + q];
+      up = trace<Physics, Np_p>(u_p, Ks_p, index.element_p[f],
+                                &face_phi_p[(static_cast<index_t>(index.local_p[f]) * Nfq + qp) * Np_p]);
+    }
+    finish(local, q, um, up);
+  }
+
+  /// The flux at face point q of the group's face `local` from the two traces (up unused on a
+  /// boundary: the condition's ghost state), scaled and stored (the block kernel's second phase too).
+  FLOWDG_HD FLOWDG_FORCEINLINE void finish(index_t local, int q, const State& um, State up) const {
+    const index_t f = begin + local;
     Direction n;
     Real measure;
     if constexpr (FG == GeometryKind::affine) {
@@ -151,17 +166,10 @@ struct FaceKernel {
       for (int d = 0; d < dim; ++d) n[d] = geometry[(static_cast<index_t>(q) * (dim + 1) + d) * Gs + local];
       measure = geometry[(static_cast<index_t>(q) * (dim + 1) + dim) * Gs + local];
     }
-    const State um = trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f],
-                                          &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
-    State up;
     if constexpr (Boundary) {
       Direction x;
       for (int d = 0; d < dim; ++d) x[d] = points[(static_cast<index_t>(q) * dim + d) * Gs + local];
       up = condition.ghost_state(physics, um, n, x, t, flow);
-    } else {
-      const int qp = permutation[index.orientation[f] * Nfq + q];
-      up = trace<Physics, Np_p>(u_p, Ks_p, index.element_p[f],
-                                &face_phi_p[(static_cast<index_t>(index.local_p[f]) * Nfq + qp) * Np_p]);
     }
     const State value = numerical_flux(riemann, physics, um, up, n);
     const Real scale = face_weight[q] * measure;
@@ -293,6 +301,22 @@ template <class Physics>
 constexpr index_t block_values_per_element(Shape shape, int Np, int Nq, int Nfq) {
   return static_cast<index_t>(Physics::n_variables) * (Np + Physics::dim * Nq + n_faces(shape) * Nfq);
 }
+/// The block face kernel (core_block_kernels.hpp): faces per block of 256 threads, a thread per
+/// (face, point) in one round, the two sides' coefficients in shared memory.
+template <class Physics>
+constexpr int core_block_faces(int Np_m, int Np_p, int Nfq) {
+  const int by_threads = 256 / (Nfq > 0 ? Nfq : 1);
+  const std::size_t per_face = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p);
+  const int by_memory = static_cast<int>(block_shared_limit / per_face);
+  const int faces = by_threads < by_memory ? by_threads : by_memory;
+  return faces > 0 ? faces : 1;
+}
+/// The automatic face kernel of the portable path on CUDA: a block per group of faces (coefficients
+/// read once per face, not once per face point) in 3D from p = 3 (on 1M tetrahedra +19% at p = 3,
+/// +40% at p = 4, -13% at p = 2); in 2D the thread per face point is faster at every order measured
+/// but quadrilaterals at p = 4 (docs/performance.md).
+constexpr bool automatic_block_faces(int dim, int order) { return dim == 3 && order >= 3; }
+
 template <class Physics>
 constexpr int core_block_elements(Shape shape, int Np, int Nq, int Nfq) {
   const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(block_values_per_element<Physics>(shape, Np, Nq, Nfq));

@@ -129,6 +129,9 @@ class DgOperator final : public Operator {
     physics::BoundaryCondition<dim, Real> condition{};
     Flow flow{};
     FaceLaunch launch = nullptr;
+    /// CUDA: faces per block of the shared-memory face kernel (core_block_kernels.hpp), or 0 for the
+    /// thread-per-face-point kernel.
+    int block_faces = 0;
     bool tuned = false;  ///< computed by the tuned triangle kernels (with the face groups next to it)
   };
 
@@ -219,6 +222,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const std::string& name = options.element_kernel;
     if (name != "automatic" && name != "thread" && name != "block" && name != "tensor")
       throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor)"));
+    const std::string& faces = options.face_kernel;
+    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp")
+      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp)"));
   }
   stream_ = std::make_unique<Stream>(options.backend);
   setup_ = build_setup(mesh, connectivity, order_);
@@ -320,6 +326,11 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const Shape shape_m = setup_.groups.element_groups[group.group_m].shape;
     const Shape shape_p = group.boundary() ? shape_m : setup_.groups.element_groups[group.group_p].shape;
     d.launch = face_launch(shape_m, shape_p, group.geometry, group.boundary());
+    if (options.backend == Backend::cuda) {
+      const std::string& name = options.face_kernel;
+      if (name == "block" || (name == "automatic" && automatic_block_faces(dim, order_)))
+        d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq);
+    }
     host = {};
   }
   if constexpr (has_tuned_triangles) {
@@ -439,6 +450,12 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
   kernel.t = static_cast<Real>(t);
   kernel.flux = op.flux_.view();
   kernel.Fs = op.Fs_;
+#if defined(__CUDACC__)
+  if (d.block_faces > 0) {
+    launch_core_face_block_kernel(kernel, group.size(), d.block_faces);
+    return;
+  }
+#endif
   for_each(op.options_.backend, group.size() * kernel.Nfq, kernel);
 }
 

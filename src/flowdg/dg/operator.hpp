@@ -64,8 +64,11 @@ struct OperatorOptions {
   Limiter limiter = Limiter::none;
   bool characteristic_limiting = false;
   bool positivity = false;
-  /// Tuned path, CUDA: kernel variants by name ("automatic", or element thread/block/tensor, faces
-  /// point/block/warp), chained launches, faces numbered by element (dg/euler2d.hpp).
+  /// CUDA kernel variants by name. Tuned path: "automatic", or element thread/block/tensor, faces
+  /// point/block/warp, chained launches, faces numbered by element (dg/euler2d.hpp). Portable path:
+  /// element thread/block, faces point (a thread per face point) or block (a block of faces, each
+  /// side's coefficients read once per face); "automatic" takes the block element kernel from p = 2
+  /// in 2D and p = 3 in 3D, the block face kernel in 3D from p = 3.
   std::string element_kernel = "automatic", face_kernel = "automatic";
   bool chained_launches = true;
   bool faces_by_element = true;
