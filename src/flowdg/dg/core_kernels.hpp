@@ -32,27 +32,14 @@
 
 namespace flowdg::dg {
 
-/// One stage's register update (runge_kutta.hpp's form) or, with `residual` set, the residual
+/// One stage's register update (runge_kutta.hpp's form; which registers: StageRegisterFlags) or, with `residual` set, the residual
 /// itself written out (for tests and diagnostics; no register changes).
 template <class Real>
-struct StageUpdate {
+struct StageUpdate : StageRegisterFlags {
   RungeKuttaStage stage{};
   Real dt = 0;
   View<Real> u0, q;       ///< empty when the scheme does not use them
   View<Real> residual;    ///< non-empty: store du/dt here instead of updating
-  /// The step's first stage of a scheme with u0: u0 is this stage's u_s, stored here instead of
-  /// copied before the step (one read and one write of the state less per step).
-  bool start_u0 = false;
-  /// Which registers the stage reads and stores (stage_registers: u0 and q only where a coefficient
-  /// or a later stage needs them).
-  bool read_u0 = true, read_q = true, write_q = true;
-
-  void set(const StageRegisters& registers) {
-    start_u0 = registers.start_u0;
-    read_u0 = registers.read_u0;
-    read_q = registers.read_q;
-    write_q = registers.write_q;
-  }
 
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<Real> u, index_t index, Real value) const {
     if (residual.data != nullptr) {

@@ -44,6 +44,23 @@ struct StageRegisters {
   bool write_q = false;   ///< q is stored for a later stage
 };
 StageRegisters stage_registers(const RungeKuttaScheme& scheme, std::size_t i);
+
+/// StageRegisters as the fused kernels' stage updates carry them (both StageUpdate structs derive
+/// from it). By default every register that exists is read and stored, which is what a residual
+/// evaluation through the update (q <- R) needs; steps set() each stage's.
+struct StageRegisterFlags {
+  /// The step's first stage of a scheme that keeps u0: u0 is this stage's u_s, stored by the
+  /// kernel instead of copied before the step (one read and one write of the state less per step).
+  bool start_u0 = false;
+  bool read_u0 = true, read_q = true, write_q = true;
+
+  void set(const StageRegisters& registers) {
+    start_u0 = registers.start_u0;
+    read_u0 = registers.read_u0;
+    read_q = registers.read_q;
+    write_q = registers.write_q;
+  }
+};
 /// The registers' words per coefficient that a stage reads and writes besides u_s, averaged over
 /// the scheme's stages (stage_registers: what the fused kernels move; the memory model's term).
 double register_words_per_stage(const RungeKuttaScheme& scheme);

@@ -101,24 +101,10 @@ struct FaceData {
 };
 
 /// One stage's register update (runge_kutta.hpp's form, applied by apply_runge_kutta_stage).
-struct StageUpdate {
+struct StageUpdate : StageRegisterFlags {
   RungeKuttaStage stage{};
   double dt = 0;
   View<double> u0, q;  // empty when the scheme does not use them
-  /// The step's first stage of a scheme that keeps u0: u0 is this stage's u_s, so the kernel takes
-  /// u0_k = u_s and stores it into u0 instead of reading u0 (which replaces a copy of the whole
-  /// state before the step: one read and one write of every coefficient less per step).
-  bool start_u0 = false;
-  /// Which registers the stage reads and stores (stage_registers: u0 and q only where a coefficient
-  /// or a later stage needs them).
-  bool read_u0 = true, read_q = true, write_q = true;
-
-  void set(const StageRegisters& registers) {
-    start_u0 = registers.start_u0;
-    read_u0 = registers.read_u0;
-    read_q = registers.read_q;
-    write_q = registers.write_q;
-  }
 
   /// u0's array where the kernel must read it: nullptr when the scheme has none, the stage starts
   /// it or no coefficient of the stage uses it.
