@@ -85,9 +85,10 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
     if (only != nullptr && std::string(c.name).find(only) == std::string::npos) continue;
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
-    // The portable element kernels (thread, block), then the registry's automatic choice (the tuned
-    // kernels for affine triangles in double precision, the mixed mesh's triangles among them).
-    for (const char* element_kernel : {"thread", "block", "automatic"})
+    // The portable element kernels (thread, block, tensor: the FP64 tensor cores in double precision,
+    // the block kernel in float), then the registry's automatic choice (the tuned kernels for affine
+    // triangles in double precision, the mixed mesh's triangles among them).
+    for (const char* element_kernel : {"thread", "block", "tensor", "automatic"})
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
       for (int order = 0; order <= 4; ++order) {
         dg::OperatorOptions cpu_options = options_for(c.mesh, order, Backend::cpu, precision, flow);
@@ -96,10 +97,17 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
         options.element_kernel = element_kernel;
         // The face kernel of the same kind: a thread per point with the thread element kernel, the
-        // block face kernel with the block one.
-        options.face_kernel = std::string(element_kernel) == "thread" ? "point" : element_kernel;
+        // block face kernel with the block and tensor ones.
+        const std::string name = element_kernel;
+        options.face_kernel = name == "thread" ? "point" : name == "tensor" ? "block" : element_kernel;
         if (std::string(element_kernel) == "automatic") options.implementation = dg::Implementation::automatic;
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
+        // The tensor-core kernel runs where it is asked for in double precision, unless its block
+        // outgrows the shared memory (curved tetrahedra at p = 4: 145 volume points; hexahedra
+        // from p = 2): every 2D case and the affine tetrahedra must run it.
+        if (name == "tensor" && precision == dg::Precision::double_precision &&
+            (c.mesh.dimension == 2 || std::string(c.name) == "affine tetrahedra"))
+          EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
         const double dt = 0.5 * cpu->stable_time_step(0.2);
@@ -209,7 +217,11 @@ TEST(GpuDgCore, PortableThroughputOnAMillionElements) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
     for (int order = 1; order <= 4; ++order)
-    for (const auto& [element_kernel, face_kernel] : {std::pair<const char*, const char*>{"thread", "point"}, {"block", "point"}, {"block", "block"}}) {
+    for (const auto& [element_kernel, face_kernel] : {std::pair<const char*, const char*>{"thread", "point"}, {"block", "point"}, {"block", "block"},
+                                                      {"tensor", "point"}, {"tensor", "block"}}) {
+      // FLOWDG_CORE_VARIANTS="tensor/block,block/block" keeps those (element/face) pairs only.
+      const char* variants = std::getenv("FLOWDG_CORE_VARIANTS");
+      if (variants != nullptr && std::string(variants).find(std::string(element_kernel) + "/" + face_kernel) == std::string::npos) continue;
       dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, dg::Precision::double_precision, flow);
       options.element_kernel = element_kernel;
       options.face_kernel = face_kernel;

@@ -16,6 +16,7 @@
 // CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include "flowdg/backend/cuda_check.hpp"
 #include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/tensor_core.hpp"
 #include "flowdg/dg/core_kernels.hpp"
 
 namespace flowdg::dg {
@@ -120,66 +121,80 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
 }
 
-/// The face kernel as a CUDA block of Fb faces: each side's coefficients -> shared once per face
-/// (FaceKernel, a thread per face point, reads them once per point: Nfq times), then a thread per
-/// (face, point) evaluates the traces from shared memory and finishes as FaceKernel does.
+/// The face kernel as CUDA blocks of core_face_rounds rounds of Fb faces: the face tables of both
+/// sides -> shared once per block; per round, each side's coefficients -> shared once per face
+/// (FaceKernel, a thread per face point, reads them once per point: Nfq times; all copies
+/// asynchronous, in flight at once), then a thread per (face, point) evaluates the traces from
+/// shared memory (the table rows differ from thread to thread: from L1 they cost a wavefront per
+/// row) and finishes as FaceKernel does.
 template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
-__global__ void __launch_bounds__(256) core_face_block_kernel(FaceKernel<Physics, SM, SP, P, FG, Boundary> k, index_t n_faces, int Fb) {
+__global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Physics, SM, SP, P, FG, Boundary> k, index_t count, int Fb) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int NV = Physics::n_variables, Np_m = n_basis(SM, P), Np_p = Boundary ? 0 : n_basis(SP, P);
+  constexpr bool one_table = Boundary || SM == SP;
   const int Nfq = k.Nfq;
+  const int table_m = n_faces(SM) * Nfq * Np_m, table_p = one_table ? 0 : n_faces(SP) * Nfq * Np_p;
   extern __shared__ unsigned char shared_bytes[];
-  Real* s_m = reinterpret_cast<Real*>(shared_bytes);  // [(v Np_m + j) Fb + fl]
-  Real* s_p = s_m + NV * Np_m * Fb;                    // [(v Np_p + j) Fb + fl]
+  Real* s_phi_m = reinterpret_cast<Real*>(shared_bytes);  // [(l Nfq + q) Np_m + j]
+  Real* s_phi_p = one_table ? s_phi_m : s_phi_m + table_m;
+  Real* s_m = s_phi_m + table_m + table_p;  // [(v Np_m + j) Fb + fl]
+  Real* s_p = s_m + NV * Np_m * Fb;         // [(v Np_p + j) Fb + fl]
   __shared__ index_t s_element[2][256];  // each face's element on either side (Fb <= 256)
-  const index_t f0 = static_cast<index_t>(blockIdx.x) * Fb;
-  const int n_local = static_cast<int>(n_faces - f0 < Fb ? n_faces - f0 : Fb);
-  for (int fl = threadIdx.x; fl < n_local; fl += blockDim.x) {
-    s_element[0][fl] = k.index.element_m[k.begin + f0 + fl];
-    if constexpr (!Boundary) s_element[1][fl] = k.index.element_p[k.begin + f0 + fl];
-  }
   detail::wait_for_previous_grid();
-  __syncthreads();
+  for (int i = threadIdx.x; i < table_m; i += blockDim.x) device::copy_async(s_phi_m + i, k.face_phi_m.data + i);
+  for (int i = threadIdx.x; i < table_p; i += blockDim.x) device::copy_async(s_phi_p + i, k.face_phi_p.data + i);
 
-  // Independent loads, several in flight per thread: the element ids come from shared memory.
-#pragma unroll 4
-  for (int i = threadIdx.x; i < NV * Np_m * Fb; i += blockDim.x) {
-    const int fl = i % Fb, row = i / Fb;
-    if (fl < n_local) s_m[i] = k.u_m[static_cast<index_t>(row) * k.Ks_m + s_element[0][fl]];
-  }
-  if constexpr (!Boundary) {
-#pragma unroll 4
-    for (int i = threadIdx.x; i < NV * Np_p * Fb; i += blockDim.x) {
-      const int fl = i % Fb, row = i / Fb;
-      if (fl < n_local) s_p[i] = k.u_p[static_cast<index_t>(row) * k.Ks_p + s_element[1][fl]];
+  for (int round = 0; round < core_face_rounds; ++round) {
+    const index_t f0 = (static_cast<index_t>(blockIdx.x) * core_face_rounds + round) * Fb;
+    if (f0 >= count) break;
+    const int n_local = static_cast<int>(count - f0 < Fb ? count - f0 : Fb);
+    if (round > 0) __syncthreads();  // every thread is done with the last round's shared values
+    for (int fl = threadIdx.x; fl < n_local; fl += blockDim.x) {
+      s_element[0][fl] = k.index.element_m[k.begin + f0 + fl];
+      if constexpr (!Boundary) s_element[1][fl] = k.index.element_p[k.begin + f0 + fl];
     }
-  }
-  __syncthreads();
-
-  for (int i = threadIdx.x; i < Nfq * Fb; i += blockDim.x) {
-    const int fl = i % Fb, q = i / Fb;
-    if (fl >= n_local) continue;
-    const index_t local = f0 + fl, f = k.begin + local;
-    const Real* phi_m = &k.face_phi_m[(static_cast<index_t>(k.index.local_m[f]) * Nfq + q) * Np_m];
-    State um, up{};
-    for (int v = 0; v < NV; ++v) {
-      Real sum = 0;
-#pragma unroll
-      for (int j = 0; j < Np_m; ++j) sum += s_m[(v * Np_m + j) * Fb + fl] * phi_m[j];
-      um[v] = sum;
+    __syncthreads();
+    for (int i = threadIdx.x; i < NV * Np_m * Fb; i += blockDim.x) {
+      const int fl = i % Fb, row = i / Fb;
+      if (fl < n_local) device::copy_async(s_m + i, k.u_m.data + static_cast<index_t>(row) * k.Ks_m + s_element[0][fl]);
     }
     if constexpr (!Boundary) {
-      const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
-      const Real* phi_p = &k.face_phi_p[(static_cast<index_t>(k.index.local_p[f]) * Nfq + qp) * Np_p];
-      for (int v = 0; v < NV; ++v) {
-        Real sum = 0;
-#pragma unroll
-        for (int j = 0; j < Np_p; ++j) sum += s_p[(v * Np_p + j) * Fb + fl] * phi_p[j];
-        up[v] = sum;
+      for (int i = threadIdx.x; i < NV * Np_p * Fb; i += blockDim.x) {
+        const int fl = i % Fb, row = i / Fb;
+        if (fl < n_local) device::copy_async(s_p + i, k.u_p.data + static_cast<index_t>(row) * k.Ks_p + s_element[1][fl]);
       }
     }
-    k.finish(local, q, um, up);
+    device::copy_async_commit();
+    device::copy_async_wait();
+    __syncthreads();
+
+    for (int i = threadIdx.x; i < Nfq * Fb; i += blockDim.x) {
+      const int fl = i % Fb, q = i / Fb;
+      if (fl >= n_local) continue;
+      const index_t local = f0 + fl, f = k.begin + local;
+      const Real* phi_m = s_phi_m + (k.index.local_m[f] * Nfq + q) * Np_m;
+      Real sum_m[NV] = {};
+#pragma unroll
+      for (int j = 0; j < Np_m; ++j) {
+        const Real phi = phi_m[j];
+        for (int v = 0; v < NV; ++v) sum_m[v] += s_m[(v * Np_m + j) * Fb + fl] * phi;
+      }
+      State um, up{};
+      for (int v = 0; v < NV; ++v) um[v] = sum_m[v];
+      if constexpr (!Boundary) {
+        const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
+        const Real* phi_p = s_phi_p + (k.index.local_p[f] * Nfq + qp) * Np_p;
+        Real sum_p[NV] = {};
+#pragma unroll
+        for (int j = 0; j < Np_p; ++j) {
+          const Real phi = phi_p[j];
+          for (int v = 0; v < NV; ++v) sum_p[v] += s_p[(v * Np_p + j) * Fb + fl] * phi;
+        }
+        for (int v = 0; v < NV; ++v) up[v] = sum_p[v];
+      }
+      k.finish(local, q, um, up);
+    }
   }
 }
 
@@ -194,8 +209,10 @@ void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boun
   }();
   (void)configured;
   constexpr int sides = n_basis(SM, P) + (Boundary ? 0 : n_basis(SP, P));
-  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * sides * Fb);
-  const auto blocks = static_cast<unsigned>((n_faces + Fb - 1) / Fb);
+  const int table = face_table_values(SM, SP, Boundary, P, kernel.Nfq);
+  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * sides * Fb + table);
+  const index_t per_block = static_cast<index_t>(Fb) * core_face_rounds;
+  const auto blocks = static_cast<unsigned>((n_faces + per_block - 1) / per_block);
   detail::launch(false, function, blocks, 256, shared, kernel, n_faces, Fb);
 }
 

@@ -18,6 +18,7 @@
 // (Gs: the face group's padded size, i = f - begin.)
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/core/hd.hpp"
@@ -46,14 +47,30 @@ struct StageUpdate : StageRegisterFlags {
       residual[index] = value;
       return;
     }
-    Real q_k = q.data != nullptr && read_q ? q[index] : Real(0);
-    Real u_s = u[index];
-    Real u0_k = Real(0);
+    apply_from(u, index, value, u[index]);
+  }
+  /// The same with u[index] at hand (a kernel that holds the coefficients in shared memory).
+  FLOWDG_HD FLOWDG_FORCEINLINE void apply_from(View<Real> u, index_t index, Real value, Real u_s) const {
+    if (residual.data != nullptr) {
+      residual[index] = value;
+      return;
+    }
+    apply_loaded(u, index, value, u_s, q_at(index), u0_at(index));
+  }
+  /// The registers this stage reads at `index`, 0 where it reads none (a kernel loads them early).
+  FLOWDG_HD FLOWDG_FORCEINLINE Real q_at(index_t index) const { return q.data != nullptr && read_q ? q[index] : Real(0); }
+  FLOWDG_HD FLOWDG_FORCEINLINE Real u0_at(index_t index) const {
+    return !start_u0 && u0.data != nullptr && read_u0 ? u0[index] : Real(0);
+  }
+  /// The same with u[index], q_at(index) and u0_at(index) at hand.
+  FLOWDG_HD FLOWDG_FORCEINLINE void apply_loaded(View<Real> u, index_t index, Real value, Real u_s, Real q_k, Real u0_k) const {
+    if (residual.data != nullptr) {
+      residual[index] = value;
+      return;
+    }
     if (start_u0) {
       u0[index] = u_s;
       u0_k = u_s;
-    } else if (u0.data != nullptr && read_u0) {
-      u0_k = u0[index];
     }
     apply_runge_kutta_stage(stage, dt * value, u0_k, q_k, u_s);
     if (q.data != nullptr && write_q) q[index] = q_k;
@@ -288,15 +305,26 @@ template <class Physics>
 constexpr index_t block_values_per_element(Shape shape, int Np, int Nq, int Nfq) {
   return static_cast<index_t>(Physics::n_variables) * (Np + Physics::dim * Nq + n_faces(shape) * Nfq);
 }
-/// The block face kernel (core_block_kernels.hpp): faces per block of 256 threads, a thread per
-/// (face, point) in one round, the two sides' coefficients in shared memory.
+/// The block face kernel (core_block_kernels.hpp): faces per round of 256 threads, a thread per
+/// (face, point) in one round, the two sides' coefficients in shared memory beside the face tables
+/// (`table_values`: both sides' phi at every face point, once per block); each block takes
+/// core_face_rounds rounds, so that the tables' copy is shared by that many rounds.
+constexpr int core_face_rounds = 4;
+/// Values of the face tables a block face kernel holds: the minus side's, and the plus side's
+/// where it has another shape.
+constexpr int face_table_values(Shape shape_m, Shape shape_p, bool boundary, int order, int Nfq) {
+  const int minus = n_faces(shape_m) * Nfq * n_basis(shape_m, order);
+  return boundary || shape_m == shape_p ? minus : minus + n_faces(shape_p) * Nfq * n_basis(shape_p, order);
+}
 template <class Physics>
-constexpr int core_block_faces(int Np_m, int Np_p, int Nfq) {
+constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values) {
+  using Real = typename Physics::real;
   const int by_threads = 256 / (Nfq > 0 ? Nfq : 1);
-  const std::size_t per_face = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p);
-  const int by_memory = static_cast<int>(block_shared_limit / per_face);
+  const std::size_t per_face = sizeof(Real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p);
+  const std::size_t table = sizeof(Real) * static_cast<std::size_t>(table_values);
+  const int by_memory = table < block_shared_limit ? static_cast<int>((block_shared_limit - table) / per_face) : 0;
   const int faces = by_threads < by_memory ? by_threads : by_memory;
-  return faces > 0 ? faces : 1;
+  return faces > 0 ? faces : 0;
 }
 /// The automatic face kernel of the portable path on CUDA: a block per group of faces (coefficients
 /// read once per face, not once per face point) in 3D from p = 3 (on 1M tetrahedra +19% at p = 3,
@@ -308,6 +336,59 @@ template <class Physics>
 constexpr int core_block_elements(Shape shape, int Np, int Nq, int Nfq) {
   const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(block_values_per_element<Physics>(shape, Np, Nq, Nfq));
   return static_cast<int>(block_shared_limit / per_element < 32 ? block_shared_limit / per_element : 32);
+}
+
+/// The FP64 tensor-core element kernel (core_tensor_kernels.hpp, double precision, compute
+/// capability 8.0): a block of 8 elements, columns n = v * 8 + element, two small products padded
+/// to the 8 x 8 x 4 instruction:
+///   values at the volume points (M2 x K2 = Nq x Np, A2 = phi)  x  coefficients (Np x columns);
+///   residual (M3 x K3 = Np x (dim Nq + faces Nfq), A3)  x  [reference fluxes r = 0..dim-1 (row
+///   r Nq + k); face fluxes (row dim Nq + l Nfq + point)] (rows x columns),
+/// A3 = [dphi/dr_0 | ... | dphi/dr_dim-1 | phi at every face point]^T: the volume and the surface
+/// sums in one product. Padding rows and columns are zero.
+constexpr int core_tensor_elements = 8;
+/// Warps per column tile of 8 (each takes every second row tile of a product).
+constexpr int core_tensor_row_groups = 2;
+constexpr FLOWDG_HD int round_up_to(int n, int m) { return (n + m - 1) / m * m; }
+struct CoreTensorLayout {
+  int Np = 0, Nq = 0, Nfq = 0, dim = 0, n_faces = 0;
+  int M2 = 0, K2 = 0, M3 = 0, K3 = 0;
+  int stride = 0;  ///< shared row stride in doubles: columns + 4 (4 mod 8: the four rows of a B
+                   ///< fragment's half-warp 8 banks apart, no conflicts)
+};
+constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape shape, int Np, int Nq, int Nfq) {
+  CoreTensorLayout t;
+  t.Np = Np;
+  t.Nq = Nq;
+  t.Nfq = Nfq;
+  t.dim = dim;
+  t.n_faces = n_faces(shape);
+  t.M2 = round_up_to(Nq, 8);
+  t.K2 = round_up_to(Np, 4);
+  t.M3 = round_up_to(Np, 8);
+  t.K3 = round_up_to(dim * Nq + t.n_faces * Nfq, 4);
+  t.stride = n_variables * core_tensor_elements + 4;
+  return t;
+}
+/// Shared memory of one block: K3 + Np rows (the product's right side, then the coefficients) and
+/// the affine metric ((dim^2 + 1) x 8).
+constexpr std::size_t core_tensor_shared_bytes(const CoreTensorLayout& t) {
+  return sizeof(double) * (static_cast<std::size_t>(t.K3 + t.Np) * t.stride + static_cast<std::size_t>(t.dim * t.dim + 1) * core_tensor_elements);
+}
+/// A2 (M2 x K2) then A3 (M3 x K3), row-major, from the element group's tables (volume_phi
+/// [k Np + j], volume_dphi [(k dim + r) Np + j], face_phi [(l Nfq + q) Np + j]).
+inline std::vector<double> core_tensor_tables(const CoreTensorLayout& t, const std::vector<double>& volume_phi,
+                                              const std::vector<double>& volume_dphi, const std::vector<double>& face_phi) {
+  std::vector<double> a(static_cast<std::size_t>(t.M2 * t.K2 + t.M3 * t.K3), 0.0);
+  for (int k = 0; k < t.Nq; ++k)
+    for (int j = 0; j < t.Np; ++j) a[k * t.K2 + j] = volume_phi[k * t.Np + j];
+  double* a3 = a.data() + t.M2 * t.K2;
+  for (int j = 0; j < t.Np; ++j) {
+    for (int k = 0; k < t.Nq; ++k)
+      for (int r = 0; r < t.dim; ++r) a3[j * t.K3 + r * t.Nq + k] = volume_dphi[(k * t.dim + r) * t.Np + j];
+    for (int point = 0; point < t.n_faces * t.Nfq; ++point) a3[j * t.K3 + t.dim * t.Nq + point] = face_phi[point * t.Np + j];
+  }
+  return a;
 }
 
 /// Per element: the largest stable time step h / ((2p + 1) (|v| + c)) at the element's mean state,

@@ -18,6 +18,7 @@
 #include "flowdg/dg/tuned_triangles.hpp"
 #if defined(__CUDACC__)
 #include "flowdg/dg/core_block_kernels.hpp"
+#include "flowdg/dg/core_tensor_kernels.hpp"
 #endif
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -58,6 +59,12 @@ constexpr int compiled_max_order() {
 /// 2.5x at p = 4; at p = 2 the thread kernel is 11% faster). Hexahedra follow the tetrahedra until
 /// measured.
 constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
+/// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
+/// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
+/// p = 4 over the block kernel, both with block faces; at p = 2 the thread kernel stays 6% ahead),
+/// 2D at p = 4 (bilinear quadrilaterals +18%, curved triangles +13%; portable affine triangles -4%);
+/// below p = 4 in 2D the block kernel is faster.
+constexpr bool automatic_tensor(int dim, int order) { return dim == 3 ? order >= 3 : order >= 4; }
 
 template <class Physics>
 class DgOperator final : public Operator {
@@ -122,6 +129,11 @@ class DgOperator final : public Operator {
     /// CUDA: elements per block of the shared-memory element kernel (core_block_kernels.hpp), or 0
     /// for the thread-per-element kernel.
     int block_elements = 0;
+    /// CUDA, double precision: the FP64 tensor-core element kernel (core_tensor_kernels.hpp) with
+    /// its layout and tables (A2, A3), where chosen (portable_tensor()).
+    bool tensor = false;
+    CoreTensorLayout tensor_layout{};
+    Array<double> tensor_tables;
   };
   struct FaceData {
     index_t Gs = 0;
@@ -153,6 +165,10 @@ class DgOperator final : public Operator {
   /// "block", or automatic by the H100 measurements of docs/performance.md): elements per block of
   /// the shared-memory kernel, 0 for a thread per element (always on the CPU).
   int portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const;
+  /// Whether a group runs the tensor-core element kernel: asked for ("tensor") or automatic by the
+  /// H100 measurements, on CUDA in double precision at compute capability 8.0 and up, where its
+  /// block fits the shared-memory budget (others take the block kernel).
+  bool portable_tensor(const CoreTensorLayout& layout) const;
   /// The registry: the kernel instantiation of a group, by (shape, geometry kind, order); this
   /// physics and precision are the class's, the backend the for_each's.
   ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
@@ -273,6 +289,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
     d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
+    d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
+    d.tensor = portable_tensor(d.tensor_layout);
+    if (d.tensor)
+      d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
     // The big host arrays are on the device now.
     host.metric = {};
     host.inverse_mass = {};
@@ -329,7 +349,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (options.backend == Backend::cuda) {
       const std::string& name = options.face_kernel;
       if (name == "block" || (name == "automatic" && automatic_block_faces(dim, order_)))
-        d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq);
+        d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
+                                                  face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq));
     }
     host = {};
   }
@@ -404,6 +425,12 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   kernel.Fs = op.Fs_;
   kernel.update = update;
 #if defined(__CUDACC__)
+  if constexpr (std::is_same_v<Real, double>) {
+    if (d.tensor) {
+      launch_core_element_tensor_kernel(kernel, d.K, d.tensor_layout, d.tensor_tables.view().data);
+      return;
+    }
+  }
   if (d.block_elements > 0) {
     launch_core_element_block_kernel(kernel, d.K, d.block_elements);
     return;
@@ -416,8 +443,16 @@ template <class Physics>
 int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const {
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
-  const bool block = name == "block" || (name != "thread" && automatic_block(dim, order_));
+  const bool block = name == "block" || name == "tensor" || (name != "thread" && automatic_block(dim, order_));
   return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
+}
+
+template <class Physics>
+bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
+  if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || device_compute_capability() < 80) return false;
+  const std::string& name = options_.element_kernel;
+  const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_));
+  return asked && core_tensor_shared_bytes(layout) <= block_shared_limit;
 }
 
 template <class Physics>
@@ -626,8 +661,12 @@ std::string DgOperator<Physics>::describe() const {
   std::string out;
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
-    out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq,
-               " volume points", static_cast<int>(g) == tuned_group_ ? ", tuned kernels" : "", ")");
+    const char* kernel = static_cast<int>(g) == tuned_group_ ? ", tuned kernels"
+                         : d.tensor                          ? ", tensor-core element kernel"
+                         : d.block_elements > 0              ? ", block element kernel"
+                                                             : "";
+    out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
+               kernel, ")");
   }
   return cat(out, "; ", setup_.groups.faces.size(), " faces in ", faces_.size(), " groups (", setup_.n_face_points(),
              " points each)");

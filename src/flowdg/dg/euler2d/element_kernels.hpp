@@ -7,6 +7,9 @@
 #include <cstddef>
 
 #include "flowdg/backend/for_each.hpp"
+#if defined(__CUDACC__)
+#include "flowdg/backend/tensor_core.hpp"
+#endif
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/euler2d/common.hpp"
 
@@ -270,17 +273,7 @@ void launch_element_block_kernel(const ElementKernel<P>& kernel, bool chained) {
 #endif
 
 #if defined(__CUDACC__)
-/// D += A B on the FP64 tensor cores for an 8 x 4 A, a 4 x 8 B and an 8 x 8 D, a warp together:
-/// lane l holds A[l / 4][l % 4], B[l % 4][l / 4] and D[l / 4][2 (l % 4) + c], c = 0, 1.
-__device__ FLOWDG_FORCEINLINE void dmma_8x8x4(double (&d)[2], double a, double b) {
-#if __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-      : "+d"(d[0]), "+d"(d[1])
-      : "d"(a), "d"(b));
-#else
-  __trap();  // the host never selects this kernel below compute capability 8.0
-#endif
-}
+using device::dmma_8x8x4;
 
 /// Elements per block of the tensor-core element kernel (a macro for benchmark builds).
 #ifndef FLOWDG_TENSOR_ELEMENTS
@@ -314,46 +307,11 @@ constexpr int tensor_min_blocks() {
 #endif
 }
 
-/// Global -> shared copies that bypass the registers (cp.async, compute capability 8.0): issued,
-/// then committed as a group, then waited for by the issuing thread (a barrier makes them visible
-/// to the others). 8 bytes through L1 (.ca: 8-byte copies cannot skip it).
-__device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, const void* global_source) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
-               "l"(global_source)
-               : "memory");
-#else
-  *shared_destination = *static_cast<const double*>(global_source);
-#endif
-}
-/// The same for 16 bytes through L2 only (.cg), like load_settled: safe for data that a kernel
-/// before the previous one wrote.
-__device__ FLOWDG_FORCEINLINE void copy_async_16(double* shared_destination, const void* global_source) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
-               "l"(global_source)
-               : "memory");
-#else
-  shared_destination[0] = static_cast<const double*>(global_source)[0];
-  shared_destination[1] = static_cast<const double*>(global_source)[1];
-#endif
-}
-/// Waits for every committed group but the last.
-__device__ FLOWDG_FORCEINLINE void copy_async_wait_prior() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-#endif
-}
-__device__ FLOWDG_FORCEINLINE void copy_async_commit() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-__device__ FLOWDG_FORCEINLINE void copy_async_wait() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
+using device::copy_async_16;
+using device::copy_async_8;
+using device::copy_async_commit;
+using device::copy_async_wait;
+using device::copy_async_wait_prior;
 
 /// The element kernel for p >= 1 with its two small matrix products on the FP64 tensor cores
 /// (mma.m8n8k4): a block of E elements, 8 warps, each warp owning 4 E / 64 column tiles of 8

@@ -1,0 +1,79 @@
+#pragma once
+// CUDA device helpers shared by the tensor-core kernels (the tuned triangle kernel in
+// dg/euler2d/element_kernels.hpp and the core's in dg/core_tensor_kernels.hpp): the FP64 tensor-core
+// product and asynchronous global -> shared copies. Device code: include under __CUDACC__ only.
+#include "flowdg/core/hd.hpp"
+
+namespace flowdg::device {
+
+/// D += A B on the FP64 tensor cores for an 8 x 4 A, a 4 x 8 B and an 8 x 8 D, a warp together:
+/// lane l holds A[l / 4][l % 4], B[l % 4][l / 4] and D[l / 4][2 (l % 4) + c], c = 0, 1.
+__device__ FLOWDG_FORCEINLINE void dmma_8x8x4(double (&d)[2], double a, double b) {
+#if __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+      : "+d"(d[0]), "+d"(d[1])
+      : "d"(a), "d"(b));
+#else
+  __trap();  // the host never selects a tensor-core kernel below compute capability 8.0
+#endif
+}
+
+/// Global -> shared copies that bypass the registers (cp.async, compute capability 8.0): issued,
+/// then committed as a group, then waited for by the issuing thread (a barrier makes them visible
+/// to the others). 8 bytes through L1 (.ca: 8-byte copies cannot skip it).
+__device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, const void* global_source) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+               "l"(global_source)
+               : "memory");
+#else
+  *shared_destination = *static_cast<const double*>(global_source);
+#endif
+}
+/// One value of 4 or 8 bytes (float or double), through L1.
+template <class Real>
+__device__ FLOWDG_FORCEINLINE void copy_async(Real* shared_destination, const Real* global_source) {
+  static_assert(sizeof(Real) == 4 || sizeof(Real) == 8, "cp.async copies 4, 8 or 16 bytes");
+#if __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(Real) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+                 "l"(global_source)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+                 "l"(global_source)
+                 : "memory");
+#else
+  *shared_destination = *global_source;
+#endif
+}
+/// The same for 16 bytes through L2 only (.cg): safe for data that a kernel before the previous
+/// one wrote.
+__device__ FLOWDG_FORCEINLINE void copy_async_16(double* shared_destination, const void* global_source) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+               "l"(global_source)
+               : "memory");
+#else
+  shared_destination[0] = static_cast<const double*>(global_source)[0];
+  shared_destination[1] = static_cast<const double*>(global_source)[1];
+#endif
+}
+/// Waits for every committed group but the last.
+__device__ FLOWDG_FORCEINLINE void copy_async_wait_prior() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#endif
+}
+__device__ FLOWDG_FORCEINLINE void copy_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+__device__ FLOWDG_FORCEINLINE void copy_async_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+}  // namespace flowdg::device

@@ -1,0 +1,241 @@
+#pragma once
+// The DG core's element kernel with its two small matrix products on the FP64 tensor cores
+// (mma.m8n8k4; double precision, compute capability 8.0), for any shape, affine or curved, any
+// physics of the core: the tuned triangle kernel's structure (dg/euler2d/element_kernels.hpp)
+// with the shape, the dimension and the geometry kind as template parameters. A block of E = 8
+// elements; columns n = v * E + element (a column tile of 8 = one variable of the block's
+// elements); warp w owns column tile w % NV and every second row tile from w / NV
+// (core_tensor_row_groups = 2: 2 NV warps). Shared memory (CoreTensorLayout, core_kernels.hpp):
+//   rows [0, K3)         the right side of the residual product: the values at the volume points
+//                        (rows [0, Nq)), then in place the reference fluxes (row r Nq + k), the
+//                        face fluxes (row dim Nq + l Nfq + point: sign and the element's point
+//                        order applied), zeros to K3;
+//   rows [K3, K3 + Np)   the coefficients;
+//   then (dim^2 + 1) x E  the affine metric.
+// Phases (barriers between):
+//   0. coefficients, affine metric, face fluxes -> shared (cp.async);
+//   1. values at the volume points = A2 x coefficients (B fragments from shared);
+//   2. a thread per (element, point): the flux and the reference fluxes sum_d m_rd F_d, in place;
+//   3. residual = A3 x rows -> shared, then a thread per (element, mode) in element order: affine:
+//      times 1 / det J; curved: the inverse mass matrix row times it; the Runge-Kutta update.
+// The sums run in another order than ElementKernel's: results agree to rounding, not bit for bit.
+// CUDA only: included by dg_operator.hpp under __CUDACC__.
+#include <type_traits>
+
+#include "flowdg/backend/cuda_check.hpp"
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/tensor_core.hpp"
+#include "flowdg/dg/core_kernels.hpp"
+
+namespace flowdg::dg {
+
+template <class Physics>
+constexpr int core_tensor_threads() {
+  return 32 * core_tensor_row_groups * Physics::n_variables;
+}
+
+template <class Physics, Shape S, int P, GeometryKind G>
+__global__ void __launch_bounds__(core_tensor_threads<Physics>())
+    core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t n_elements, CoreTensorLayout t,
+                               const double* __restrict__ a2, const double* __restrict__ a3) {
+  static_assert(std::is_same_v<typename Physics::real, double>, "the FP64 tensor cores take double precision only");
+  using State = typename Physics::State;
+  constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
+  constexpr int E = core_tensor_elements, R = core_tensor_row_groups, threads = core_tensor_threads<Physics>();
+  constexpr int MT3 = (Np + 7) / 8, MT3W = (MT3 + R - 1) / R;  // row tiles of the residual, per warp
+  constexpr int MT2W = 4;                                         // row tiles of the values per pass
+  const int Nq = k.Nq, Nfq = k.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
+  extern __shared__ double shared[];  // [row * ST + v * E + el]
+  double* s_u = shared + K3 * ST;     // [j * ST + v * E + el]
+  double* s_metric = s_u + Np * ST;   // [c * E + el], c = r dim + d; dim^2: 1 / det J
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int fragment_row = lane / 4, fragment_col = lane % 4;
+  const int column_tile = warp % NV, row_group = warp / NV;
+  detail::wait_for_previous_grid();
+
+  // 0. The block's coefficients and metric, the face fluxes (asynchronous copies, all in flight at
+  //    once); zeros in the padding columns and rows.
+  for (int i = threadIdx.x; i < NV * Np * E / 2; i += threads) {
+    const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / Np, j = row % Np;
+    double* destination = s_u + j * ST + v * E + el;
+    const double* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
+    if (el + 1 < n_local) {
+      device::copy_async_16(destination, source);
+    } else {
+      destination[0] = el < n_local ? source[0] : 0.0;
+      destination[1] = 0.0;
+    }
+  }
+  if constexpr (G == GeometryKind::affine) {
+    for (int i = threadIdx.x; i < (dim * dim + 1) * E; i += threads) {
+      const int el = i % E, c = i / E;
+      if (el < n_local)
+        device::copy_async_8(s_metric + i, k.metric.data + static_cast<index_t>(c) * k.Ks + e0 + el);
+      else
+        s_metric[i] = 0.0;
+    }
+  }
+  const int surface_row = dim * Nq;
+  for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
+    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+    double* row = shared + static_cast<std::size_t>(surface_row) * ST + el;
+    if (el >= n_local) {
+      for (int v = 0; v < NV; ++v) row[lq * ST + v * E] = 0.0;
+      continue;
+    }
+    const index_t code = k.codes[l * k.Ks + e0 + el];
+    const index_t f = code_face(code);
+    const bool plus = code_plus_side(code);
+    const int point = plus ? k.permutation[code_orientation(code) * Nfq + q] : q;
+    for (int v = 0; v < NV; ++v)
+      device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * Nfq + q) * k.Fs + f);
+  }
+  for (int i = threadIdx.x; i < (K3 - surface_row - NF * Nfq) * NV * E; i += threads)
+    shared[(surface_row + NF * Nfq + i / (NV * E)) * ST + i % (NV * E)] = 0.0;
+  // The Runge-Kutta registers of the thread's (element, mode) pairs of the last phase, loaded now
+  // so that their latency hides behind the products.
+  constexpr int rounds = (Np * E + threads - 1) / threads;
+  double q_k[rounds][NV], u0_k[rounds][NV];
+#pragma unroll
+  for (int m = 0; m < rounds; ++m) {
+    const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
+    const bool mine = row < Np && el < n_local;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
+      q_k[m][v] = mine ? k.update.q_at(index) : 0.0;
+      u0_k[m][v] = mine ? k.update.u0_at(index) : 0.0;
+    }
+  }
+  device::copy_async_commit();
+  device::copy_async_wait();
+  __syncthreads();
+
+  // 1. The values at the volume points (rows [0, Nq)), up to MT2W row tiles per pass sharing each
+  //    B fragment.
+  const int b_column = column_tile * 8 + fragment_row;
+  for (int mt0 = row_group; mt0 < MT2; mt0 += MT2W * R) {
+    double acc[MT2W][2] = {};
+    for (int ks = 0; ks < K2 / 4; ++ks) {
+      const int j = ks * 4 + fragment_col;
+      const double b = j < Np ? s_u[j * ST + b_column] : 0.0;
+#pragma unroll
+      for (int i = 0; i < MT2W; ++i) {
+        const int mt = mt0 + i * R;
+        if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + (mt * 8 + fragment_row) * K2 + ks * 4 + fragment_col), b);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < MT2W; ++i) {
+      const int kq = (mt0 + i * R) * 8 + fragment_row;
+      if (kq < Nq)
+        *reinterpret_cast<double2*>(shared + kq * ST + column_tile * 8 + 2 * fragment_col) = make_double2(acc[i][0], acc[i][1]);
+    }
+  }
+  __syncthreads();
+
+  // 2. The reference fluxes at the volume points, in place (a thread reads its point's values in
+  //    row k before it writes row k = 0 Nq + k).
+  for (int i = threadIdx.x; i < Nq * E; i += threads) {
+    const int el = i % E, kq = i / E;
+    double fr[dim][NV] = {};
+    if (el < n_local) {
+      State uk;
+      for (int v = 0; v < NV; ++v) uk[v] = shared[kq * ST + v * E + el];
+      State f[dim];
+      k.physics.flux(uk, f);
+      double m[dim][dim];
+      if constexpr (G == GeometryKind::affine) {
+        const double w = k.volume_weight[kq];
+        for (int r = 0; r < dim; ++r)
+          for (int d = 0; d < dim; ++d) m[r][d] = w * s_metric[(r * dim + d) * E + el];
+      } else {
+        for (int r = 0; r < dim; ++r)
+          for (int d = 0; d < dim; ++d)
+            m[r][d] = k.metric[(static_cast<index_t>(kq) * dim * dim + r * dim + d) * k.Ks + e0 + el];
+      }
+      for (int v = 0; v < NV; ++v)
+        for (int r = 0; r < dim; ++r) {
+          double sum = 0;
+          for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
+          fr[r][v] = sum;
+        }
+    }
+    for (int r = 0; r < dim; ++r)
+      for (int v = 0; v < NV; ++v) shared[(r * Nq + kq) * ST + v * E + el] = fr[r][v];
+  }
+  // The face fluxes are along the minus side's normal: negated on the element's minus faces.
+  for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
+    const int el = i % E, lq = i / E;
+    if (el >= n_local || code_plus_side(k.codes[lq / Nfq * k.Ks + e0 + el])) continue;
+    double* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
+    for (int v = 0; v < NV; ++v) row[v * E] = -row[v * E];
+  }
+  __syncthreads();
+
+  // 3. The residual: A3 x rows, the warp's row tiles at once (one B fragment per k step).
+  double acc[MT3W][2] = {};
+#pragma unroll 4
+  for (int ks = 0; ks < K3 / 4; ++ks) {
+    const double b = shared[(ks * 4 + fragment_col) * ST + b_column];
+#pragma unroll
+    for (int i = 0; i < MT3W; ++i) {
+      const int mt = row_group + i * R;
+      if (mt < MT3) device::dmma_8x8x4(acc[i], __ldg(a3 + (mt * 8 + fragment_row) * K3 + ks * 4 + fragment_col), b);
+    }
+  }
+  // The residual -> shared rows [0, Np), then a thread per (element, mode) in element order
+  // (coalesced): affine: times 1 / det J; curved: the inverse mass matrix row times it; the update.
+  __syncthreads();  // every warp is past its reads of rows [0, K3)
+#pragma unroll
+  for (int i = 0; i < MT3W; ++i) {
+    const int j = (row_group + i * R) * 8 + fragment_row;
+    if (row_group + i * R < MT3 && j < Np)
+      *reinterpret_cast<double2*>(shared + j * ST + column_tile * 8 + 2 * fragment_col) = make_double2(acc[i][0], acc[i][1]);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int m = 0; m < rounds; ++m) {
+    const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
+    if (row >= Np || el >= n_local) continue;
+    const index_t e = e0 + el;
+    double value[NV];
+    if constexpr (G == GeometryKind::affine) {
+      const double inverse_det = s_metric[dim * dim * E + el];
+      for (int v = 0; v < NV; ++v) value[v] = inverse_det * shared[row * ST + v * E + el];
+    } else {
+      for (int v = 0; v < NV; ++v) value[v] = 0.0;
+      for (int j = 0; j < Np; ++j) {
+        const double m = k.inverse_mass[(static_cast<index_t>(row) * Np + j) * k.Ks + e];
+        for (int v = 0; v < NV; ++v) value[v] += m * shared[j * ST + v * E + el];
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < NV; ++v)
+      k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, value[v], s_u[row * ST + v * E + el], q_k[m][v],
+                            u0_k[m][v]);
+  }
+}
+
+template <class Physics, Shape S, int P, GeometryKind G>
+void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, const CoreTensorLayout& layout,
+                                       const double* tables) {
+  if (n_elements <= 0) return;
+  constexpr auto function = core_element_tensor_kernel<Physics, S, P, G>;
+  static const bool configured = [] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(block_shared_limit)));
+    return true;
+  }();
+  (void)configured;
+  const std::size_t shared = core_tensor_shared_bytes(layout);
+  if (shared > block_shared_limit)
+    throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
+  const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
+  detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, n_elements, layout, tables,
+                 tables + layout.M2 * layout.K2);
+}
+
+}  // namespace flowdg::dg
