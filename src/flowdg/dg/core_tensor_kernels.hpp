@@ -8,12 +8,13 @@
 // (core_tensor_row_groups = 2: 2 NV warps). Shared memory (CoreTensorLayout, core_kernels.hpp):
 //   rows [0, K3)         the right side of the residual product: the values at the volume points
 //                        (rows [0, Nq)), then in place the reference fluxes (row r Nq + k), the
-//                        face fluxes (row dim Nq + l Nfq + point: sign and the element's point
-//                        order applied), zeros to K3;
+//                        face fluxes (row dim Nq + l Nfq + point: in the element's point order,
+//                        negated in phase 2 on the element's minus faces), zeros to K3;
 //   rows [K3, K3 + Np)   the coefficients;
 //   then (dim^2 + 1) x E  the affine metric.
 // Phases (barriers between):
-//   0. coefficients, affine metric, face fluxes -> shared (cp.async);
+//   0. coefficients, affine metric, face fluxes -> shared (cp.async); the Runge-Kutta registers
+//      of the thread's (element, mode) pairs of phase 3 -> registers;
 //   1. values at the volume points = A2 x coefficients (B fragments from shared);
 //   2. a thread per (element, point): the flux and the reference fluxes sum_d m_rd F_d, in place;
 //   3. residual = A3 x rows -> shared, then a thread per (element, mode) in element order: affine:
