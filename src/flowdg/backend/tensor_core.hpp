@@ -20,32 +20,21 @@ __device__ FLOWDG_FORCEINLINE void dmma_8x8x4(double (&d)[2], double a, double b
 
 /// Global -> shared copies that bypass the registers (cp.async, compute capability 8.0): issued,
 /// then committed as a group, then waited for by the issuing thread (a barrier makes them visible
-/// to the others). 8 bytes through L1 (.ca: 8-byte copies cannot skip it).
-__device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, const void* global_source) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
-               "l"(global_source)
-               : "memory");
-#else
-  *shared_destination = *static_cast<const double*>(global_source);
-#endif
-}
-/// One value of 4 or 8 bytes (float or double), through L1.
+/// to the others). One value of 4 or 8 bytes (float or double), through L1 (.ca: copies under 16
+/// bytes cannot skip it).
 template <class Real>
 __device__ FLOWDG_FORCEINLINE void copy_async(Real* shared_destination, const Real* global_source) {
   static_assert(sizeof(Real) == 4 || sizeof(Real) == 8, "cp.async copies 4, 8 or 16 bytes");
 #if __CUDA_ARCH__ >= 800
-  if constexpr (sizeof(Real) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
-                 "l"(global_source)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
-                 "l"(global_source)
-                 : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_destination))),
+               "l"(global_source), "n"(static_cast<int>(sizeof(Real)))
+               : "memory");
 #else
   *shared_destination = *global_source;
 #endif
+}
+__device__ FLOWDG_FORCEINLINE void copy_async_8(double* shared_destination, const void* global_source) {
+  copy_async(shared_destination, static_cast<const double*>(global_source));
 }
 /// The same for 16 bytes through L2 only (.cg): safe for data that a kernel before the previous
 /// one wrote.

@@ -21,6 +21,32 @@
 
 namespace flowdg::dg {
 
+/// Lets a kernel take block_shared_limit bytes of dynamic shared memory (once per kernel).
+template <auto Function>
+void allow_block_shared_limit() {
+  static const bool configured = [] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(Function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(block_shared_limit)));
+    return true;
+  }();
+  (void)configured;
+}
+
+/// One side's trace at a face point from a block's shared coefficients: sum_j s[(v Np + j) Fb + fl]
+/// phi[j] for every variable (the loop over modes outside: one phi load per mode).
+template <class Physics, int Np>
+__device__ FLOWDG_FORCEINLINE typename Physics::State shared_trace(const typename Physics::real* s, int Fb, int fl,
+                                                                  const typename Physics::real* phi) {
+  typename Physics::real sum[Physics::n_variables] = {};
+#pragma unroll
+  for (int j = 0; j < Np; ++j) {
+    const typename Physics::real value = phi[j];
+    for (int v = 0; v < Physics::n_variables; ++v) sum[v] += s[(v * Np + j) * Fb + fl] * value;
+  }
+  typename Physics::State trace;
+  for (int v = 0; v < Physics::n_variables; ++v) trace[v] = sum[v];
+  return trace;
+}
+
 template <class Physics, Shape S, int P, GeometryKind G>
 __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
   using Real = typename Physics::real;
@@ -173,25 +199,11 @@ __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Phys
       const int fl = i % Fb, q = i / Fb;
       if (fl >= n_local) continue;
       const index_t local = f0 + fl, f = k.begin + local;
-      const Real* phi_m = s_phi_m + (k.index.local_m[f] * Nfq + q) * Np_m;
-      Real sum_m[NV] = {};
-#pragma unroll
-      for (int j = 0; j < Np_m; ++j) {
-        const Real phi = phi_m[j];
-        for (int v = 0; v < NV; ++v) sum_m[v] += s_m[(v * Np_m + j) * Fb + fl] * phi;
-      }
-      State um, up{};
-      for (int v = 0; v < NV; ++v) um[v] = sum_m[v];
+      const State um = shared_trace<Physics, Np_m>(s_m, Fb, fl, s_phi_m + (k.index.local_m[f] * Nfq + q) * Np_m);
+      State up{};
       if constexpr (!Boundary) {
         const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
-        const Real* phi_p = s_phi_p + (k.index.local_p[f] * Nfq + qp) * Np_p;
-        Real sum_p[NV] = {};
-#pragma unroll
-        for (int j = 0; j < Np_p; ++j) {
-          const Real phi = phi_p[j];
-          for (int v = 0; v < NV; ++v) sum_p[v] += s_p[(v * Np_p + j) * Fb + fl] * phi;
-        }
-        for (int v = 0; v < NV; ++v) up[v] = sum_p[v];
+        up = shared_trace<Physics, Np_p>(s_p, Fb, fl, s_phi_p + (k.index.local_p[f] * Nfq + qp) * Np_p);
       }
       k.finish(local, q, um, up);
     }
@@ -202,12 +214,7 @@ template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Bounda
 void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boundary>& kernel, index_t n_faces, int Fb) {
   if (n_faces <= 0) return;
   constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary>;
-  static const bool configured = [] {
-    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(block_shared_limit)));
-    return true;
-  }();
-  (void)configured;
+  allow_block_shared_limit<function>();
   constexpr int sides = n_basis(SM, P) + (Boundary ? 0 : n_basis(SP, P));
   const int table = face_table_values(SM, SP, Boundary, P, kernel.Nfq);
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * sides * Fb + table);
@@ -220,12 +227,7 @@ template <class Physics, Shape S, int P, GeometryKind G>
 void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
   if (n_elements <= 0) return;
   constexpr auto function = core_element_block_kernel<Physics, S, P, G>;
-  static const bool configured = [] {
-    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(block_shared_limit)));
-    return true;
-  }();
-  (void)configured;
+  allow_block_shared_limit<function>();
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
                              static_cast<std::size_t>(block_values_per_element<Physics>(S, n_basis(S, P), kernel.Nq, kernel.Nfq));
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);

@@ -26,6 +26,7 @@
 #include "flowdg/backend/cuda_check.hpp"
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/tensor_core.hpp"
+#include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_kernels.hpp"
 
 namespace flowdg::dg {
@@ -225,12 +226,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
                                        const double* tables) {
   if (n_elements <= 0) return;
   constexpr auto function = core_element_tensor_kernel<Physics, S, P, G>;
-  static const bool configured = [] {
-    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(block_shared_limit)));
-    return true;
-  }();
-  (void)configured;
+  allow_block_shared_limit<function>();
   const std::size_t shared = core_tensor_shared_bytes(layout);
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
