@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -34,9 +35,12 @@ struct CommandResult {
 };
 
 CommandResult run_cli(const std::string& arguments) {
+  // Files of this process only: ctest -j runs the MeshInfo tests side by side, and a shared name
+  // let one test read another's output.
   const auto directory = std::filesystem::temp_directory_path();
-  const std::string out = (directory / "flowdg_mesh_info_test.out").string();
-  const std::string err = (directory / "flowdg_mesh_info_test.err").string();
+  const std::string stem = cat("flowdg_mesh_info_test_", getpid());
+  const std::string out = (directory / (stem + ".out")).string();
+  const std::string err = (directory / (stem + ".err")).string();
   const int status = std::system(cat("'", FLOWDG_CLI, "' ", arguments, " >", out, " 2>", err).c_str());
   const auto read = [](const std::string& path) {
     std::ifstream file(path);
@@ -44,7 +48,10 @@ CommandResult run_cli(const std::string& arguments) {
     text << file.rdbuf();
     return text.str();
   };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
+  CommandResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return result;
 }
 
 std::string data(const std::string& name) { return cat(FLOWDG_TEST_DATA_DIR, "/", name); }
