@@ -133,6 +133,7 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         std::printf("cpu - cuda %s p = %d %s, element %s: state %.2e, residual %.2e (relative)\n", c.name, order,
                     precision == dg::Precision::double_precision ? "double" : "float", element_kernel, difference / size,
                     residual_difference / residual_size);
+        std::fflush(stdout);  // a sanitizer run cut off by its time limit still shows how far it got
       }
   }
 }

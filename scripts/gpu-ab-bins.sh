@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A/B of flowdg binaries in one GPU call, through `flowdg run` (the user's path): .bundle holds
+# the new build as bin/flowdg and the baseline as bin/flowdg_A (bundle-libs of the new one, the old
+# binary copied beside it); BINS names others (default "flowdg_A flowdg"). TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic
+# kernels, 20 steps, PRECISION); TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic
+# vortex, RK4, Rusanov, 200 steps); ROUNDS rounds, the two binaries alternating.
+set -uo pipefail
+[ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
+out=${OUT:-/tmp/ab}; mkdir -p $out/logs
+tets=(--set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=55&ny=55&nz=55"' --set 'boundary.zmin.translation=[0.0,0.0,6.0]'
+      --set "solver.precision=\"${PRECISION:-double}\"" --set time.max_steps=20 --set time.end_time=100.0 --set output.vtu=false)
+tris=(--set 'mesh.file="builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2"'
+      --set 'time.scheme="rk4"' --set 'solver.flux="rusanov"' --set 'time.end_time=1000.0' --set time.max_steps=200 --set output.vtu=false)
+throughput() { grep -o '"throughput_dof_stage_per_second": [0-9.e+]*' $1/summary.json | awk '{print $2}'; }
+for round in $(seq 1 ${ROUNDS:-2}); do
+  for bin in ${BINS:-flowdg_A flowdg}; do
+    for p in ${TET_ORDERS:-}; do
+      d=/tmp/ab_${bin}_tet$p; timeout 120 .bundle/run $bin run examples/vortex3d_tetrahedra.toml --backend cuda "${tets[@]}" \
+        --set solver.order=$p --output $d > $out/logs/${bin}_tet${p}_$round.log 2>&1
+      echo "tets p=$p $bin round $round: exit $? $(throughput $d)"
+    done
+    for p in ${TRI_ORDERS:-}; do
+      d=/tmp/ab_${bin}_tri$p; timeout 120 .bundle/run $bin run examples/isentropic_vortex.toml --backend cuda "${tris[@]}" \
+        --set solver.order=$p --output $d > $out/logs/${bin}_tri${p}_$round.log 2>&1
+      echo "tris p=$p $bin round $round: exit $? $(throughput $d)"
+    done
+  done
+done
