@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A/B of flowdg binaries in one GPU call, through `flowdg run` (the user's path): .bundle holds
 # the new build as bin/flowdg and the baseline as bin/flowdg_A (bundle-libs of the new one, the old
-# binary copied beside it); BINS names others (default "flowdg_A flowdg"). TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic
-# kernels, 20 steps, PRECISION); TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic
-# vortex, RK4, Rusanov, 200 steps); ROUNDS rounds, the two binaries alternating.
+# binary copied beside it); BINS names others (default "flowdg_A flowdg"). Build each with
+# `ninja flowdg_cli` (bin/flowdg's target; `ninja flowdg` builds only the library).
+# TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic kernels, 20 steps, PRECISION);
+# TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic vortex, RK4, Rusanov, 200
+# steps); ROUNDS rounds, the binaries alternating.
 set -uo pipefail
 [ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
