@@ -81,14 +81,7 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     State f[dim];
     k.physics.flux(uk, f);
     Real m[dim][dim];
-    if constexpr (G == GeometryKind::affine) {
-      const Real w = k.volume_weight[kq];
-      for (int r = 0; r < dim; ++r)
-        for (int d = 0; d < dim; ++d) m[r][d] = w * k.metric[(r * dim + d) * k.Ks + e];
-    } else {
-      for (int r = 0; r < dim; ++r)
-        for (int d = 0; d < dim; ++d) m[r][d] = k.metric[(static_cast<index_t>(kq) * dim * dim + r * dim + d) * k.Ks + e];
-    }
+    k.weighted_metric(kq, e, k.metric.data + e, k.Ks, m);
     for (int v = 0; v < NV; ++v)
       for (int r = 0; r < dim; ++r) {
         Real sum = 0;

@@ -207,6 +207,24 @@ struct ElementKernel {
   index_t Fs = 0;
   StageUpdate<Real> update;
 
+  /// The weighted metric at volume point k of element e, m_rd = w_k det J dr_r/dx_d: on affine
+  /// groups w_k times the element's constant terms, read at affine[(r dim + d) affine_stride] (from
+  /// global memory, a block's shared copy or registers); on curved groups the point's stored terms
+  /// (weight included).
+  FLOWDG_HD FLOWDG_FORCEINLINE void weighted_metric(int k, index_t e, const Real* affine, index_t affine_stride,
+                                                   Real (&m)[dim][dim]) const {
+    if constexpr (G == GeometryKind::affine) {
+      const Real w = volume_weight[k];
+      for (int r = 0; r < dim; ++r)
+        for (int d = 0; d < dim; ++d) m[r][d] = w * affine[(r * dim + d) * affine_stride];
+    } else {
+      (void)affine;
+      (void)affine_stride;
+      for (int r = 0; r < dim; ++r)
+        for (int d = 0; d < dim; ++d) m[r][d] = metric[(static_cast<index_t>(k) * dim * dim + r * dim + d) * Ks + e];
+    }
+  }
+
   FLOWDG_HD void operator()(index_t e) const {
     Real coefficients[NV][Np];
     Real rhs[NV][Np];
@@ -235,14 +253,7 @@ struct ElementKernel {
       State f[dim];
       physics.flux(uk, f);
       Real m[dim][dim];
-      if constexpr (G == GeometryKind::affine) {
-        const Real w = volume_weight[k];
-        for (int r = 0; r < dim; ++r)
-          for (int d = 0; d < dim; ++d) m[r][d] = w * inverse_metric[r][d];
-      } else {
-        for (int r = 0; r < dim; ++r)
-          for (int d = 0; d < dim; ++d) m[r][d] = metric[(static_cast<index_t>(k) * dim * dim + r * dim + d) * Ks + e];
-      }
+      weighted_metric(k, e, &inverse_metric[0][0], 1, m);
       for (int v = 0; v < NV; ++v) {
         Real reference_flux[dim];
         for (int r = 0; r < dim; ++r) {

@@ -149,15 +149,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
       State f[dim];
       k.physics.flux(uk, f);
       double m[dim][dim];
-      if constexpr (G == GeometryKind::affine) {
-        const double w = k.volume_weight[kq];
-        for (int r = 0; r < dim; ++r)
-          for (int d = 0; d < dim; ++d) m[r][d] = w * s_metric[(r * dim + d) * E + el];
-      } else {
-        for (int r = 0; r < dim; ++r)
-          for (int d = 0; d < dim; ++d)
-            m[r][d] = k.metric[(static_cast<index_t>(kq) * dim * dim + r * dim + d) * k.Ks + e0 + el];
-      }
+      k.weighted_metric(kq, e0 + el, s_metric + el, E, m);
       for (int v = 0; v < NV; ++v)
         for (int r = 0; r < dim; ++r) {
           double sum = 0;
