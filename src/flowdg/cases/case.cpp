@@ -34,11 +34,90 @@ void read_state(const Config& table, int dim, physics::FlowSpec& flow) {
   if (!(flow.density > 0 && flow.pressure > 0)) throw InputError(cat(table.where(), ": density and pressure must be positive"));
 }
 
-physics::FlowSpec read_flow(const Config& config, int dim, double gamma) {
+/// [physics]: the equations (euler, navier-stokes) and the free stream's numbers.
+void read_physics(const Config& config, Case& problem) {
+  const Config table = config.table("physics");
+  table.allow_only({"equations", "mach", "angle_of_attack", "reynolds", "reference_length", "prandtl", "free_stream_temperature",
+                    "viscosity"});
+  const std::string equations = table.string_or("equations", "euler");
+  if (equations != "euler" && equations != "navier-stokes")
+    throw InputError(cat(table.where(), " equations: '", equations, "' (valid: euler, navier-stokes)"));
+  dg::ViscousOptions& viscous = problem.options.viscous;
+  viscous.enabled = equations == "navier-stokes";
+  if (!viscous.enabled)
+    for (const char* key : {"reynolds", "reference_length", "prandtl", "free_stream_temperature", "viscosity"})
+      if (table.has(key))
+        throw InputError(cat(table.where(), " ", key, ": a Navier-Stokes setting, but equations = \"euler\" (set equations = ",
+                             "\"navier-stokes\")"));
+  physics::NavierStokesScales& scales = viscous.scales;
+  scales.gamma = problem.options.gamma;
+  if (const auto mach = table.get_double("mach")) {
+    if (!(*mach > 0)) throw InputError(cat(table.where(), " mach: must be positive"));
+    scales.mach = *mach;
+    problem.free_stream_mach = *mach;
+  } else if (viscous.enabled) {
+    throw InputError(cat(table.where(), " mach: required for the Navier-Stokes equations (the free stream's Mach number)"));
+  }
+  problem.angle_of_attack = table.double_or("angle_of_attack", 0.0);
+  if (!viscous.enabled) return;
+  const auto reynolds = table.get_double("reynolds");
+  if (!reynolds) throw InputError(cat(table.where(), " reynolds: required for the Navier-Stokes equations (on reference_length)"));
+  if (!(*reynolds > 0)) throw InputError(cat(table.where(), " reynolds: must be positive"));
+  scales.reynolds = *reynolds;
+  scales.reference_length = table.double_or("reference_length", 1.0);
+  scales.prandtl = table.double_or("prandtl", 0.72);
+  scales.free_stream_temperature = table.double_or("free_stream_temperature", 288.15);
+  if (!(scales.reference_length > 0 && scales.prandtl > 0 && scales.free_stream_temperature > 0))
+    throw InputError(cat(table.where(), ": reference_length, prandtl and free_stream_temperature must be positive"));
+  const std::string law = table.string_or("viscosity", "sutherland");
+  if (law == "sutherland") {
+    scales.law = physics::ViscosityLaw::sutherland;
+  } else if (law == "constant") {
+    scales.law = physics::ViscosityLaw::constant;
+  } else {
+    throw InputError(cat(table.where(), " viscosity: '", law, "' (valid: sutherland, constant)"));
+  }
+}
+
+physics::FlowSpec read_flow(const Config& config, const Case& problem, int dim, double gamma) {
   const Config table = config.table("flow");
-  table.allow_only({"kind", "rho", "u", "v", "w", "p", "strength", "center", "mach_inner", "r_inner"});
+  table.allow_only({"kind", "rho", "u", "v", "w", "p", "strength", "center", "mach_inner", "r_inner", "height", "wall_temperatures"});
   physics::FlowSpec flow;
   const std::string kind = table.string_or("kind", "uniform");
+  if (kind == "free-stream") {
+    // rho = 1, |v| = 1 at the angle of attack (in the x-y plane), p = 1 / (gamma M^2).
+    if (!problem.free_stream_mach)
+      throw InputError(cat(table.where(), " kind: 'free-stream' needs [physics] mach"));
+    for (const char* key : {"rho", "u", "v", "w", "p"})
+      if (table.has(key)) throw InputError(cat(table.where(), " ", key, ": a free stream is set by [physics] mach and angle_of_attack"));
+    const double alpha = problem.angle_of_attack * 3.14159265358979323846 / 180.0;
+    flow.kind = physics::FlowKind::uniform;
+    flow.density = 1.0;
+    flow.velocity = {std::cos(alpha), std::sin(alpha), 0.0};
+    flow.pressure = 1.0 / (gamma * *problem.free_stream_mach * *problem.free_stream_mach);
+    physics::check_supported(flow, dim, gamma);
+    return flow;
+  }
+  if (kind == "couette") {
+    if (!problem.options.viscous.enabled)
+      throw InputError(cat(table.where(), " kind: 'couette' is a viscous flow (set [physics] equations = \"navier-stokes\")"));
+    flow.kind = physics::FlowKind::couette;
+    flow.velocity = {table.double_or("u", 1.0), 0.0, 0.0};
+    flow.mach = problem.options.viscous.scales.mach;
+    flow.prandtl = problem.options.viscous.scales.prandtl;
+    flow.height = table.double_or("height", flow.height);
+    if (const auto temperatures = table.get_doubles("wall_temperatures")) {
+      if (temperatures->size() != 2)
+        throw InputError(cat(table.where(), " wall_temperatures: expected [lower, upper] (T / T_inf at y = 0 and y = height)"));
+      flow.wall_temperature[0] = (*temperatures)[0];
+      flow.wall_temperature[1] = (*temperatures)[1];
+    }
+    if (problem.options.viscous.scales.law != physics::ViscosityLaw::constant)
+      throw InputError(cat(table.where(), " kind: the Couette solution is exact for constant viscosity (set [physics] viscosity = ",
+                           "\"constant\")"));
+    physics::check_supported(flow, dim, gamma);
+    return flow;
+  }
   if (kind == "uniform") {
     flow.kind = physics::FlowKind::uniform;
   } else if (kind == "isentropic-vortex") {
@@ -49,7 +128,7 @@ physics::FlowSpec read_flow(const Config& config, int dim, double gamma) {
     flow.kind = physics::FlowKind::double_mach;
   } else {
     throw InputError(cat(table.where(), " kind: unknown flow '", kind,
-                         "' (valid: uniform, isentropic-vortex, supersonic-vortex, double-mach)"));
+                         "' (valid: uniform, free-stream, isentropic-vortex, supersonic-vortex, double-mach, couette)"));
   }
   read_state(table, dim, flow);
   flow.strength = table.double_or("strength", flow.strength);
@@ -68,8 +147,13 @@ physics::BoundaryKind parse_boundary_kind(const std::string& name, const std::st
   if (name == "outflow") return physics::BoundaryKind::outflow;
   if (name == "farfield") return physics::BoundaryKind::farfield;
   if (name == "prescribed") return physics::BoundaryKind::prescribed;
+  if (name == "subsonic-inflow") return physics::BoundaryKind::subsonic_inflow;
+  if (name == "subsonic-outflow") return physics::BoundaryKind::subsonic_outflow;
+  if (name == "no-slip-wall") return physics::BoundaryKind::no_slip_wall;
+  if (name == "isothermal-wall") return physics::BoundaryKind::isothermal_wall;
   throw InputError(cat(where, " type: unknown boundary condition '", name,
-                       "' (valid: slip-wall, symmetry, curvature-wall, inflow, outflow, farfield, prescribed, periodic)"));
+                       "' (valid: slip-wall, symmetry, curvature-wall, inflow, outflow, farfield, prescribed, subsonic-inflow, ",
+                       "subsonic-outflow, no-slip-wall, isothermal-wall, periodic)"));
 }
 
 std::string resolve_mesh_path(const std::string& spec, const std::string& directory) {
@@ -86,11 +170,14 @@ std::string tag_list(const Mesh& mesh) {
 
 void read_solver(const Config& config, Case& problem) {
   const Config solver = config.table("solver");
-  solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity", "precision", "kernels"});
+  solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity", "precision", "kernels", "br2_eta"});
   dg::OperatorOptions& options = problem.options;
   options.order = static_cast<int>(solver.integer_or("order", 1));
   options.flux = physics::parse_riemann_kind(solver.string_or("flux", "hllc"));
   options.gamma = solver.double_or("gamma", 1.4);
+  options.viscous.eta = solver.double_or("br2_eta", 0.0);
+  if (!(options.viscous.eta >= 0))
+    throw InputError(cat(solver.where(), " br2_eta: must be positive (0, the default: the element's number of faces)"));
   if (!(options.gamma > 1.0)) throw InputError(cat(solver.where(), " gamma: must be > 1"));
   const std::string limiter = solver.string_or("limiter", "none");
   if (limiter == "barth-jespersen") {
@@ -164,7 +251,7 @@ void read_boundaries(const Config& config, Case& problem) {
       continue;
     }
     const Config table = boundary.table(name);
-    table.allow_only({"type", "state", "center", "partner", "translation"});
+    table.allow_only({"type", "state", "center", "partner", "translation", "wall_velocity", "wall_temperature"});
     const std::string type = table.require_string("type");
     if (type == "periodic") {
       if (periodic_done[tag]) continue;
@@ -189,7 +276,24 @@ void read_boundaries(const Config& config, Case& problem) {
       throw InputError(cat(table.where(), ": '", name, "' is the partner of a periodic boundary; its type must be periodic too"));
     dg::BoundarySpec& condition = problem.options.boundary[tag];
     condition.kind = parse_boundary_kind(type, table.where());
-    physics::check_supported(condition.kind, dim);
+    try {
+      physics::check_supported(condition.kind, dim, problem.options.viscous.enabled);
+    } catch (const InputError& error) {
+      throw InputError(cat(table.where(), ": ", error.what()));
+    }
+    const bool no_slip = condition.kind == physics::BoundaryKind::no_slip_wall || condition.kind == physics::BoundaryKind::isothermal_wall;
+    if (!no_slip && table.has("wall_velocity"))
+      throw InputError(cat(table.where(), " wall_velocity: only no-slip walls (no-slip-wall, isothermal-wall) move"));
+    condition.wall_velocity = read_point(table, "wall_velocity", dim, {});
+    if (condition.kind == physics::BoundaryKind::isothermal_wall) {
+      const auto temperature = table.get_double("wall_temperature");
+      if (!temperature)
+        throw InputError(cat(table.where(), " wall_temperature: an isothermal wall needs its temperature (T_w / T_inf)"));
+      if (!(*temperature > 0)) throw InputError(cat(table.where(), " wall_temperature: must be positive"));
+      condition.wall_temperature = *temperature;
+    } else if (table.has("wall_temperature")) {
+      throw InputError(cat(table.where(), " wall_temperature: only an isothermal wall has a temperature (type = \"isothermal-wall\")"));
+    }
     condition.flow = problem.initial;
     if (table.has("state")) {
       const Config state = table.table("state");
@@ -220,7 +324,7 @@ void read_boundaries(const Config& config, Case& problem) {
 }  // namespace
 
 Case load_case(const Config& config, Backend backend) {
-  config.allow_only({"case", "mesh", "flow", "solver", "time", "boundary", "output"});
+  config.allow_only({"case", "mesh", "physics", "flow", "solver", "time", "boundary", "output"});
   Case problem;
   problem.toml = config.to_toml();
   const Config case_table = config.table("case");
@@ -230,9 +334,15 @@ Case load_case(const Config& config, Backend backend) {
   problem.options.backend = backend;
 
   read_solver(config, problem);
+  read_physics(config, problem);
   read_mesh(config, problem);
   const int dim = problem.mesh.dimension;
-  const int highest = dg::core_max_order(dim, problem.options.precision);
+  const bool viscous = problem.options.viscous.enabled;
+  if (viscous && problem.options.precision != dg::Precision::double_precision)
+    throw InputError(cat(config.table("solver").where(), " precision: the Navier-Stokes equations run in double precision only"));
+  if (viscous && (problem.options.limiter != dg::Limiter::none || problem.options.positivity))
+    throw InputError(cat(config.table("solver").where(), ": the limiter and the positivity scaling are for the Euler equations"));
+  const int highest = dg::core_max_order(dim, problem.options.precision, viscous);
   if (problem.options.order < 0 || problem.options.order > highest)
     throw InputError(cat(config.table("solver").where(), " order: ", problem.options.order, " is out of range (0..", highest, ")"));
   // What only the tuned triangle kernels have, refused now rather than at set-up.
@@ -252,7 +362,7 @@ Case load_case(const Config& config, Backend backend) {
       throw InputError(cat(config.table("solver").where(), " kernels: the tuned kernels run the straight-sided triangles of",
                            " double-precision 2D meshes only; ", problem.mesh.source, " has none (use \"automatic\" or \"portable\")"));
   }
-  problem.initial = read_flow(config, dim, problem.options.gamma);
+  problem.initial = read_flow(config, problem, dim, problem.options.gamma);
   read_boundaries(config, problem);
   // Errors are measured against the [flow]: the exact solution for the built-in vortices, the
   // free stream for a uniform flow (free-stream preservation). The double Mach flow is only the

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flowdg/core/config.hpp"
+#include "flowdg/core/error.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/mesh.hpp"
@@ -47,8 +48,13 @@ struct Case {
   TimeControl time;
   std::string output_directory;
   OutputControl output;
-  /// "euler2d" or "euler3d" (the mesh's dimension).
-  std::string physics() const { return mesh.dimension == 3 ? "euler3d" : "euler2d"; }
+  std::optional<double> free_stream_mach;  ///< [physics] mach
+  double angle_of_attack = 0;              ///< [physics] angle_of_attack, degrees
+  /// "euler2d", "euler3d", "navier_stokes2d" or "navier_stokes3d" (the equations and the mesh's dimension).
+  std::string physics() const {
+    const char* equations = options.viscous.enabled ? "navier_stokes" : "euler";
+    return cat(equations, mesh.dimension == 3 ? "3d" : "2d");
+  }
 };
 
 /// Builds a case from its configuration. Every problem (unknown key, wrong type, missing mesh,

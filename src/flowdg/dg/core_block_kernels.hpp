@@ -106,6 +106,8 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     if (el >= n_local) continue;
     Real rhs[NV];
     for (int v = 0; v < NV; ++v) rhs[v] = 0;
+    if constexpr (Physics::has_viscous_flux)
+      for (int v = 0; v < NV; ++v) rhs[v] = k.viscous_rhs[(static_cast<index_t>(v) * Np + j) * k.Ks + e0 + el];
     for (int kq = 0; kq < Nq; ++kq)
       for (int v = 0; v < NV; ++v) {
         Real sum = 0;

@@ -11,5 +11,7 @@ std::unique_ptr<Operator> make_euler2d_double(const Mesh&, const Connectivity&, 
 std::unique_ptr<Operator> make_euler2d_float(const Mesh&, const Connectivity&, const OperatorOptions&);
 std::unique_ptr<Operator> make_euler3d_double(const Mesh&, const Connectivity&, const OperatorOptions&);
 std::unique_ptr<Operator> make_euler3d_float(const Mesh&, const Connectivity&, const OperatorOptions&);
+std::unique_ptr<Operator> make_navier_stokes2d_double(const Mesh&, const Connectivity&, const OperatorOptions&);
+std::unique_ptr<Operator> make_navier_stokes3d_double(const Mesh&, const Connectivity&, const OperatorOptions&);
 
 }  // namespace flowdg::dg

@@ -141,6 +141,8 @@ struct FaceKernel {
   Real t = 0;
   View<Real> flux;
   index_t Fs = 0;
+  /// Viscous physics: the BR2 lifting jump w_q |N_q| (H_aux - u_m) n at every point (lifting.hpp).
+  View<Real> jump;
 
   FLOWDG_HD void operator()(index_t i) const {
     const index_t local = i / Nfq;
@@ -163,13 +165,7 @@ struct FaceKernel {
     const index_t f = begin + local;
     Direction n;
     Real measure;
-    if constexpr (FG == GeometryKind::affine) {
-      for (int d = 0; d < dim; ++d) n[d] = geometry[d * Gs + local];
-      measure = geometry[dim * Gs + local];
-    } else {
-      for (int d = 0; d < dim; ++d) n[d] = geometry[(static_cast<index_t>(q) * (dim + 1) + d) * Gs + local];
-      measure = geometry[(static_cast<index_t>(q) * (dim + 1) + dim) * Gs + local];
-    }
+    geometry_at(local, q, n, measure);
     if constexpr (Boundary) {
       Direction x;
       for (int d = 0; d < dim; ++d) x[d] = points[(static_cast<index_t>(q) * dim + d) * Gs + local];
@@ -178,6 +174,31 @@ struct FaceKernel {
     const State value = numerical_flux(riemann, physics, um, up, n);
     const Real scale = face_weight[q] * measure;
     for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = scale * value[v];
+    if constexpr (Physics::has_viscous_flux) {
+      // BR2: H_aux - u_m = (u_p - u_m) / 2 inside, u_b - u_m on a boundary (lifting.hpp).
+      State difference;
+      if constexpr (Boundary) {
+        const State ub = condition.boundary_state(physics, um, up);
+        for (int v = 0; v < NV; ++v) difference[v] = ub[v] - um[v];
+      } else {
+        for (int v = 0; v < NV; ++v) difference[v] = Real(0.5) * (up[v] - um[v]);
+      }
+      for (int v = 0; v < NV; ++v)
+        for (int d = 0; d < dim; ++d) jump[((static_cast<index_t>(v) * dim + d) * Nfq + q) * Fs + f] = scale * difference[v] * n[d];
+    }
+  }
+
+  /// The unit normal (minus side outward) and the surface Jacobian |N| at point q of the group's
+  /// face `local`.
+  FLOWDG_HD FLOWDG_FORCEINLINE void geometry_at(index_t local, int q, Direction& n, Real& measure) const {
+    if constexpr (FG == GeometryKind::affine) {
+      (void)q;
+      for (int d = 0; d < dim; ++d) n[d] = geometry[d * Gs + local];
+      measure = geometry[dim * Gs + local];
+    } else {
+      for (int d = 0; d < dim; ++d) n[d] = geometry[(static_cast<index_t>(q) * (dim + 1) + d) * Gs + local];
+      measure = geometry[(static_cast<index_t>(q) * (dim + 1) + dim) * Gs + local];
+    }
   }
 };
 
@@ -206,6 +227,9 @@ struct ElementKernel {
   View<const Real> flux;
   index_t Fs = 0;
   StageUpdate<Real> update;
+  /// Viscous physics: the BR2 volume term's moments [(v Np + j) Ks + e] (lifting.hpp), added to the
+  /// right-hand side before the inverse mass matrix; empty for inviscid physics.
+  View<const Real> viscous_rhs;
 
   /// The weighted metric at volume point k of element e, m_rd = w_k det J dr_r/dx_d: on affine
   /// groups w_k times the element's constant terms, read at affine[(r dim + d) affine_stride] (from
@@ -234,6 +258,9 @@ struct ElementKernel {
         coefficients[v][j] = u[(static_cast<index_t>(v) * Np + j) * Ks + e];
         rhs[v][j] = 0;
       }
+    if constexpr (Physics::has_viscous_flux)
+      for (int v = 0; v < NV; ++v)
+        for (int j = 0; j < Np; ++j) rhs[v][j] = viscous_rhs[(static_cast<index_t>(v) * Np + j) * Ks + e];
 
     Real inverse_metric[dim][dim] = {};
     if constexpr (G == GeometryKind::affine)
@@ -402,8 +429,16 @@ inline std::vector<double> core_tensor_tables(const CoreTensorLayout& t, const s
   return a;
 }
 
-/// Per element: the largest stable time step h / ((2p + 1) (|v| + c)) at the element's mean state,
-/// or -1 where that state is not admissible.
+/// The viscous time-step limit's constant (TimeStepKernel): see there, and docs/user-guide.md.
+constexpr double viscous_step_factor = 4.0;
+
+/// Per element: the largest stable time step at the element's mean state, or -1 where that state is
+/// not admissible,
+///   inviscid:  h / ((2p + 1) (|v| + c)),
+///   viscous:   h / ((2p + 1) (|v| + c) + viscous_step_factor (2p + 1)^2 D / h),
+/// D = max(4/3, gamma / Pr) mu / rho (NavierStokes::max_diffusivity): the convective and the
+/// diffusive rates added, so the step respects both limits (each alone is the other's limit when
+/// it dominates).
 template <class Physics>
 struct TimeStepKernel {
   using Real = typename Physics::real;
@@ -417,7 +452,10 @@ struct TimeStepKernel {
     typename Physics::State mean;
     for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
     if (!physics.is_admissible(mean)) return -1.0;
-    return static_cast<double>(size[e]) / ((2 * order + 1) * static_cast<double>(physics.max_wave_speed(mean)));
+    const double h = static_cast<double>(size[e]), n = 2 * order + 1;
+    double rate = n * static_cast<double>(physics.max_wave_speed(mean));
+    if constexpr (Physics::has_viscous_flux) rate += viscous_step_factor * n * n * static_cast<double>(physics.max_diffusivity(mean)) / h;
+    return h / rate;
   }
 };
 

@@ -13,6 +13,7 @@
 #include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/lifting.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/dg/tuned_triangles.hpp"
@@ -45,9 +46,11 @@ std::vector<Real> pad_rows(const std::vector<double>& values, index_t rows, inde
 
 /// Highest order compiled for a physics: every order of the build in 2D double precision; up to 4
 /// in 3D and in single precision (the issue's tests and benchmarks; each order more is a set of
-/// kernels more to compile).
+/// kernels more to compile); viscous physics up to 4 in 2D (the Navier-Stokes paper's orders) and 3
+/// in 3D (operator.cpp's core_max_order says the same).
 template <class Physics>
 constexpr int compiled_max_order() {
+  if constexpr (Physics::has_viscous_flux) return FLOWDG_MAX_ORDER < (Physics::dim == 2 ? 4 : 3) ? FLOWDG_MAX_ORDER : (Physics::dim == 2 ? 4 : 3);
   constexpr bool full = Physics::dim == 2 && std::is_same_v<typename Physics::real, double>;
   return full ? FLOWDG_MAX_ORDER : (FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4);
 }
@@ -112,8 +115,11 @@ class DgOperator final : public Operator {
  private:
   struct ElementData;
   struct FaceData;
-  using ElementLaunch = void (*)(DgOperator&, int group, const StageUpdate<Real>& update);
-  using FaceLaunch = void (*)(DgOperator&, int group, double t);
+  /// Which of a group's kernels a launch runs: the stage's (inviscid face fluxes; element kernel with
+  /// the Runge-Kutta update) or the viscous pass's (BR2 lifting per element; viscous face fluxes).
+  enum class Pass : int { stage, viscous };
+  using ElementLaunch = void (*)(DgOperator&, int group, const StageUpdate<Real>& update, Pass pass);
+  using FaceLaunch = void (*)(DgOperator&, int group, double t, Pass pass);
 
   struct ElementData {
     Shape shape{};
@@ -123,6 +129,7 @@ class DgOperator final : public Operator {
     Array<Real> u, u0, q, residual, previous;  ///< previous: the coefficients before a monitored step
     Array<Real> saved;                         ///< save_snapshot()'s copy
     Array<Real> metric, inverse_mass, size;
+    Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
     ElementLaunch launch = nullptr;
@@ -148,9 +155,13 @@ class DgOperator final : public Operator {
   };
 
   template <Shape S, GeometryKind G, int P>
-  static void launch_element(DgOperator& op, int g, const StageUpdate<Real>& update);
+  static void launch_element(DgOperator& op, int g, const StageUpdate<Real>& update, Pass pass);
   template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
-  static void launch_face(DgOperator& op, int g, double t);
+  static void launch_face(DgOperator& op, int g, double t, Pass pass);
+  template <Shape S, GeometryKind G, int P>
+  ElementKernel<Physics, S, P, G> element_kernel(int g, const StageUpdate<Real>& update);
+  template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
+  FaceKernel<Physics, SM, SP, P, FG, Boundary> face_kernel(int g, double t);
   template <Shape S, GeometryKind G, int... P>
   static ElementLaunch pick_element(int order, std::integer_sequence<int, P...>) {
     constexpr ElementLaunch table[] = {&launch_element<S, G, P>...};
@@ -174,12 +185,11 @@ class DgOperator final : public Operator {
   ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
   FaceLaunch face_launch(Shape shape_m, Shape shape_p, GeometryKind geometry, bool boundary) const;
 
-  /// The viscous seam's pass (see run_stage); the Navier-Stokes issue defines it with the lifting
-  /// module. Instantiated only for a physics with has_viscous_flux.
+  /// The viscous seam's pass (see run_stage): BR2's lifting per element group, then the viscous face
+  /// fluxes per face group (dg/lifting.hpp). Runs only for a physics with has_viscous_flux.
   void viscous_pass(double t) {
-    static_assert(!Physics::has_viscous_flux,
-                  "a viscous physics needs the BR2 lifting pass (dg/lifting), which the Navier-Stokes issue adds");
-    (void)t;
+    for (std::size_t g = 0; g < elements_.size(); ++g) elements_[g].launch(*this, static_cast<int>(g), StageUpdate<Real>{}, Pass::viscous);
+    for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t, Pass::viscous);
   }
   /// registers: what the stage reads and stores besides u (stage_registers; the first stage of a
   /// scheme with u0 stores it, StageUpdate::start_u0).
@@ -212,6 +222,9 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
+  /// Viscous physics: BR2's lifting jumps per face point, the face gradients of both sides, eta.
+  Array<Real> jump_, face_gradient_;
+  Real eta_ = 0;
   /// The tuned specialisation for the element group tuned_group_ and the face groups among its
   /// elements (none: -1 and null).
   int tuned_group_ = -1;
@@ -234,6 +247,17 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   if (mesh.dimension != dim)
     throw InputError(cat(Physics::name(), " needs a ", dim, "D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
   physics_.gamma = static_cast<Real>(options.gamma);
+  if constexpr (Physics::has_viscous_flux) {
+    physics::NavierStokesScales scales = options.viscous.scales;
+    scales.gamma = options.gamma;
+    if (!(scales.mach > 0 && scales.reynolds > 0 && scales.prandtl > 0 && scales.reference_length > 0 &&
+          scales.free_stream_temperature > 0))
+      throw InputError(cat("Navier-Stokes: mach, reynolds, prandtl, reference_length and free_stream_temperature must be positive ",
+                           "(mach ", scales.mach, ", reynolds ", scales.reynolds, ", prandtl ", scales.prandtl, ")"));
+    if (options.viscous.eta < 0) throw InputError(cat("BR2: eta must be positive (0: the number of faces), not ", options.viscous.eta));
+    physics_ = scales.make<dim, Real>();
+    eta_ = static_cast<Real>(options.viscous.eta);
+  }
   {
     const std::string& name = options.element_kernel;
     if (name != "automatic" && name != "thread" && name != "block" && name != "tensor")
@@ -321,6 +345,11 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   permutation_ = Array<int>(space, setup_.permutation);
   face_weight_ = Array<Real>(space, std::vector<Real>(setup_.face_rule.weights.begin(), setup_.face_rule.weights.end()));
   flux_ = Array<Real>(space, static_cast<index_t>(NV) * Nfq * Fs_);
+  if constexpr (Physics::has_viscous_flux) {
+    jump_ = Array<Real>(space, static_cast<index_t>(NV) * dim * Nfq * Fs_);
+    face_gradient_ = Array<Real>(space, 2 * static_cast<index_t>(NV) * dim * Nfq * Fs_);
+    for (ElementData& d : elements_) d.viscous_rhs = Array<Real>(space, static_cast<index_t>(NV) * d.Np * d.Ks);
+  }
 
   faces_.resize(setup_.face_groups.size());
   for (std::size_t fg = 0; fg < faces_.size(); ++fg) {
@@ -335,9 +364,16 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       if (group.tag >= static_cast<int>(options.boundary.size()))
         throw InputError(cat("boundary '", mesh.boundary_names[group.tag], "' of ", mesh.source, " has no boundary condition"));
       const BoundarySpec& spec = options.boundary[group.tag];
-      physics::check_supported(spec.kind, dim);
+      physics::check_supported(spec.kind, dim, Physics::has_viscous_flux);
       physics::check_supported(spec.flow, dim, options.gamma);
       d.condition.kind = spec.kind;
+      const double wall_velocity[3] = {spec.wall_velocity.x, spec.wall_velocity.y, spec.wall_velocity.z};
+      for (int c = 0; c < dim; ++c) d.condition.wall_velocity[c] = static_cast<Real>(wall_velocity[c]);
+      if constexpr (Physics::has_viscous_flux) {
+        if (!(spec.wall_temperature > 0))
+          throw InputError(cat("boundary '", mesh.boundary_names[group.tag], "': the wall temperature must be positive"));
+        d.condition.wall_energy = physics_.internal_energy_at(static_cast<Real>(spec.wall_temperature));
+      }
       d.condition.center[0] = static_cast<Real>(spec.center.x);
       d.condition.center[1] = static_cast<Real>(spec.center.y);
       if constexpr (dim == 3) d.condition.center[2] = static_cast<Real>(spec.center.z);
@@ -405,10 +441,10 @@ typename DgOperator<Physics>::FaceLaunch DgOperator<Physics>::face_launch(Shape 
 
 template <class Physics>
 template <Shape S, GeometryKind G, int P>
-void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdate<Real>& update) {
-  ElementData& d = op.elements_[g];
+ElementKernel<Physics, S, P, G> DgOperator<Physics>::element_kernel(int g, const StageUpdate<Real>& update) {
+  ElementData& d = elements_[g];
   ElementKernel<Physics, S, P, G> kernel;
-  kernel.physics = op.physics_;
+  kernel.physics = physics_;
   kernel.u = d.u.view();
   kernel.Ks = d.Ks;
   kernel.metric = d.metric.view();
@@ -419,13 +455,35 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   kernel.volume_weight = d.volume_weight.view();
   kernel.Nq = d.Nq;
   kernel.face_phi = d.face_phi.view();
-  kernel.permutation = op.permutation_.view();
-  kernel.Nfq = op.setup_.n_face_points();
-  kernel.flux = op.flux_.view();
-  kernel.Fs = op.Fs_;
+  kernel.permutation = permutation_.view();
+  kernel.Nfq = setup_.n_face_points();
+  kernel.flux = flux_.view();
+  kernel.Fs = Fs_;
   kernel.update = update;
+  kernel.viscous_rhs = d.viscous_rhs.view();
+  return kernel;
+}
+
+template <class Physics>
+template <Shape S, GeometryKind G, int P>
+void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdate<Real>& update, Pass pass) {
+  ElementData& d = op.elements_[g];
+  if (pass == Pass::viscous) {
+    if constexpr (Physics::has_viscous_flux) {
+      LiftingElementKernel<Physics, S, P, G> lifting;
+      lifting.base = op.element_kernel<S, G, P>(g, update);
+      lifting.jump = op.jump_.view();
+      lifting.face_gradient = op.face_gradient_.view();
+      lifting.side_stride = static_cast<index_t>(NV) * dim * lifting.base.Nfq * op.Fs_;
+      lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
+      lifting.viscous_rhs = d.viscous_rhs.view();
+      for_each(op.options_.backend, d.K, lifting);
+    }
+    return;
+  }
+  const ElementKernel<Physics, S, P, G> kernel = op.element_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
-  if constexpr (std::is_same_v<Real, double>) {
+  if constexpr (std::is_same_v<Real, double> && !Physics::has_viscous_flux) {
     if (d.tensor) {
       launch_core_element_tensor_kernel(kernel, d.K, d.tensor_layout, d.tensor_tables.view().data);
       return;
@@ -449,7 +507,9 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
 
 template <class Physics>
 bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
-  if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || device_compute_capability() < 80) return false;
+  if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || Physics::has_viscous_flux ||
+      device_compute_capability() < 80)
+    return false;  // the tensor-core kernel has no viscous right-hand side (yet)
   const std::string& name = options_.element_kernel;
   const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_));
   return asked && core_tensor_shared_bytes(layout) <= block_shared_limit;
@@ -457,7 +517,8 @@ bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const 
 
 template <class Physics>
 template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
-void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
+FaceKernel<Physics, SM, SP, P, FG, Boundary> DgOperator<Physics>::face_kernel(int g, double t) {
+  DgOperator& op = *this;
   const FaceGroup& group = op.setup_.groups.face_groups[g];
   FaceData& d = op.faces_[g];
   const ElementData& minus = op.elements_[group.group_m];
@@ -485,6 +546,26 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t) {
   kernel.t = static_cast<Real>(t);
   kernel.flux = op.flux_.view();
   kernel.Fs = op.Fs_;
+  kernel.jump = op.jump_.view();
+  return kernel;
+}
+
+template <class Physics>
+template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
+void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass) {
+  const FaceGroup& group = op.setup_.groups.face_groups[g];
+  [[maybe_unused]] FaceData& d = op.faces_[g];
+  if (pass == Pass::viscous) {
+    if constexpr (Physics::has_viscous_flux) {
+      ViscousFaceKernel<Physics, SM, SP, P, FG, Boundary> viscous;
+      viscous.base = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
+      viscous.face_gradient = op.face_gradient_.view();
+      viscous.side_stride = static_cast<index_t>(NV) * dim * viscous.base.Nfq * op.Fs_;
+      for_each(op.options_.backend, group.size() * viscous.base.Nfq, viscous);
+    }
+    return;
+  }
+  const FaceKernel<Physics, SM, SP, P, FG, Boundary> kernel = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
 #if defined(__CUDACC__)
   if (d.block_faces > 0) {
     launch_core_face_block_kernel(kernel, group.size(), d.block_faces);
@@ -511,7 +592,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
         continue;
       }
     }
-    faces_[g].launch(*this, static_cast<int>(g), t);
+    faces_[g].launch(*this, static_cast<int>(g), t, Pass::stage);
     ++g;
   }
   // The viscous seam. A physics with has_viscous_flux (Navier-Stokes; artificial viscosity) runs
@@ -540,7 +621,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
         continue;
       }
     }
-    d.launch(*this, static_cast<int>(g), update);
+    d.launch(*this, static_cast<int>(g), update, Pass::stage);
   }
 }
 

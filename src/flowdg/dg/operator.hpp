@@ -29,6 +29,7 @@
 #include "flowdg/physics/euler/boundary.hpp"
 #include "flowdg/physics/euler/flows.hpp"
 #include "flowdg/physics/euler/riemann.hpp"
+#include "flowdg/physics/navier_stokes/navier_stokes.hpp"
 #include "flowdg/time/runge_kutta.hpp"
 
 namespace flowdg::dg {
@@ -41,8 +42,18 @@ using FlowSpec = physics::FlowSpec;
 
 struct BoundarySpec {
   physics::BoundaryKind kind = physics::BoundaryKind::slip_wall;
-  FlowSpec flow{};    ///< inflow, far field, prescribed: the state outside
+  FlowSpec flow{};    ///< inflow, far field, prescribed, subsonic in/outflow: the state outside
   Point3 center{};    ///< curvature wall (2D): the true boundary's circle centre
+  Point3 wall_velocity{};         ///< no-slip walls: the wall's velocity
+  double wall_temperature = 1.0;  ///< isothermal walls: T_w / T_inf
+};
+
+/// The Navier-Stokes equations (BR2, dg/lifting.hpp) instead of Euler: the scales of the physics
+/// and BR2's stabilisation factor.
+struct ViscousOptions {
+  bool enabled = false;
+  physics::NavierStokesScales scales{};
+  double eta = 0;  ///< 0: the element's number of faces (3 triangles, 4 quadrilaterals and tetrahedra, 6 hexahedra)
 };
 
 /// Which kernels run a group (the registry, dg_operator.hpp): automatic takes the tuned 2D Euler
@@ -79,6 +90,7 @@ struct OperatorOptions {
   Backend backend = Backend::cpu;
   /// Indexed by mesh boundary tag; every tag with faces must have one.
   std::vector<BoundarySpec> boundary;
+  ViscousOptions viscous;
 };
 
 struct Norms {
@@ -156,13 +168,15 @@ class Operator {
   virtual double stage_bytes(const RungeKuttaScheme& scheme) const = 0;
 };
 
-/// The operator for the mesh's dimension (Euler<2> or Euler<3>) and the requested precision.
+/// The operator for the mesh's dimension (Euler<2> or Euler<3>; NavierStokes<2> or <3> with
+/// options.viscous.enabled, double precision) and the requested precision.
 /// Throws InputError for what it cannot run (an order out of range, an inverted element, a
 /// boundary tag without a condition, faces whose two sides do not meet).
 std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity,
                                         const OperatorOptions& options);
 
-/// Highest order the core's kernels are compiled for, by dimension and precision.
-int core_max_order(int dimension, Precision precision);
+/// Highest order the core's kernels are compiled for, by dimension and precision (viscous: the
+/// Navier-Stokes kernels').
+int core_max_order(int dimension, Precision precision, bool viscous = false);
 
 }  // namespace flowdg::dg

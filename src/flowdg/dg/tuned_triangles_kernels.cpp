@@ -28,6 +28,7 @@ struct TunedTriangles::Data {
   Array<double> tensor_tables;
   Array<index_t> element_neighbours, vertex_neighbour_offsets, vertex_neighbours;
   std::vector<BoundaryRange> ranges;  ///< this group's boundary faces, by condition, in face order
+  std::vector<bool> tag_supported;    ///< per boundary tag: a condition the tuned face kernels have
 
   Tables tables() const { return basis.view(); }
 };
@@ -46,6 +47,7 @@ TunedTriangles::TunedTriangles(const Mesh& mesh, const Groups& groups, int group
   d.backend = options.backend;
   d.group = group;
   d.order = options.order;
+  for (const BoundarySpec& spec : options.boundary) d.tag_supported.push_back(tuned_boundary_supported(spec.kind));
   const int p = d.order, Nfq = p + 1;
   const ElementGroup& elements = groups.element_groups[group];
   d.K = elements.size();
@@ -119,6 +121,8 @@ TunedTriangles::~TunedTriangles() = default;
 
 bool TunedTriangles::runs(const FaceGroup& group) const {
   const int g = data_->group;
+  if (group.boundary() && (group.tag >= static_cast<int>(data_->tag_supported.size()) || !data_->tag_supported[group.tag]))
+    return false;
   return group.group_m == g && (group.boundary() || group.group_p == g) && group.geometry == GeometryKind::affine;
 }
 

@@ -226,8 +226,12 @@ Handle open_link(const FileErrors& errors, hid_t parent, const char* name, const
 /// The number of coefficients a solution of these sizes holds; an InputError when the sizes are
 /// not those of a solution this flowdg can run.
 std::size_t coefficient_count(const Checkpoint& checkpoint, const FileErrors& errors) {
-  const int variables = checkpoint.physics == "euler2d" ? 4 : checkpoint.physics == "euler3d" ? 5 : 0;
-  if (variables == 0) errors.fail(cat("unknown physics '", checkpoint.physics, "' (known: euler2d, euler3d)"));
+  const std::string& physics = checkpoint.physics;
+  const int variables = physics == "euler2d" || physics == "navier_stokes2d"   ? 4
+                        : physics == "euler3d" || physics == "navier_stokes3d" ? 5
+                                                                               : 0;
+  if (variables == 0)
+    errors.fail(cat("unknown physics '", physics, "' (known: euler2d, euler3d, navier_stokes2d, navier_stokes3d)"));
   if (checkpoint.n_variables != variables)
     errors.fail(cat("n_variables is ", checkpoint.n_variables, ", ", checkpoint.physics, " has ", variables));
   if (checkpoint.order < 0 || checkpoint.order > max_basis_order)

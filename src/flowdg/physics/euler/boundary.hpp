@@ -24,16 +24,40 @@ enum class BoundaryKind : int {
   outflow,         ///< supersonic outflow: extrapolate the interior state
   farfield,        ///< characteristic (Riemann invariant) far field towards the prescribed flow
   prescribed,      ///< the prescribed flow's state as the outer state of the numerical flux
+  subsonic_inflow, ///< density and velocity of the prescribed flow, pressure from the interior
+  subsonic_outflow,///< pressure of the prescribed flow, density and velocity from the interior
+  // Viscous cases only (check_supported refuses them for inviscid physics):
+  no_slip_wall,    ///< adiabatic no-slip wall moving at wall_velocity (0: at rest)
+  isothermal_wall, ///< no-slip wall at the temperature wall_energy encodes, moving at wall_velocity
 };
 
+/// Whether a kind needs a viscous physics (no-slip walls).
+constexpr bool is_viscous_only(BoundaryKind kind) {
+  return kind == BoundaryKind::no_slip_wall || kind == BoundaryKind::isothermal_wall;
+}
+
 /// The case files' name of a kind ("slip-wall", "curvature-wall", "symmetry", "inflow", "outflow",
-/// "farfield", "prescribed"), and back; an unknown name throws InputError.
+/// "farfield", "prescribed", "subsonic-inflow", "subsonic-outflow", "no-slip-wall",
+/// "isothermal-wall"), and back; an unknown name throws InputError.
 const char* boundary_kind_name(BoundaryKind kind);
 BoundaryKind parse_boundary_kind(const std::string& name);
 
 /// Throws InputError when a kind is not available in `dim` dimensions (curvature_wall needs the
-/// 2D circle construction; a 3D curved wall is a curved mesh instead).
-void check_supported(BoundaryKind kind, int dim);
+/// 2D circle construction; a 3D curved wall is a curved mesh instead) or, for an inviscid physics
+/// (`viscous` false), when it is a no-slip wall.
+void check_supported(BoundaryKind kind, int dim, bool viscous = false);
+
+/// A no-slip wall's ghost state for the inviscid flux: the interior state with its velocity
+/// mirrored about the wall's, v_p = 2 v_w - v_m, at the interior density and internal energy, so
+/// every Riemann solver sees the wall's velocity at the face.
+template <class Physics>
+FLOWDG_HD inline typename Physics::State no_slip_ghost(const Physics& physics, const typename Physics::State& um,
+                                                       const typename Physics::Direction& wall_velocity) {
+  using Real = typename Physics::real;
+  typename Physics::State primitive = physics.to_primitive(um);
+  for (int d = 0; d < Physics::dim; ++d) primitive[1 + d] = Real(2) * wall_velocity[d] - primitive[1 + d];
+  return physics.to_conservative(primitive);
+}
 
 /// Reflecting wall: the mirror image of u_m (normal momentum reversed, all else kept), so every
 /// Riemann solver sees zero normal velocity at the face.
@@ -121,6 +145,8 @@ struct BoundaryCondition {
 
   BoundaryKind kind = BoundaryKind::slip_wall;
   Direction center{};  ///< curvature_wall: the true boundary circle's centre (2D)
+  Direction wall_velocity{};  ///< no-slip walls: the wall's velocity (a moving wall: Couette's upper plate)
+  Real wall_energy = Real(0); ///< isothermal walls: the internal energy per unit mass e_w = c_v T_w
 
   /// The ghost state at the face point x (outward unit normal n) at time t. flow_at(x, t) gives
   /// the prescribed state (an EulerFlow, or any callable); only inflow, farfield and prescribed
@@ -145,15 +171,64 @@ struct BoundaryCondition {
       case BoundaryKind::outflow: return um;
       case BoundaryKind::farfield: return characteristic_farfield(physics, um, flow_at(x, t), n);
       case BoundaryKind::prescribed: return flow_at(x, t);
+      case BoundaryKind::subsonic_inflow: {
+        typename Physics::State outer = physics.to_primitive(flow_at(x, t));
+        outer[Physics::energy] = physics.pressure(um);
+        return physics.to_conservative(outer);
+      }
+      case BoundaryKind::subsonic_outflow: {
+        typename Physics::State inner = physics.to_primitive(um);
+        inner[Physics::energy] = physics.pressure(flow_at(x, t));
+        return physics.to_conservative(inner);
+      }
+      case BoundaryKind::no_slip_wall:
+      case BoundaryKind::isothermal_wall: return no_slip_ghost(physics, um, wall_velocity);
     }
     return um;
+  }
+
+  /// The boundary's own state U_b (viscous physics: BR2's auxiliary flux H_aux = U_b on a boundary
+  /// face, and the state of the boundary's viscous flux), from the interior state and this
+  /// condition's ghost state `ghost` (ghost_state's):
+  ///   no-slip walls: the interior density, the wall's velocity, the interior internal energy
+  ///     (adiabatic) or the wall's (isothermal);
+  ///   slip walls, symmetry: the mean of the interior and mirror states (the normal velocity removed);
+  ///   every other kind: the ghost state (the condition's outer state).
+  template <class Physics>
+  FLOWDG_HD typename Physics::State boundary_state(const Physics& physics, const typename Physics::State& um,
+                                                   const typename Physics::State& ghost) const {
+    using State = typename Physics::State;
+    switch (kind) {
+      case BoundaryKind::no_slip_wall:
+      case BoundaryKind::isothermal_wall: {
+        const Real rho = um[0];
+        const Real e = kind == BoundaryKind::isothermal_wall ? wall_energy : physics.pressure(um) / ((physics.gamma - Real(1)) * rho);
+        State ub;
+        ub[0] = rho;
+        Real kinetic = 0;
+        for (int d = 0; d < Dim; ++d) {
+          ub[1 + d] = rho * wall_velocity[d];
+          kinetic += wall_velocity[d] * wall_velocity[d];
+        }
+        ub[Physics::energy] = rho * (e + Real(0.5) * kinetic);
+        return ub;
+      }
+      case BoundaryKind::slip_wall:
+      case BoundaryKind::symmetry:
+      case BoundaryKind::curvature_wall: {
+        State ub;
+        for (int v = 0; v < Physics::n_variables; ++v) ub[v] = Real(0.5) * (um[v] + ghost[v]);
+        return ub;
+      }
+      default: return ghost;
+    }
   }
 };
 
 /// Throws InputError when the condition's kind is not available in `dim` dimensions.
 template <int Dim, class Real>
-void check_supported(const BoundaryCondition<Dim, Real>& condition, int dim = Dim) {
-  check_supported(condition.kind, dim);
+void check_supported(const BoundaryCondition<Dim, Real>& condition, int dim = Dim, bool viscous = false) {
+  check_supported(condition.kind, dim, viscous);
 }
 
 }  // namespace flowdg::physics

@@ -37,6 +37,10 @@ const char* boundary_kind_name(BoundaryKind kind) {
     case BoundaryKind::outflow: return "outflow";
     case BoundaryKind::farfield: return "farfield";
     case BoundaryKind::prescribed: return "prescribed";
+    case BoundaryKind::subsonic_inflow: return "subsonic-inflow";
+    case BoundaryKind::subsonic_outflow: return "subsonic-outflow";
+    case BoundaryKind::no_slip_wall: return "no-slip-wall";
+    case BoundaryKind::isothermal_wall: return "isothermal-wall";
   }
   return "unknown";
 }
@@ -44,13 +48,18 @@ const char* boundary_kind_name(BoundaryKind kind) {
 BoundaryKind parse_boundary_kind(const std::string& name) {
   for (const BoundaryKind kind : {BoundaryKind::slip_wall, BoundaryKind::curvature_wall, BoundaryKind::symmetry,
                                   BoundaryKind::inflow, BoundaryKind::outflow, BoundaryKind::farfield,
-                                  BoundaryKind::prescribed})
+                                  BoundaryKind::prescribed, BoundaryKind::subsonic_inflow, BoundaryKind::subsonic_outflow,
+                                  BoundaryKind::no_slip_wall, BoundaryKind::isothermal_wall})
     if (name == boundary_kind_name(kind)) return kind;
   throw InputError(cat("unknown boundary condition '", name,
-                       "' (valid: slip-wall, curvature-wall, symmetry, inflow, outflow, farfield, prescribed)"));
+                       "' (valid: slip-wall, curvature-wall, symmetry, inflow, outflow, farfield, prescribed, subsonic-inflow, "
+                       "subsonic-outflow, no-slip-wall, isothermal-wall)"));
 }
 
-void check_supported(BoundaryKind kind, int dim) {
+void check_supported(BoundaryKind kind, int dim, bool viscous) {
+  if (is_viscous_only(kind) && !viscous)
+    throw InputError(cat("boundary condition '", boundary_kind_name(kind),
+                         "' is a viscous wall: it needs [physics] equations = \"navier-stokes\" (an inviscid wall is 'slip-wall')"));
   if (dim != 2 && dim != 3) throw InputError(cat("boundary conditions are defined in 2 or 3 dimensions, not ", dim));
   if (kind == BoundaryKind::curvature_wall && dim != 2)
     throw InputError(cat("boundary condition 'curvature-wall' is 2D only (it reflects about a circle's tangent); "
@@ -63,15 +72,16 @@ const char* flow_kind_name(FlowKind kind) {
     case FlowKind::isentropic_vortex: return "isentropic-vortex";
     case FlowKind::supersonic_vortex: return "supersonic-vortex";
     case FlowKind::double_mach: return "double-mach";
+    case FlowKind::couette: return "couette";
   }
   return "unknown";
 }
 
 FlowKind parse_flow_kind(const std::string& name) {
   for (const FlowKind kind :
-       {FlowKind::uniform, FlowKind::isentropic_vortex, FlowKind::supersonic_vortex, FlowKind::double_mach})
+       {FlowKind::uniform, FlowKind::isentropic_vortex, FlowKind::supersonic_vortex, FlowKind::double_mach, FlowKind::couette})
     if (name == flow_kind_name(kind)) return kind;
-  throw InputError(cat("unknown flow '", name, "' (valid: uniform, isentropic-vortex, supersonic-vortex, double-mach)"));
+  throw InputError(cat("unknown flow '", name, "' (valid: uniform, isentropic-vortex, supersonic-vortex, double-mach, couette)"));
 }
 
 void check_supported(const FlowSpec& spec, int dim, double gamma) {
@@ -95,6 +105,9 @@ void check_supported(const FlowSpec& spec, int dim, double gamma) {
       throw InputError(cat("flow 'isentropic-vortex': strength ", spec.strength,
                            " makes the core temperature non-positive (", core_temperature, ")"));
   }
+  if (spec.kind == FlowKind::couette &&
+      !(spec.mach > 0.0 && spec.height > 0.0 && spec.wall_temperature[0] > 0.0 && spec.wall_temperature[1] > 0.0 && spec.prandtl >= 0.0))
+    throw InputError(cat("flow 'couette': mach, height and the wall temperatures must be positive, prandtl not negative"));
   if (spec.kind == FlowKind::supersonic_vortex && !(spec.r_inner > 0.0 && spec.mach_inner > 0.0))
     throw InputError(cat("flow 'supersonic-vortex': r_inner and mach_inner must be positive"));
 }

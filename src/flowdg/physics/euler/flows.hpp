@@ -20,10 +20,11 @@ enum class FlowKind : int {
   isentropic_vortex,  ///< Shu's isentropic vortex advected by a uniform flow (exact at all t)
   supersonic_vortex,  ///< steady supersonic flow between two circular arcs (exact, steady)
   double_mach,        ///< 2D only: Woodward-Colella, a Mach 10 shock at 60 degrees along a wall
+  couette,            ///< viscous: compressible Couette flow between plates y = 0 (at rest) and y = H (exact, steady)
 };
 
 /// The case files' name of a kind ("uniform", "isentropic-vortex", "supersonic-vortex",
-/// "double-mach"), and back; an unknown name throws InputError.
+/// "double-mach", "couette"), and back; an unknown name throws InputError.
 const char* flow_kind_name(FlowKind kind);
 FlowKind parse_flow_kind(const std::string& name);
 
@@ -48,6 +49,11 @@ struct EulerFlow {
   Real r_inner = Real(1);
   // double Mach reflection
   Real shock_x0 = Real(1) / Real(6);  ///< where the shock meets the wall at t = 0
+  // Couette flow (the plate speed U is state[1]; the rest in the viscous scales' units)
+  Real mach = Real(0.1);          ///< Mach number of U at theta = 1
+  Real height = Real(2);          ///< H
+  Real wall_temperature[2] = {Real(0.8), Real(0.85)};  ///< theta at y = 0 and y = H
+  Real prandtl = Real(0.72);
 
   FLOWDG_HD static constexpr State default_state() {
     State primitive{};
@@ -63,6 +69,7 @@ struct EulerFlow {
       case FlowKind::isentropic_vortex: return isentropic_vortex(x, t);
       case FlowKind::supersonic_vortex: return supersonic_vortex(x);
       case FlowKind::double_mach: return double_mach(x, t);
+      case FlowKind::couette: return couette(x);
       default: return physics().to_conservative(state);
     }
   }
@@ -112,6 +119,26 @@ struct EulerFlow {
     return physics().to_conservative(primitive);
   }
 
+  /// Compressible Couette flow with constant viscosity and conductivity (Gao, Chen et al. 2022,
+  /// section 3.1.1), in the Navier-Stokes scales (NavierStokesScales: rho = 1 and p = 1 / (gamma M^2)
+  /// at theta = 1, so R = 1 / (gamma M^2) and c_p = 1 / ((gamma - 1) M^2)): with eta = y / H,
+  ///   u = U eta, v = 0, p = 1 / (gamma M^2),
+  ///   theta = theta_0 + eta (theta_1 - theta_0) + Pr U^2 / (2 c_p) eta (1 - eta),   rho = 1 / theta,
+  /// the steady solution between a plate at rest at y = 0 and one moving at U at y = H, both
+  /// isothermal. In 3D the same, independent of z.
+  FLOWDG_HD State couette(const Direction& x) const {
+    const Real g = gamma, speed = state[1];
+    const Real eta = x[1] / height;
+    const Real cp = Real(1) / ((g - Real(1)) * mach * mach);
+    const Real theta = wall_temperature[0] + eta * (wall_temperature[1] - wall_temperature[0]) +
+                       prandtl * speed * speed / (Real(2) * cp) * eta * (Real(1) - eta);
+    State primitive{};
+    primitive[0] = Real(1) / theta;
+    primitive[1] = speed * eta;
+    primitive[Physics::energy] = Real(1) / (g * mach * mach);
+    return physics().to_conservative(primitive);
+  }
+
   /// Double Mach reflection (2015 paper, section 5.2): post-shock (8, 8.25 cos 30, -8.25 sin 30,
   /// 116.5) behind the exact shock x = x0 + (y + 20 t) / sqrt(3) (60 degrees to the wall, speed 10),
   /// pre-shock (1.4, 0, 0, 1) ahead of it. A 2D problem (check_supported refuses it in 3D, where the
@@ -145,6 +172,11 @@ struct FlowSpec {
   double mach_inner = 2.25;
   double r_inner = 1.0;
   double shock_x0 = 1.0 / 6.0;
+  // couette (the plate speed is velocity.x)
+  double mach = 0.1;
+  double height = 2.0;
+  double wall_temperature[2] = {0.8, 0.85};
+  double prandtl = 0.72;
 };
 
 /// Throws InputError when the flow cannot be evaluated in `dim` dimensions (the double Mach
@@ -172,6 +204,11 @@ EulerFlow<Dim, Real> to_flow(const FlowSpec& spec, double gamma) {
   flow.mach_inner = static_cast<Real>(spec.mach_inner);
   flow.r_inner = static_cast<Real>(spec.r_inner);
   flow.shock_x0 = static_cast<Real>(spec.shock_x0);
+  flow.mach = static_cast<Real>(spec.mach);
+  flow.height = static_cast<Real>(spec.height);
+  flow.wall_temperature[0] = static_cast<Real>(spec.wall_temperature[0]);
+  flow.wall_temperature[1] = static_cast<Real>(spec.wall_temperature[1]);
+  flow.prandtl = static_cast<Real>(spec.prandtl);
   return flow;
 }
 

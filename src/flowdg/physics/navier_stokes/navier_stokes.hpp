@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "flowdg/core/hd.hpp"
+#include "flowdg/physics/euler/boundary.hpp"
 #include "flowdg/physics/euler/euler.hpp"
 
 namespace flowdg::physics {
@@ -118,15 +119,54 @@ struct NavierStokes : Euler<Dim, Real> {
     return sum;
   }
 
+  /// -q . n = (mu gamma / Pr) grad e . n: the heat flux's part of the normal viscous flux's energy
+  /// component (into the domain along -n).
+  FLOWDG_HD Real normal_heat_flux(const State& u, const State (&grad)[Dim], const Direction& n) const {
+    Real dv[Dim][Dim], de[Dim];
+    primitive_gradients(u, grad, dv, de);
+    Real sum = 0;
+    for (int d = 0; d < Dim; ++d) sum += de[d] * n[d];
+    return viscosity(u) * gamma / prandtl * sum;
+  }
+
+  /// The viscous flux through a boundary face, Fv(u_b, grad) . n at the condition's boundary state
+  /// u_b (BoundaryCondition::boundary_state) and the interior's BR2 gradient:
+  ///   adiabatic no-slip wall: the heat flux removed (q . n = 0), the stress's work at the wall's velocity kept;
+  ///   slip wall, symmetry: only the normal stress (n . tau n) n, no work, no heat flux;
+  ///   isothermal wall and every other kind: Fv(u_b, grad) . n (an isothermal wall conducts heat).
+  FLOWDG_HD State boundary_viscous_flux(BoundaryKind kind, const State& ub, const State (&grad)[Dim], const Direction& n) const {
+    State flux = normal_viscous_flux(ub, grad, n);
+    switch (kind) {
+      case BoundaryKind::no_slip_wall: flux[energy] -= normal_heat_flux(ub, grad, n); break;
+      case BoundaryKind::slip_wall:
+      case BoundaryKind::symmetry:
+      case BoundaryKind::curvature_wall: {
+        Real normal_stress = 0;
+        for (int d = 0; d < Dim; ++d) normal_stress += flux[1 + d] * n[d];
+        for (int d = 0; d < Dim; ++d) flux[1 + d] = normal_stress * n[d];
+        flux[energy] = Real(0);
+        break;
+      }
+      default: break;
+    }
+    return flux;
+  }
+
+  /// The internal energy per unit mass e = c_v T at theta = T / T_inf (an isothermal wall's e_w):
+  /// p / rho = theta / inverse_temperature_scale, e = p / ((gamma - 1) rho).
+  FLOWDG_HD Real internal_energy_at(Real theta) const { return theta / (inverse_temperature_scale * (gamma - Real(1))); }
+
   static constexpr const char* name() { return Dim == 2 ? "navier_stokes2d" : "navier_stokes3d"; }
 };
 
 /// A viscous case's non-dimensional numbers (the case file's [physics]): Mach and Reynolds of the
-/// free stream (Reynolds on the reference length), Prandtl, the free-stream temperature in K
-/// (Sutherland's law only), the viscosity law. `make` sets the physics' scales (see the header).
+/// free stream (Reynolds on the reference length L, in mesh units), Prandtl, the free-stream
+/// temperature in K (Sutherland's law only), the viscosity law. `make` sets the physics' scales
+/// (see the header): mu_inf = rho_inf |v_inf| L / Re = L / Re.
 struct NavierStokesScales {
   double mach = 0.2;
   double reynolds = 100.0;
+  double reference_length = 1.0;
   double prandtl = 0.72;
   double gamma = 1.4;
   double free_stream_temperature = 288.15;  ///< K
@@ -139,7 +179,7 @@ struct NavierStokesScales {
   NavierStokes<Dim, Real> make() const {
     NavierStokes<Dim, Real> physics;
     physics.gamma = static_cast<Real>(gamma);
-    physics.mu_inf = static_cast<Real>(1.0 / reynolds);
+    physics.mu_inf = static_cast<Real>(reference_length / reynolds);
     physics.prandtl = static_cast<Real>(prandtl);
     physics.law = law;
     physics.sutherland_ratio = static_cast<Real>(SutherlandConstants::S / free_stream_temperature);

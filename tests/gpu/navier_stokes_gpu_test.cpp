@@ -1,0 +1,103 @@
+// The Navier-Stokes operator (BR2 lifting, dg/lifting.hpp) on the GPU gives the CPU's numbers: for
+// every shape and geometry kind, with walls of every viscous kind, the residual and three Runge-Kutta
+// steps agree to rounding, through the thread and the block element and face kernels.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "flowdg/dg/operator.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/generators.hpp"
+#include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/time/runge_kutta.hpp"
+#include "gpu_test_util.hpp"
+
+using namespace flowdg;
+
+namespace {
+
+dg::OperatorOptions viscous_options(const Mesh& mesh, int order, Backend backend, const physics::FlowSpec& flow) {
+  dg::OperatorOptions options;
+  options.order = order;
+  options.backend = backend;
+  options.flux = physics::RiemannKind::rusanov;
+  options.viscous.enabled = true;
+  options.viscous.scales.mach = 0.3;
+  options.viscous.scales.reynolds = 100.0;
+  options.viscous.scales.law = physics::ViscosityLaw::sutherland;
+  // Cycle through the conditions with viscous parts, tag by tag.
+  const physics::BoundaryKind kinds[] = {physics::BoundaryKind::isothermal_wall, physics::BoundaryKind::no_slip_wall,
+                                         physics::BoundaryKind::farfield, physics::BoundaryKind::symmetry,
+                                         physics::BoundaryKind::subsonic_outflow, physics::BoundaryKind::subsonic_inflow};
+  for (std::size_t tag = 0; tag < mesh.boundary_names.size(); ++tag) {
+    dg::BoundarySpec spec;
+    spec.kind = kinds[tag % 6];
+    spec.flow = flow;
+    spec.wall_temperature = 1.1;
+    spec.wall_velocity = {0.2, 0.0, 0.0};
+    options.boundary.push_back(spec);
+  }
+  return options;
+}
+
+}  // namespace
+
+TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  struct Case {
+    const char* name;
+    Mesh mesh;
+    Point3 center;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"affine triangles", rectangle_triangles(0, 1, 0, 1, 6, 5, TriangleLayout::perturbed, 0.2, 3), {0.5, 0.5, 0}});
+  cases.push_back({"bilinear quadrilaterals", rectangle_quadrilaterals(0, 1, 0, 1, 6, 5, 0.2, 3), {0.5, 0.5, 0}});
+  cases.push_back({"mixed (Gmsh)", read_gmsh(FLOWDG_TEST_DATA_DIR "/mixed_msh41.msh"), {1.0, 0.5, 0}});
+  cases.push_back({"curved 6-node triangles", read_gmsh(FLOWDG_TEST_DATA_DIR "/annulus_p2_msh41.msh"), {0, 1.2, 0}});
+  cases.push_back({"curved 9-node quadrilaterals", read_gmsh(FLOWDG_TEST_DATA_DIR "/square_quad9_msh41.msh"), {0.5, 0.5, 0}});
+  cases.push_back({"affine tetrahedra", box_tetrahedra(1, 1, 1, 2, 2, 2), {0.5, 0.5, 0}});
+  cases.push_back({"trilinear hexahedra", read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_hex_msh41.msh"), {0.5, 0.5, 0}});
+  const RungeKuttaScheme scheme = runge_kutta_scheme("ssp-rk3");
+  for (const Case& c : cases) {
+    const Connectivity connectivity = build_connectivity(c.mesh);
+    physics::FlowSpec flow;
+    flow.kind = physics::FlowKind::isentropic_vortex;
+    flow.velocity = {1.0, 0.5, c.mesh.dimension == 3 ? 0.25 : 0.0};
+    flow.strength = 1.0;
+    flow.center = c.center;
+    const int highest = dg::core_max_order(c.mesh.dimension, dg::Precision::double_precision, true);
+    for (const char* kernel : {"thread", "block"})
+      for (int order = 1; order <= highest; ++order) {
+        const auto cpu = dg::make_operator(c.mesh, connectivity, viscous_options(c.mesh, order, Backend::cpu, flow));
+        dg::OperatorOptions options = viscous_options(c.mesh, order, Backend::cuda, flow);
+        options.element_kernel = kernel;
+        options.face_kernel = std::string(kernel) == "thread" ? "point" : "block";
+        const auto cuda = dg::make_operator(c.mesh, connectivity, options);
+        cpu->project(flow, 0.0);
+        cuda->set_coefficients(cpu->coefficients());
+        const double dt = 0.5 * cpu->stable_time_step(0.2);
+        double t = 0;
+        for (int step = 0; step < 3; ++step, t += dt) {
+          cpu->step(scheme, t, dt);
+          cuda->step(scheme, t, dt);
+        }
+        const std::vector<double> a = cpu->coefficients(), b = cuda->coefficients();
+        const std::vector<double> ra = cpu->residual(t), rb = cuda->residual(t);
+        double size = 0, difference = 0, residual_size = 0, residual_difference = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          size = std::max(size, std::abs(a[i]));
+          difference = std::max(difference, std::abs(a[i] - b[i]));
+          residual_size = std::max(residual_size, std::abs(ra[i]));
+          residual_difference = std::max(residual_difference, std::abs(ra[i] - rb[i]));
+        }
+        EXPECT_LT(difference, 1e-12 * size) << c.name << " p = " << order << " " << kernel;
+        EXPECT_LT(residual_difference, 1e-10 * residual_size) << c.name << " p = " << order << " " << kernel;
+        std::printf("navier-stokes cpu - cuda %s p = %d %s: state %.2e, residual %.2e (relative)\n", c.name, order, kernel,
+                    difference / size, residual_difference / residual_size);
+        std::fflush(stdout);
+      }
+  }
+}
