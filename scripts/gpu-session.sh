@@ -3,7 +3,8 @@
 # vortex convergence table on the GPU, and throughput runs. Expects a bundle made here with
 #   ../shared/tools/bundle-libs .bundle build/bin/flowdg build/bin/flowdg_gpu_tests
 # and writes logs under $OUT (the device tool's output folder), a short summary last.
-# Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU add parts.
+# Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU, COUETTE,
+# NS_THROUGHPUT add parts.
 set -uo pipefail
 # A bundle carried compressed (scripts/make-bundle.sh) is unpacked first.
 [ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
@@ -105,6 +106,28 @@ if [ "${DOUBLE_MACH:-0}" = 1 ]; then
   # (200 steps with the limiter and positivity off are not run: the double Mach state goes
   # non-physical at step 1 without limiting, on the CPU as on the GPU; the limiter's cost is the
   # bench's limiter / unlimited-stage ratio, SUITE=dmr.)
+fi
+
+# 6. Navier-Stokes (issue 15): COUETTE=1 runs the Couette table (tools/couette_table.py; COUETTE_ARGS
+#    passes e.g. "--reynolds 10 --end-time 10 --orders 1,2"); NS_THROUGHPUT=1 runs the viscous vortex
+#    on ~800k perturbed triangles and ~640k perturbed quadrilaterals at NS_ORDERS (default 1..4).
+if [ "${COUETTE:-0}" = 1 ]; then
+  timeout ${COUETTE_LIMIT:-300} python3 tools/couette_table.py --flowdg ".bundle/run flowdg" --backend cuda --out /tmp/flowdg-couette \
+    ${COUETTE_ARGS:-} > "$out/logs/couette.log" 2>&1
+  note "couette table: exit $?"
+  grep -E "^\||largest|rates below" "$out/logs/couette.log" | tail -24 | tee -a "$summary"
+fi
+if [ "${NS_THROUGHPUT:-0}" = 1 ]; then
+  tri='builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2'
+  quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadrilaterals&perturbation=0.2'
+  for mesh in "$tri" "$quad"; do
+    for p in ${NS_ORDERS:-1 2 3 4}; do
+      timeout 200 .bundle/run flowdg run examples/vortex_navier_stokes.toml --backend cuda --set "mesh.file=\"$mesh\"" \
+        --set solver.order=$p --set time.max_steps=${NS_STEPS:-20} --set time.end_time=100.0 --set output.directory='"/tmp/flowdg-nsv"' \
+        > "$out/logs/ns_throughput.log" 2>&1
+      note "navier-stokes vortex $(echo "$mesh" | grep -q quadrilaterals && echo quads || echo triangles) p=$p: exit $? | $(grep -E '"(elements|throughput_dof_stage_per_second|model_bytes_per_second)"' /tmp/flowdg-nsv/summary.json | tr -d '\n ')"
+    done
+  done
 fi
 
 # One archive: the device tool brings back only a few files per call.
