@@ -49,7 +49,7 @@ def main():
     parser.add_argument("--reynolds", type=float, default=100.0)
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--end-time", type=float, default=300.0)
-    parser.add_argument("--cfl", type=float, default=0.8)
+    parser.add_argument("--cfl", type=float, default=0.4)
     parser.add_argument("--dt-every", type=int, default=10)
     parser.add_argument("--orders", default="1,2,3")
     parser.add_argument("--families", default="ABC,DEF")

@@ -370,7 +370,8 @@ Case load_case(const Config& config, Backend backend) {
   problem.has_exact = problem.initial.kind != physics::FlowKind::double_mach;
 
   const Config time = config.table("time");
-  time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every"});
+  time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every",
+                   "residual_every", "residual_tolerance"});
   problem.time.scheme = time.string_or("scheme", problem.time.scheme);
   (void)runge_kutta_scheme(problem.time.scheme);  // validates the name now
   problem.time.cfl = time.double_or("cfl", problem.time.cfl);
@@ -379,12 +380,19 @@ Case load_case(const Config& config, Backend backend) {
   problem.time.end_time = time.double_or("end_time", problem.time.end_time);
   problem.time.max_steps = time.integer_or("max_steps", problem.time.max_steps);
   problem.time.steady_tolerance = time.double_or("steady_tolerance", 0.0);
+  problem.time.residual_tolerance = time.double_or("residual_tolerance", 0.0);
+  problem.time.residual_every = time.integer_or("residual_every", problem.time.residual_tolerance > 0 ? 10 : 0);
+  if (problem.time.residual_every < 0) throw InputError(cat(time.where(), " residual_every: must be >= 0 (0: no residual monitor)"));
+  if (problem.time.residual_tolerance < 0) throw InputError(cat(time.where(), " residual_tolerance: must be >= 0"));
+  if (problem.time.residual_tolerance > 0 && problem.time.residual_every == 0)
+    throw InputError(cat(time.where(), " residual_tolerance: needs the monitor (residual_every > 0)"));
   problem.time.progress_every = time.integer_or("progress_every", 0);
   if (!(problem.time.cfl > 0)) throw InputError(cat(time.where(), " cfl: must be positive"));
   if (problem.time.fixed_dt && !(*problem.time.fixed_dt > 0)) throw InputError(cat(time.where(), " dt: must be positive"));
   if (problem.time.dt_every < 1) throw InputError(cat(time.where(), " dt_every: must be >= 1"));
-  if (std::isinf(problem.time.end_time) && problem.time.max_steps < 0 && problem.time.steady_tolerance <= 0)
-    throw InputError(cat(time.where(), ": give end_time, max_steps or steady_tolerance, or the run never ends"));
+  if (std::isinf(problem.time.end_time) && problem.time.max_steps < 0 && problem.time.steady_tolerance <= 0 &&
+      problem.time.residual_tolerance <= 0)
+    throw InputError(cat(time.where(), ": give end_time, max_steps, steady_tolerance or residual_tolerance, or the run never ends"));
 
   const Config output = config.table("output");
   output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every"});

@@ -23,6 +23,11 @@ struct TimeControl {
   double end_time = std::numeric_limits<double>::infinity();
   long long max_steps = -1;          ///< -1: no limit
   double steady_tolerance = 0;       ///< > 0: stop when max |c^{n+1} - c^n| is below it
+  /// The residual monitor (the "residuals" hook): every residual_every steps (0: off) the L2 norm of
+  /// du/dt per variable into OUTPUT/residuals.csv; with residual_tolerance > 0 the run stops when
+  /// the largest of them falls below it.
+  long long residual_every = 0;
+  double residual_tolerance = 0;
   long long progress_every = 0;      ///< 0: about every 2 seconds of wall time
   /// Steps between CFL time-step evaluations (1: every step). Between them dt is kept; each
   /// evaluation also checks every element mean (docs/user-guide.md: the host round trip it costs).
