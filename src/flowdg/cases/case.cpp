@@ -139,21 +139,14 @@ physics::FlowSpec read_flow(const Config& config, const Case& problem, int dim, 
   return flow;
 }
 
+/// The physics' names (physics::parse_boundary_kind: one list for the library and the case files);
+/// periodic is the case file's own (a join of two tags, not a condition).
 physics::BoundaryKind parse_boundary_kind(const std::string& name, const std::string& where) {
-  if (name == "slip-wall") return physics::BoundaryKind::slip_wall;
-  if (name == "symmetry") return physics::BoundaryKind::symmetry;
-  if (name == "curvature-wall") return physics::BoundaryKind::curvature_wall;
-  if (name == "inflow") return physics::BoundaryKind::inflow;
-  if (name == "outflow") return physics::BoundaryKind::outflow;
-  if (name == "farfield") return physics::BoundaryKind::farfield;
-  if (name == "prescribed") return physics::BoundaryKind::prescribed;
-  if (name == "subsonic-inflow") return physics::BoundaryKind::subsonic_inflow;
-  if (name == "subsonic-outflow") return physics::BoundaryKind::subsonic_outflow;
-  if (name == "no-slip-wall") return physics::BoundaryKind::no_slip_wall;
-  if (name == "isothermal-wall") return physics::BoundaryKind::isothermal_wall;
-  throw InputError(cat(where, " type: unknown boundary condition '", name,
-                       "' (valid: slip-wall, symmetry, curvature-wall, inflow, outflow, farfield, prescribed, subsonic-inflow, ",
-                       "subsonic-outflow, no-slip-wall, isothermal-wall, periodic)"));
+  try {
+    return physics::parse_boundary_kind(name);
+  } catch (const InputError& error) {
+    throw InputError(cat(where, " type: ", error.what(), "; or periodic"));
+  }
 }
 
 std::string resolve_mesh_path(const std::string& spec, const std::string& directory) {
