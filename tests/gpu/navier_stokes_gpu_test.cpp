@@ -3,6 +3,7 @@
 // steps agree to rounding, through the thread and the block element and face kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -102,8 +103,29 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         ASSERT_TRUE(finite) << c.name << " p = " << order << " " << kernel << ": a non-finite value";
         EXPECT_LT(difference, 1e-12 * size) << c.name << " p = " << order << " " << kernel;
         EXPECT_LT(residual_difference, 1e-10 * residual_size) << c.name << " p = " << order << " " << kernel;
-        std::printf("navier-stokes cpu - cuda %s p = %d %s: state %.2e, residual %.2e (relative)\n", c.name, order, kernel,
-                    difference / size, residual_difference / residual_size);
+        // The wall kernel's samples (boundary states and BR2 wall fluxes: forces, Cp, Cf).
+        const dg::WallSamples wa = cpu->wall_samples(t), wb = cuda->wall_samples(t);
+        ASSERT_EQ(wa.size(), wb.size());
+        double wall_size = 0, wall_difference = 0;
+        for (std::size_t i = 0; i < wa.state.size(); ++i) {
+          wall_size = std::max({wall_size, std::abs(wa.state[i]), std::abs(wa.viscous_flux[i])});
+          wall_difference = std::max({wall_difference, std::abs(wa.state[i] - wb.state[i]), std::abs(wa.viscous_flux[i] - wb.viscous_flux[i])});
+        }
+        for (std::size_t i = 0; i < wa.size(); ++i)
+          wall_difference = std::max({wall_difference, std::abs(wa.weight[i] - wb.weight[i]), std::abs(wa.normal[i].x - wb.normal[i].x),
+                                      std::abs(wa.x[i].y - wb.x[i].y)});
+        EXPECT_LT(wall_difference, 1e-10 * wall_size) << c.name << " p = " << order << " " << kernel << ": wall samples";
+        // A step with local time steps (steady states): each element's own dt on both.
+        EXPECT_DOUBLE_EQ(cpu->set_local_time_steps(0.2), cuda->set_local_time_steps(0.2));
+        cpu->step(scheme, t, 1.0);
+        cuda->step(scheme, t, 1.0);
+        const std::vector<double> la = cpu->coefficients(), lb = cuda->coefficients();
+        double local_difference = 0;
+        for (std::size_t i = 0; i < la.size(); ++i) local_difference = std::max(local_difference, std::abs(la[i] - lb[i]));
+        EXPECT_LT(local_difference, 1e-12 * size) << c.name << " p = " << order << " " << kernel << ": local time steps";
+        std::printf("navier-stokes cpu - cuda %s p = %d %s: state %.2e, residual %.2e, walls %.2e, local steps %.2e (relative)\n", c.name,
+                    order, kernel, difference / size, residual_difference / residual_size, wall_difference / wall_size,
+                    local_difference / size);
         std::fflush(stdout);
       }
   }

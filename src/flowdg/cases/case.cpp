@@ -317,7 +317,7 @@ void read_boundaries(const Config& config, Case& problem) {
 }  // namespace
 
 Case load_case(const Config& config, Backend backend) {
-  config.allow_only({"case", "mesh", "physics", "flow", "solver", "time", "boundary", "output"});
+  config.allow_only({"case", "mesh", "physics", "flow", "solver", "time", "boundary", "output", "forces"});
   Case problem;
   problem.toml = config.to_toml();
   const Config case_table = config.table("case");
@@ -364,7 +364,7 @@ Case load_case(const Config& config, Backend backend) {
 
   const Config time = config.table("time");
   time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every",
-                   "residual_every", "residual_tolerance"});
+                   "residual_every", "residual_tolerance", "local_time_step"});
   problem.time.scheme = time.string_or("scheme", problem.time.scheme);
   (void)runge_kutta_scheme(problem.time.scheme);  // validates the name now
   problem.time.cfl = time.double_or("cfl", problem.time.cfl);
@@ -380,12 +380,29 @@ Case load_case(const Config& config, Backend backend) {
   if (problem.time.residual_tolerance > 0 && problem.time.residual_every == 0)
     throw InputError(cat(time.where(), " residual_tolerance: needs the monitor (residual_every > 0)"));
   problem.time.progress_every = time.integer_or("progress_every", 0);
+  problem.time.local_time_step = time.bool_or("local_time_step", false);
+  if (problem.time.local_time_step) {
+    // A steady-state accelerator: not time-accurate, and the tuned triangle kernels take one dt.
+    if (std::isfinite(problem.time.end_time) || problem.time.fixed_dt)
+      throw InputError(cat(time.where(), " local_time_step: each element takes its own step, so time is not followed: stop the run ",
+                           "with max_steps, steady_tolerance or residual_tolerance, not end_time or dt"));
+    if (problem.options.implementation == dg::Implementation::tuned || problem.options.limiter != dg::Limiter::none ||
+        problem.options.positivity)
+      throw InputError(cat(time.where(), " local_time_step: runs the portable kernels, without the limiter and the positivity ",
+                           "scaling (tuned triangle kernels only)"));
+    problem.options.implementation = dg::Implementation::portable;
+  }
   if (!(problem.time.cfl > 0)) throw InputError(cat(time.where(), " cfl: must be positive"));
   if (problem.time.fixed_dt && !(*problem.time.fixed_dt > 0)) throw InputError(cat(time.where(), " dt: must be positive"));
   if (problem.time.dt_every < 1) throw InputError(cat(time.where(), " dt_every: must be >= 1"));
   if (std::isinf(problem.time.end_time) && problem.time.max_steps < 0 && problem.time.steady_tolerance <= 0 &&
       problem.time.residual_tolerance <= 0)
     throw InputError(cat(time.where(), ": give end_time, max_steps, steady_tolerance or residual_tolerance, or the run never ends"));
+
+  if (config.has("forces")) {
+    const double reference_length = viscous ? problem.options.viscous.scales.reference_length : 1.0;
+    problem.forces = read_forces(config.table("forces"), problem.mesh, problem.initial, reference_length, problem.options.gamma);
+  }
 
   const Config output = config.table("output");
   output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every"});

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "flowdg/cases/forces.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/operator.hpp"
@@ -32,6 +33,9 @@ struct TimeControl {
   /// Steps between CFL time-step evaluations (1: every step). Between them dt is kept; each
   /// evaluation also checks every element mean (docs/user-guide.md: the host round trip it costs).
   long long dt_every = 1;
+  /// Local time stepping (steady states only): every element advances with its own step, cfl times
+  /// its own limit; t is then a pseudo-time advanced by the smallest step.
+  bool local_time_step = false;
 };
 
 struct OutputControl {
@@ -51,6 +55,7 @@ struct Case {
   physics::FlowSpec initial;       ///< initial data at t = 0
   bool has_exact = false;          ///< errors are reported against `initial` at the final time
   TimeControl time;
+  ForcesControl forces;            ///< [forces]: force coefficients, wall distributions, wake
   std::string output_directory;
   OutputControl output;
   std::optional<double> free_stream_mach;  ///< [physics] mach

@@ -9,6 +9,7 @@
 
 #include "flowdg/backend/backend.hpp"
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/cases/forces.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/io/checkpoint.hpp"
@@ -318,13 +319,18 @@ std::unique_ptr<Hook> make_hook(const std::string& name, const Case& problem, co
   if (name == "steady") return std::make_unique<SteadyHook>(problem.time.steady_tolerance);
   if (name == "residuals")
     return std::make_unique<ResidualsHook>(std::max<long long>(1, problem.time.residual_every), problem.time.residual_tolerance);
-  throw InputError(cat("unknown hook '", name, "' (valid: progress, check, snapshot, vtu, checkpoint, steady, residuals)"));
+  if (name == "forces") {
+    if (!problem.forces.enabled) throw InputError("the forces hook needs a [forces] table in the case (its walls at least)");
+    return make_forces_hook(problem, options);
+  }
+  throw InputError(cat("unknown hook '", name, "' (valid: progress, check, snapshot, vtu, checkpoint, steady, residuals, forces)"));
 }
 
 std::vector<std::unique_ptr<Hook>> case_hooks(const Case& problem, const RunOptions& options) {
   std::vector<std::string> names;
   if (problem.time.steady_tolerance > 0) names.push_back("steady");
   if (problem.time.residual_every > 0) names.push_back("residuals");
+  if (problem.forces.enabled) names.push_back("forces");
   names.push_back("snapshot");
   if (options.write_summary && problem.output.vtu) names.push_back("vtu");
   if (options.write_summary) names.push_back("checkpoint");
@@ -472,7 +478,7 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
       if (control.fixed_dt)
         dt = *control.fixed_dt;
       else if ((state.step - state.first_step) % control.dt_every == 0)
-        dt = op->stable_time_step(control.cfl);
+        dt = control.local_time_step ? op->set_local_time_steps(control.cfl) : op->stable_time_step(control.cfl);
       state.dt = std::min(dt, control.end_time - state.t);
       op->step(scheme, state.t, state.dt, monitor_change);
       state.t += state.dt;

@@ -177,6 +177,24 @@ std::optional<std::vector<double>> Config::get_doubles(std::string_view key) con
   return out;
 }
 
+std::optional<std::vector<std::string>> Config::get_strings(std::string_view key) const {
+  const toml::table* table = find_table(document_->root, path_);
+  if (table == nullptr || !table->contains(key)) return std::nullopt;
+  const toml::node* node = table->get(key);
+  if (auto single = node->value<std::string>()) return std::vector<std::string>{*single};
+  const toml::array* array = node->as_array();
+  if (array == nullptr) throw InputError(cat(where(), " ", key, ": expected a string or an array of strings, got ", type_name(*node)));
+  std::vector<std::string> out;
+  for (const auto& element : *array) {
+    if (auto value = element.value<std::string>()) {
+      out.push_back(*value);
+    } else {
+      throw InputError(cat(where(), " ", key, ": expected an array of strings, found ", type_name(element)));
+    }
+  }
+  return out;
+}
+
 std::string Config::string_or(std::string_view key, std::string fallback) const { return get_string(key).value_or(std::move(fallback)); }
 double Config::double_or(std::string_view key, double fallback) const { return get_double(key).value_or(fallback); }
 long long Config::integer_or(std::string_view key, long long fallback) const { return get_integer(key).value_or(fallback); }

@@ -33,6 +33,8 @@ class Config {
   std::optional<long long> get_integer(std::string_view key) const;
   std::optional<bool> get_bool(std::string_view key) const;
   std::optional<std::vector<double>> get_doubles(std::string_view key) const;
+  /// A string or an array of strings (a single string is a list of one).
+  std::optional<std::vector<std::string>> get_strings(std::string_view key) const;
 
   std::string string_or(std::string_view key, std::string fallback) const;
   double double_or(std::string_view key, double fallback) const;

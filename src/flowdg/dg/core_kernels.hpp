@@ -41,6 +41,9 @@ struct StageUpdate : StageRegisterFlags {
   Real dt = 0;
   View<Real> u0, q;       ///< empty when the scheme does not use them
   View<Real> residual;    ///< non-empty: store du/dt here instead of updating
+  /// Local time stepping (steady states): each element's own step [e] (index % Ks), dt unused.
+  View<const Real> local_dt;
+  index_t Ks = 0;
 
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<Real> u, index_t index, Real value) const {
     if (residual.data != nullptr) {
@@ -72,7 +75,8 @@ struct StageUpdate : StageRegisterFlags {
       u0[index] = u_s;
       u0_k = u_s;
     }
-    apply_runge_kutta_stage(stage, dt * value, u0_k, q_k, u_s);
+    const Real step = local_dt.data != nullptr ? local_dt[index % Ks] : dt;
+    apply_runge_kutta_stage(stage, step * value, u0_k, q_k, u_s);
     if (q.data != nullptr && write_q) q[index] = q_k;
     u[index] = u_s;
   }

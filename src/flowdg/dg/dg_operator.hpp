@@ -17,6 +17,7 @@
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/dg/tuned_triangles.hpp"
+#include "flowdg/dg/wall.hpp"
 #if defined(__CUDACC__)
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_tensor_kernels.hpp"
@@ -104,6 +105,9 @@ class DgOperator final : public Operator {
   std::vector<double> coefficients() const override;
   void set_coefficients(const std::vector<double>& values) override;
   std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const override;
+  std::vector<double> evaluate_at(const std::vector<index_t>& elements, const std::vector<Point3>& reference_points) const override;
+  WallSamples wall_samples(double t) override;
+  double set_local_time_steps(double cfl) override;
   void apply_limiter() override;
   /// A device copy of every group's coefficients (the run's thread only launches the copies).
   void save_snapshot() override;
@@ -116,8 +120,9 @@ class DgOperator final : public Operator {
   struct ElementData;
   struct FaceData;
   /// Which of a group's kernels a launch runs: the stage's (inviscid face fluxes; element kernel with
-  /// the Runge-Kutta update) or the viscous pass's (BR2 lifting per element; viscous face fluxes).
-  enum class Pass : int { stage, viscous };
+  /// the Runge-Kutta update) or the viscous pass's (BR2 lifting per element; viscous face fluxes),
+  /// or (boundary face groups) the wall kernel's samples (wall.hpp).
+  enum class Pass : int { stage, viscous, wall };
   using ElementLaunch = void (*)(DgOperator&, int group, const StageUpdate<Real>& update, Pass pass);
   using FaceLaunch = void (*)(DgOperator&, int group, double t, Pass pass);
 
@@ -130,6 +135,7 @@ class DgOperator final : public Operator {
     Array<Real> saved;                         ///< save_snapshot()'s copy
     Array<Real> metric, inverse_mass, size;
     Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
+    Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
     ElementLaunch launch = nullptr;
@@ -152,6 +158,7 @@ class DgOperator final : public Operator {
     /// thread-per-face-point kernel.
     int block_faces = 0;
     bool tuned = false;  ///< computed by the tuned triangle kernels (with the face groups next to it)
+    Array<Real> wall;    ///< boundary groups: the wall kernel's output (wall_samples)
   };
 
   template <Shape S, GeometryKind G, int P>
@@ -230,6 +237,7 @@ class DgOperator final : public Operator {
   int tuned_group_ = -1;
   std::unique_ptr<TunedTriangles> tuned_;
   bool snapshot_saved_ = false;
+  bool local_steps_ = false;  ///< steps use each element's local_dt (set_local_time_steps)
   /// Every launch of the operator goes on this stream (each launching method opens a StreamScope).
   std::unique_ptr<Stream> stream_;
   double last_change_ = 0;
@@ -555,6 +563,17 @@ template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
 void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass) {
   const FaceGroup& group = op.setup_.groups.face_groups[g];
   [[maybe_unused]] FaceData& d = op.faces_[g];
+  if (pass == Pass::wall) {
+    if constexpr (Boundary) {
+      WallKernel<Physics, SM, P, FG> wall;
+      wall.base = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
+      wall.face_gradient = op.face_gradient_.view();
+      wall.rows = group.size() * wall.base.Nfq;
+      wall.out = d.wall.view();
+      for_each(op.options_.backend, wall.rows, wall);
+    }
+    return;
+  }
   if (pass == Pass::viscous) {
     if constexpr (Physics::has_viscous_flux) {
       ViscousFaceKernel<Physics, SM, SP, P, FG, Boundary> viscous;
@@ -614,6 +633,10 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     update.q = d.q.view();
     update.set(registers);
     if (residual_only) update.residual = d.residual.view();
+    if (local_steps_) {
+      update.local_dt = d.local_dt.view();
+      update.Ks = d.Ks;
+    }
     if constexpr (has_tuned_triangles) {
       if (static_cast<int>(g) == tuned_group_) {
         tuned_->element(d.u.view(), flux_.view(), stage, dt, update.u0, update.q, registers, update.residual);
@@ -698,6 +721,95 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
     smallest = std::min(smallest, value);
   }
   return cfl * smallest;
+}
+
+template <class Physics>
+double DgOperator<Physics>::set_local_time_steps(double cfl) {
+  if (tuned_ != nullptr)
+    throw InputError("local time stepping runs the portable kernels (the tuned triangle kernels take one time step): "
+                     "set [solver] kernels = \"portable\"");
+  const double smallest = stable_time_step(cfl);  // checks every mean (and names a bad one)
+  const StreamScope on_stream(*stream_);
+  const Space space = space_of(options_.backend);
+  for (ElementData& d : elements_) {
+    if (d.local_dt.size() != d.Ks) d.local_dt = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.Ks), Real(0)));
+    const TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
+                                         static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape)))};
+    const View<Real> out = d.local_dt.view();
+    for_each(options_.backend, d.K, [=] FLOWDG_HD(index_t e) { out[e] = static_cast<Real>(cfl * kernel(e)); });
+  }
+  local_steps_ = true;
+  return smallest;
+}
+
+template <class Physics>
+WallSamples DgOperator<Physics>::wall_samples(double t) {
+  WallSamples samples;
+  samples.n_variables = NV;
+  bool any = false;
+  for (const FaceGroup& group : setup_.groups.face_groups) any |= group.boundary();
+  if (!any) return samples;
+  // The right-hand side at t: the stored face states and, for viscous physics, the BR2 gradients.
+  (void)residual(t);
+  const StreamScope on_stream(*stream_);
+  const Space space = space_of(options_.backend);
+  const int Nfq = setup_.n_face_points();
+  constexpr int n_fields = 2 * dim + 1 + 2 * NV;
+  for (std::size_t g = 0; g < faces_.size(); ++g) {
+    const FaceGroup& group = setup_.groups.face_groups[g];
+    if (!group.boundary()) continue;
+    FaceData& d = faces_[g];
+    const index_t rows = group.size() * Nfq;
+    if (d.wall.size() != n_fields * rows) d.wall = Array<Real>(space, n_fields * rows);
+    d.launch(*this, static_cast<int>(g), t, Pass::wall);
+    const std::vector<Real> values = d.wall.to_host();
+    const ElementGroup& elements = setup_.groups.element_groups[group.group_m];
+    for (index_t i = 0; i < rows; ++i) {
+      const auto field = [&](int k) { return static_cast<double>(values[k * rows + i]); };
+      const GroupFace& face = setup_.groups.faces[group.begin + i / Nfq];
+      samples.tag.push_back(group.tag);
+      samples.element.push_back(elements.elements[face.element_m]);
+      Point3 x{}, n{};
+      double* xs[3] = {&x.x, &x.y, &x.z};
+      double* ns[3] = {&n.x, &n.y, &n.z};
+      for (int c = 0; c < dim; ++c) {
+        *xs[c] = field(c);
+        *ns[c] = field(dim + c);
+      }
+      samples.x.push_back(x);
+      samples.normal.push_back(n);
+      samples.weight.push_back(field(2 * dim));
+      for (int v = 0; v < NV; ++v) samples.state.push_back(field(2 * dim + 1 + v));
+      for (int v = 0; v < NV; ++v) samples.viscous_flux.push_back(field(2 * dim + 1 + NV + v));
+    }
+  }
+  return samples;
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::evaluate_at(const std::vector<index_t>& elements,
+                                                     const std::vector<Point3>& reference_points) const {
+  FLOWDG_ASSERT(elements.size() == reference_points.size(), "evaluate_at: ", elements.size(), " elements, ",
+                reference_points.size(), " points");
+  std::vector<double> out(elements.size() * NV, 0.0);
+  std::vector<std::vector<double>> coefficients(elements_.size());
+  std::vector<double> phi;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const index_t element = elements[i];
+    FLOWDG_ASSERT(element >= 0 && element < mesh_.n_elements(), "evaluate_at: no element ", element);
+    const int g = setup_.groups.group_of[element];
+    const index_t e = setup_.groups.index_in_group[element];
+    const ElementData& d = elements_[g];
+    if (coefficients[g].empty()) coefficients[g] = group_coefficients(g);
+    phi.resize(d.Np);
+    basis_values(d.shape, order_, reference_points[i], phi.data());
+    for (int v = 0; v < NV; ++v) {
+      double value = 0;
+      for (int j = 0; j < d.Np; ++j) value += coefficients[g][(static_cast<index_t>(v) * d.Np + j) * d.K + e] * phi[j];
+      out[i * NV + v] = value;
+    }
+  }
+  return out;
 }
 
 // ---- host-side projection, errors, output ----------------------------------------------------

@@ -98,6 +98,21 @@ struct Norms {
   std::vector<double> linf;  ///< per variable: max over quadrature points of |u_h - u|
 };
 
+/// The state at every boundary face quadrature point (forces, wall distributions): one row per
+/// point, boundary face groups in order. The viscous flux is that of the run's boundary treatment
+/// (BR2's gradient with the lifting, physics.boundary_viscous_flux), 0 for inviscid physics.
+struct WallSamples {
+  int n_variables = 0;
+  std::vector<int> tag;             ///< the boundary tag (Mesh::boundary_names index)
+  std::vector<index_t> element;     ///< the mesh element the point's face belongs to
+  std::vector<Point3> x;            ///< the point
+  std::vector<Point3> normal;       ///< the unit normal out of the fluid (into the wall)
+  std::vector<double> weight;       ///< w_q |N_q|: sum weight f integrates f over the faces
+  std::vector<double> state;        ///< [i * n_variables + v]: the boundary state U_b (BoundaryCondition::boundary_state)
+  std::vector<double> viscous_flux; ///< [i * n_variables + v]: Fv(U_b, grad U) . n (momentum: tau . n)
+  std::size_t size() const { return tag.size(); }
+};
+
 /// The solution at reference points of each element group, mapped to physical space (output).
 struct PointValues {
   Shape shape = Shape::triangle;
@@ -150,6 +165,18 @@ class Operator {
   /// The solution at the given reference points of every element of each group (a list of points
   /// per shape, indexed by Shape's value; shapes not present may be left empty).
   virtual std::vector<PointValues> evaluate(const std::vector<std::vector<Point3>>& points_by_shape) const = 0;
+  /// The solution (conserved variables) at reference point reference_points[i] of mesh element
+  /// elements[i]: [i * n_variables + v] (probes, wake lines; a host copy of the state per call).
+  virtual std::vector<double> evaluate_at(const std::vector<index_t>& elements, const std::vector<Point3>& reference_points) const = 0;
+  /// The boundary state and viscous flux at every boundary face point at time t (one evaluation of
+  /// the right-hand side: the viscous flux needs the BR2 gradient of the current state).
+  virtual WallSamples wall_samples(double t) = 0;
+  /// Local time stepping, for steady states (not time-accurate): every element advances with its
+  /// own step, cfl times its own limit (stable_time_step's formula per element), stored here for
+  /// the following steps, which then ignore their dt argument. Returns the smallest (the pseudo-
+  /// time's advance). Throws NumericalError like stable_time_step, InputError where the tuned
+  /// triangle kernels run (they take one dt).
+  virtual double set_local_time_steps(double cfl) = 0;
 
   /// Applies the configured limiter and positivity scaling once (what every stage does).
   virtual void apply_limiter() = 0;
