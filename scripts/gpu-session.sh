@@ -4,7 +4,7 @@
 #   ../shared/tools/bundle-libs .bundle build/bin/flowdg build/bin/flowdg_gpu_tests
 # and writes logs under $OUT (the device tool's output folder), a short summary last.
 # Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU, COUETTE,
-# NS_THROUGHPUT add parts.
+# NS_THROUGHPUT, NS_VALIDATION add parts.
 set -uo pipefail
 # A bundle carried compressed (scripts/make-bundle.sh) is unpacked first.
 [ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
@@ -130,8 +130,38 @@ if [ "${NS_THROUGHPUT:-0}" = 1 ]; then
   done
 fi
 
+# 7. Navier-Stokes validation (issue 15, Tables 4 and 5): NS_VALIDATION=1 runs the cylinder (Re 40, M 0.2)
+#    and the NACA 0012 (Re 5000, M 0.5) to a steady state with local time steps, VALIDATION_CASES of
+#    cylinder_p2 cylinder_p3 naca_p3 naca_p4 one after the other (side by side they time-slice the GPU:
+#    5x slower each, measured), each stopped by SIGTERM after VALIDATION_LIMIT seconds (its checkpoint then
+#    written); a case whose checkpoint is in VALIDATION_FROM/<case>/ (carried from an earlier call) is
+#    continued from it. Results under $out/validation/<case>/.
+if [ "${NS_VALIDATION:-0}" = 1 ]; then
+  from=${VALIDATION_FROM:-.validation}
+  for c in ${VALIDATION_CASES:-cylinder_p2 cylinder_p3 naca_p3 naca_p4}; do
+    example=examples/$( [ "${c%_p*}" = cylinder ] && echo cylinder || echo naca0012 ).toml
+    dir="$out/validation/$c"
+    mkdir -p "$dir"
+    restart=""
+    if [ -f "$from/$c/checkpoint.h5" ]; then
+      cp "$from/$c/"*.csv "$dir/" 2>/dev/null
+      restart="--restart $from/$c/checkpoint.h5"
+    fi
+    timeout -s TERM ${VALIDATION_LIMIT:-140} .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} \
+      --set "output.directory=\"$dir\"" --set output.checkpoint_every=50000 --set time.residual_tolerance=${VALIDATION_TOLERANCE:-1e-9} \
+      --set time.dt_every=20 --set time.residual_every=1000 --set forces.every=1000 --set time.progress_every=20000 \
+      > "$dir/run.log" 2>&1
+  done
+  for c in ${VALIDATION_CASES:-cylinder_p2 cylinder_p3 naca_p3 naca_p4}; do
+    dir="$out/validation/$c"
+    note "$c: $(grep -E '^flowdg: [0-9]+ steps|interrupted|error' "$dir/run.log" | tail -1)"
+    note "  forces: $(tail -n 1 "$dir/forces.csv" 2>/dev/null)"
+    note "  residuals: $(tail -n 1 "$dir/residuals.csv" 2>/dev/null)"
+  done
+fi
+
 # One archive: the device tool brings back only a few files per call.
-tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench 2>/dev/null)
-rm -rf "$out/logs" "$out/convergence" "$out/bench"
+tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench validation 2>/dev/null)
+rm -rf "$out/logs" "$out/convergence" "$out/bench" "$out/validation"
 echo "==== summary"
 cat "$summary"

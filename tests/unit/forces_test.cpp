@@ -353,3 +353,21 @@ TEST(Forces, BadForcesTablesAreRefusedWithTheirReason) {
   expect_error(text, {"forces.reference_velocity=[0.0, 0.0]"}, "must move");
   expect_error(text, {"time.local_time_step=true"}, "not end_time");
 }
+
+TEST(Forces, ARestartedHistoryDropsTheRowsBeyondItsCheckpoint) {
+  // A run interrupted at step 300 after its last checkpoint at 200, restarted from that checkpoint:
+  // its history continues from 200, without the rows 200 < step <= 300 twice.
+  const std::string path = cat(::testing::TempDir(), "history_", getpid(), ".csv");
+  {
+    std::ofstream out(path);
+    out << "step,time,cd\n0,0,1\n100,1,2\n200,2,3\n300,3,4\n";
+  }
+  EXPECT_FALSE(continue_history(path, 0)) << "a fresh run starts the file";
+  EXPECT_TRUE(continue_history(path, 200));
+  const auto rows = read_csv(path);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0][0], "step");
+  EXPECT_EQ(rows.back()[0], "200");
+  EXPECT_FALSE(continue_history(path + ".absent", 200));
+  std::filesystem::remove(path);
+}

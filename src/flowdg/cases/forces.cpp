@@ -243,7 +243,7 @@ class ForcesHook final : public Hook {
   void start(LoopState& state) override {
     if (state.write_files) {
       const std::string path = (std::filesystem::path(state.problem.output_directory) / "forces.csv").string();
-      const bool append = state.first_step > 0 && std::filesystem::exists(path);
+      const bool append = continue_history(path, state.first_step);
       out_.open(path, append ? std::ios::app : std::ios::trunc);
       if (!out_) throw InputError(cat("cannot write ", path));
       if (!append) {

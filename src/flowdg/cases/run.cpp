@@ -266,7 +266,7 @@ class ResidualsHook final : public Hook {
     if (!state.write_files) return;
     const std::string path = output_path(state.problem, "residuals.csv");
     // A restart continues the file; a fresh run starts it.
-    const bool append = state.first_step > 0 && std::filesystem::exists(path);
+    const bool append = continue_history(path, state.first_step);
     out_.open(path, append ? std::ios::app : std::ios::trunc);
     if (!out_) throw InputError(cat("cannot write ", path));
     if (!append) out_ << (state.op.dimension() == 3 ? "step,time,rho,rho_u,rho_v,rho_w,energy\n" : "step,time,rho,rho_u,rho_v,energy\n");
@@ -309,6 +309,26 @@ std::string norms_json(const std::vector<double>& values, int dim) {
 }
 
 }  // namespace
+
+bool continue_history(const std::string& path, long long first_step) {
+  if (first_step <= 0 || !std::filesystem::exists(path)) return false;
+  std::ifstream in(path);
+  std::string line, kept;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header || std::atoll(line.c_str()) <= first_step) kept += line + "\n";
+    header = false;
+  }
+  in.close();
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) throw InputError(cat("cannot write ", temporary));
+    out << kept;
+  }
+  std::filesystem::rename(temporary, path);
+  return true;
+}
 
 std::unique_ptr<Hook> make_hook(const std::string& name, const Case& problem, const RunOptions& options) {
   if (name == "progress") return std::make_unique<ProgressHook>(options.quiet);

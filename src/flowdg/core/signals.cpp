@@ -1,21 +1,31 @@
 #include "flowdg/core/signals.hpp"
 
 #include <csignal>
+#include <ctime>
 
 namespace flowdg {
 
 namespace {
 
 volatile std::sig_atomic_t received_signal = 0;
+struct timespec first_signal {};
 struct sigaction previous_int {}, previous_term {};
 
 extern "C" void on_interrupt(int signal) {
+  struct timespec now {};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
   if (received_signal != 0) {
-    // The second signal: the default action now (terminate), as if no handler had been there.
+    // A second signal within 2 s is the same request delivered twice (coreutils' timeout signals
+    // the child and then its whole process group; batch systems signal every process of a job):
+    // ignored, so the state is still saved. Later, it is a user insisting: the default action now
+    // (terminate), as if no handler had been there.
+    const double since = static_cast<double>(now.tv_sec - first_signal.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec - first_signal.tv_nsec);
+    if (since < 2.0) return;
     std::signal(signal, SIG_DFL);
     std::raise(signal);
     return;
   }
+  first_signal = now;
   received_signal = signal;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // SIGINT / SIGTERM for a run: while an InterruptGuard lives, the first of these signals only sets a
 // flag that the time loop polls after every step (it then finishes that step, writes a checkpoint
-// and the summary, and stops with an Interrupted error); a second signal restores the default
-// action and re-raises it, so an impatient Ctrl-C twice ends the process at once.
+// and the summary, and stops with an Interrupted error); a second signal more than 2 s after the
+// first restores the default action and re-raises it, so an impatient Ctrl-C twice ends the process
+// at once. One within 2 s is taken for the same request delivered twice (coreutils' timeout sends
+// its signal to the child and then to its process group) and ignored.
 #include <string>
 
 #include "flowdg/core/error.hpp"

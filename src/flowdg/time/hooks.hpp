@@ -53,6 +53,12 @@ struct RunOptions {
   std::vector<Hook*> extra_hooks;
 };
 
+/// A history CSV (step first on each line after the header) that a run restarted at first_step
+/// continues: true when it exists and first_step > 0, after dropping the rows written beyond
+/// first_step by the run that was interrupted (so a restart from an older checkpoint does not
+/// repeat steps); false for a fresh file.
+bool continue_history(const std::string& path, long long first_step);
+
 /// The hook of a name: "progress", "check", "snapshot", "vtu", "checkpoint", "steady"; InputError
 /// listing the names for any other.
 std::unique_ptr<Hook> make_hook(const std::string& name, const Case& problem, const RunOptions& options);
