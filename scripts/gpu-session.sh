@@ -135,9 +135,11 @@ fi
 #    cylinder_p2 cylinder_p3 naca_p3 naca_p4 one after the other (side by side they time-slice the GPU:
 #    5x slower each, measured), each stopped by SIGTERM after VALIDATION_LIMIT seconds (its checkpoint then
 #    written); a case whose checkpoint is in VALIDATION_FROM/<case>/ (carried from an earlier call) is
-#    continued from it. Results under $out/validation/<case>/.
+#    continued from it, else from the checkpoint of the case before it on the same mesh (p-continuation:
+#    VALIDATION_CASES="cylinder_p1 cylinder_p2"). Results under $out/validation/<case>/ (no VTU: size).
 if [ "${NS_VALIDATION:-0}" = 1 ]; then
   from=${VALIDATION_FROM:-.validation}
+  declare -A chain  # p-continuation: a case without a carried checkpoint starts from the last one of its mesh
   for c in ${VALIDATION_CASES:-cylinder_p2 cylinder_p3 naca_p3 naca_p4}; do
     example=examples/$( [ "${c%_p*}" = cylinder ] && echo cylinder || echo naca0012 ).toml
     dir="$out/validation/$c"
@@ -146,11 +148,14 @@ if [ "${NS_VALIDATION:-0}" = 1 ]; then
     if [ -f "$from/$c/checkpoint.h5" ]; then
       cp "$from/$c/"*.csv "$dir/" 2>/dev/null
       restart="--restart $from/$c/checkpoint.h5"
+    elif [ -n "${chain[${c%_p*}]:-}" ]; then
+      restart="--restart ${chain[${c%_p*}]}"
     fi
     timeout -s TERM ${VALIDATION_LIMIT:-140} .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} \
       --set "output.directory=\"$dir\"" --set output.checkpoint_every=50000 --set time.residual_tolerance=${VALIDATION_TOLERANCE:-1e-9} \
       --set time.dt_every=20 --set time.residual_every=1000 --set forces.every=1000 --set time.progress_every=20000 \
-      > "$dir/run.log" 2>&1
+      --set output.vtu=false > "$dir/run.log" 2>&1
+    [ -f "$dir/checkpoint.h5" ] && chain[${c%_p*}]="$dir/checkpoint.h5"
   done
   for c in ${VALIDATION_CASES:-cylinder_p2 cylinder_p3 naca_p3 naca_p4}; do
     dir="$out/validation/$c"

@@ -19,6 +19,7 @@
 #include "flowdg/cases/run.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/operator.hpp"
+#include "flowdg/io/checkpoint.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/lagrange.hpp"
@@ -370,4 +371,49 @@ TEST(Forces, ARestartedHistoryDropsTheRowsBeyondItsCheckpoint) {
   EXPECT_EQ(rows.back()[0], "200");
   EXPECT_FALSE(continue_history(path + ".absent", 200));
   std::filesystem::remove(path);
+}
+
+TEST(Forces, ARestartAtAnotherOrderStartsFromTheSameFieldThenSteps) {
+  // p-continuation: the Couette example at p = 1 for 3 steps, then restarted at p = 2 from that
+  // checkpoint (the hierarchical modes padded with zeros): it runs on from step 3, its history
+  // continued. Back down to p = 1 from the p = 2 state keeps exactly its lower modes.
+  const std::string directory = cat(::testing::TempDir(), "forces_orders_", getpid());
+  RunOptions options;
+  options.quiet = true;
+  const std::vector<std::string> common = {"time.end_time=1000.0", "output.vtu=false", "forces.every=1"};
+  const auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), common.begin(), common.end());
+    return extra;
+  };
+  Case low = make(couette_case(""), with({"solver.order=1", "time.max_steps=3", cat("output.directory=\"", directory, "/low\"")}));
+  (void)run_case(low, options);
+  Case high = make(couette_case(""), with({"solver.order=2", "time.max_steps=5", cat("output.directory=\"", directory, "/high\"")}));
+  options.restart = directory + "/low/checkpoint.h5";
+  const RunResult result = run_case(high, options);
+  EXPECT_EQ(result.steps, 2);  // steps 4 and 5: the step count carries on
+  const auto high_rows = read_csv(directory + "/high/forces.csv");
+  ASSERT_EQ(high_rows.size(), 3u) << "steps 4 and 5 in a fresh output directory";
+  EXPECT_EQ(high_rows[1][0], "4");
+  const Checkpoint high_state = read_checkpoint(directory + "/high/checkpoint.h5");
+  EXPECT_EQ(high_state.order, 2);
+  EXPECT_EQ(high_state.step, 5);
+  // Down again: p = 1 from the p = 2 checkpoint, zero steps: its state is the p = 2 state's lower modes.
+  Case back = make(couette_case(""), with({"solver.order=1", "time.max_steps=5", cat("output.directory=\"", directory, "/back\"")}));
+  options.restart = directory + "/high/checkpoint.h5";
+  (void)run_case(back, options);
+  const Checkpoint back_state = read_checkpoint(directory + "/back/checkpoint.h5");
+  // Coefficients group after group ([(v Np + j) K_g + e] each), quadrilaterals: Q1 has 4 modes, Q2 9.
+  const auto op = dg::make_operator(back.mesh, back.connectivity, back.options);
+  ASSERT_EQ(back_state.coefficients.size(), static_cast<std::size_t>(4 * 4 * back_state.n_elements));
+  std::size_t low_offset = 0, high_offset = 0;
+  for (const dg::ElementGroup& group : op->groups().element_groups) {
+    const index_t K = group.size();
+    for (int v = 0; v < 4; ++v)
+      for (int j = 0; j < 4; ++j)
+        for (index_t e = 0; e < K; ++e)
+          ASSERT_EQ(back_state.coefficients[low_offset + (v * 4 + j) * K + e], high_state.coefficients[high_offset + (v * 9 + j) * K + e]);
+    low_offset += 16 * K;
+    high_offset += 36 * K;
+  }
+  std::filesystem::remove_all(directory);
 }

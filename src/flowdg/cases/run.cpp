@@ -441,8 +441,18 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
   state.write_files = run_options.write_summary;
   if (!run_options.restart.empty()) {
     const Checkpoint checkpoint = read_checkpoint(run_options.restart);
-    check_compatible(checkpoint, problem.mesh, problem.options.order, problem.physics());
-    op->set_coefficients(checkpoint.coefficients);
+    // p-continuation: a checkpoint of another order starts this run from its modes (hierarchical
+    // bases: padded with zeros, or the highest dropped); everything else must match.
+    check_compatible(checkpoint, problem.mesh, checkpoint.order, problem.physics());
+    if (checkpoint.order != problem.options.order) {
+      if (!run_options.quiet)
+        std::printf("flowdg: restarting at p = %d from the p = %d state of %s (%s)\n", problem.options.order, checkpoint.order,
+                    run_options.restart.c_str(), checkpoint.order < problem.options.order ? "higher modes zero" : "highest modes dropped");
+      op->set_coefficients(dg::change_order(op->groups(), checkpoint.coefficients, op->n_variables(), checkpoint.order,
+                                            problem.options.order));
+    } else {
+      op->set_coefficients(checkpoint.coefficients);
+    }
     state.t = checkpoint.time;
     state.step = checkpoint.step;
   } else {

@@ -4,12 +4,33 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_instances.hpp"
+#include "flowdg/element/basis.hpp"
 
 #ifndef FLOWDG_MAX_ORDER
 #define FLOWDG_MAX_ORDER 6
 #endif
 
 namespace flowdg::dg {
+
+std::vector<double> change_order(const Groups& groups, const std::vector<double>& values, int n_variables, int from, int to) {
+  std::vector<double> out;
+  std::size_t offset = 0;
+  for (const ElementGroup& group : groups.element_groups) {
+    const index_t K = group.size();
+    const int Np_from = n_basis(group.shape, from), Np_to = n_basis(group.shape, to);
+    FLOWDG_ASSERT(offset + static_cast<std::size_t>(n_variables) * Np_from * K <= values.size(), "change_order: ", values.size(),
+                  " values do not hold the groups at order ", from);
+    const std::size_t start = out.size();
+    out.resize(start + static_cast<std::size_t>(n_variables) * Np_to * K, 0.0);
+    for (int v = 0; v < n_variables; ++v)
+      for (int j = 0; j < std::min(Np_from, Np_to); ++j)
+        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(offset + (static_cast<std::size_t>(v) * Np_from + j) * K), K,
+                    out.begin() + static_cast<std::ptrdiff_t>(start + (static_cast<std::size_t>(v) * Np_to + j) * K));
+    offset += static_cast<std::size_t>(n_variables) * Np_from * K;
+  }
+  FLOWDG_ASSERT(offset == values.size(), "change_order: ", values.size(), " values, the groups at order ", from, " hold ", offset);
+  return out;
+}
 
 int core_max_order(int dimension, Precision precision, bool viscous) {
   // dg_operator.hpp's compiled_max_order, without instantiating a physics here.

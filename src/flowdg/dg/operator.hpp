@@ -202,6 +202,12 @@ class Operator {
 std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity,
                                         const OperatorOptions& options);
 
+/// Coefficients (coefficients()' layout: group after group, [(v Np + j) K + e]) of order `from`
+/// as order `to` on the same groups: the bases are hierarchical (element/basis.hpp), so a higher
+/// order takes the same modes and zeros above them, a lower one drops the highest modes (the L2
+/// projection on affine elements). p-continuation: a run restarted at another order.
+std::vector<double> change_order(const Groups& groups, const std::vector<double>& values, int n_variables, int from, int to);
+
 /// Highest order the core's kernels are compiled for, by dimension and precision (viscous: the
 /// Navier-Stokes kernels').
 int core_max_order(int dimension, Precision precision, bool viscous = false);
