@@ -154,6 +154,7 @@ if [ "${NS_VALIDATION:-0}" = 1 ]; then
     timeout -s TERM ${VALIDATION_LIMIT:-140} .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} \
       --set "output.directory=\"$dir\"" --set output.checkpoint_every=50000 --set time.residual_tolerance=${VALIDATION_TOLERANCE:-1e-9} \
       --set time.dt_every=20 --set time.residual_every=1000 --set forces.every=1000 --set time.progress_every=20000 \
+      --set time.max_steps=${VALIDATION_MAX_STEPS:-100000000} \
       --set output.vtu=false > "$dir/run.log" 2>&1
     [ -f "$dir/checkpoint.h5" ] && chain[${c%_p*}]="$dir/checkpoint.h5"
   done
