@@ -204,3 +204,57 @@ TEST(NavierStokesCase, TheResidualMonitorWritesItsCsvAndStopsTheRunAtItsToleranc
   expect_error(couette_case(), {"time.residual_every=0", "time.residual_tolerance=1e-6"}, "needs the monitor");
   std::filesystem::remove_all(directory);
 }
+
+TEST(NavierStokesCase, ABendingWallOnStraightSidedElementsIsWarnedAbout) {
+  // The annulus's arcs as polygons (order 1) are warned about; the same arcs on order-2 elements,
+  // and a flat wall on straight elements, are not.
+  const auto case_on = [](const std::string& mesh) {
+    return make(cat(R"(
+[mesh]
+file = ")", mesh, R"("
+[physics]
+equations = "navier-stokes"
+mach = 0.3
+reynolds = 100.0
+[flow]
+kind = "free-stream"
+[time]
+max_steps = 1
+[boundary.inner]
+type = "no-slip-wall"
+[boundary.outer]
+type = "isothermal-wall"
+wall_temperature = 1.0
+[boundary.inflow]
+type = "farfield"
+[boundary.outflow]
+type = "farfield"
+)"));
+  };
+  const Case straight = case_on("builtin:annulus");
+  ASSERT_EQ(straight.warnings.size(), 2u);
+  EXPECT_NE(straight.warnings[0].find("the wall 'inner'"), std::string::npos) << straight.warnings[0];
+  EXPECT_NE(straight.warnings[0].find("straight-sided"), std::string::npos);
+  EXPECT_TRUE(case_on("builtin:annulus?order=2").warnings.empty());
+  const Case flat = make(R"(
+[mesh]
+file = "builtin:rectangle?nx=4&ny=2"
+[physics]
+equations = "navier-stokes"
+mach = 0.3
+reynolds = 100.0
+[flow]
+kind = "free-stream"
+[time]
+max_steps = 1
+[boundary.bottom]
+type = "no-slip-wall"
+[boundary.top]
+type = "no-slip-wall"
+[boundary.left]
+type = "farfield"
+[boundary.right]
+type = "farfield"
+)");
+  EXPECT_TRUE(flat.warnings.empty());
+}

@@ -399,6 +399,36 @@ Case load_case(const Config& config, Backend backend) {
       problem.time.residual_tolerance <= 0)
     throw InputError(cat(time.where(), ": give end_time, max_steps, steady_tolerance or residual_tolerance, or the run never ends"));
 
+  // A viscous wall that bends (its facets not all parallel) on straight-sided elements: the wall is
+  // a polygon, and its corners spoil the boundary layer whatever the order (Bassi & Rebay 1997).
+  if (viscous) {
+    bool straight = true;
+    for (index_t e = 0; e < problem.mesh.n_elements() && straight; ++e) straight = geometric_order(problem.mesh.element_types[e]) == 1;
+    for (std::size_t tag = 0; straight && tag < problem.options.boundary.size(); ++tag) {
+      const physics::BoundaryKind kind = problem.options.boundary[tag].kind;
+      if (kind != physics::BoundaryKind::no_slip_wall && kind != physics::BoundaryKind::isothermal_wall) continue;
+      Point3 first{};
+      bool bends = false, have = false;
+      for (const TaggedFacet& facet : problem.mesh.tagged_facets) {
+        if (facet.tag != static_cast<int>(tag) || facet.n_vertices < 2) continue;
+        const Point3 a = problem.mesh.nodes[facet.vertices[0]], b = problem.mesh.nodes[facet.vertices[1]];
+        Point3 normal = dim == 2 ? Point3{b.y - a.y, a.x - b.x, 0} : cross(b - a, problem.mesh.nodes[facet.vertices[2]] - a);
+        normal = (1 / std::sqrt(dot(normal, normal))) * normal;
+        if (!have) {
+          first = normal;
+          have = true;
+        } else if (std::abs(dot(normal, first)) < 1 - 1e-9) {
+          bends = true;
+          break;
+        }
+      }
+      if (bends)
+        problem.warnings.push_back(cat("the wall '", problem.mesh.boundary_names[tag], "' of ", problem.mesh.source,
+                                       " bends but its elements are straight-sided (order 1): the wall is a polygon, whose corners spoil",
+                                       " the boundary layer at any order; a mesh of order 2 or more curves it (gmsh -order 2)"));
+    }
+  }
+
   if (config.has("forces")) {
     const double reference_length = viscous ? problem.options.viscous.scales.reference_length : 1.0;
     problem.forces = read_forces(config.table("forces"), problem.mesh, problem.initial, reference_length, problem.options.gamma);

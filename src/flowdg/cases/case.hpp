@@ -56,6 +56,9 @@ struct Case {
   bool has_exact = false;          ///< errors are reported against `initial` at the final time
   TimeControl time;
   ForcesControl forces;            ///< [forces]: force coefficients, wall distributions, wake
+  /// What the case may not mean (printed by the run unless quiet): e.g. a curved no-slip wall
+  /// meshed with straight-sided elements.
+  std::vector<std::string> warnings;
   std::string output_directory;
   OutputControl output;
   std::optional<double> free_stream_mach;  ///< [physics] mach

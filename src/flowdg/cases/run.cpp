@@ -436,6 +436,8 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
 
 RunResult run_case(const Case& problem, const RunOptions& run_options) {
   const auto setup_start = Clock::now();
+  if (!run_options.quiet)
+    for (const std::string& warning : problem.warnings) std::fprintf(stderr, "flowdg: warning: %s\n", warning.c_str());
   const std::unique_ptr<dg::Operator> op = dg::make_operator(problem.mesh, problem.connectivity, problem.options);
   LoopState state{*op, problem};
   state.write_files = run_options.write_summary;
@@ -450,6 +452,14 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
                     run_options.restart.c_str(), checkpoint.order < problem.options.order ? "higher modes zero" : "highest modes dropped");
       op->set_coefficients(dg::change_order(op->groups(), checkpoint.coefficients, op->n_variables(), checkpoint.order,
                                             problem.options.order));
+      // The new order's quadrature points are not the old ones: a state kept admissible (limited,
+      // positivity-scaled) at those may not be at these. The configured limiter first, as after a
+      // projection; what it leaves inadmissible is refused here rather than as NaN a step later.
+      op->apply_limiter();
+      if (const std::string bad = op->describe_bad_state(); !bad.empty())
+        throw InputError(cat("the p = ", checkpoint.order, " state of ", run_options.restart, " is not admissible at the p = ",
+                             problem.options.order, " quadrature points: ", bad,
+                             " (restart at the checkpoint's order, or with [solver] positivity = true where it runs)"));
     } else {
       op->set_coefficients(checkpoint.coefficients);
     }
