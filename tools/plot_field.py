@@ -2,11 +2,14 @@
 """Draws one point field of a flowdg .vtu as filled contours with contour lines.
 
     /usr/bin/python3 tools/plot_field.py FILE.vtu --field density --output out.png
-        [--contours 30] [--title T] [--xlim a b --ylim c d]
+        [--contours 30] [--title T] [--xlim a b --ylim c d] [--streamlines DENSITY]
 
 Lagrange triangles (VTK type 69) of order n are drawn as their n^2 linear sub-triangles, found
-through VTK's node order; linear triangles are drawn as they are. A vector field is drawn as its
-magnitude. Bad input (missing file, unknown field) is one line on stderr and exit code 2.
+through VTK's node order; linear triangles are drawn as they are, linear quadrilaterals (a mesh
+with quadrilaterals written with [output] vtu_cells = "subdivided") as two triangles each. A vector
+field is drawn as its magnitude. --streamlines draws the velocity's streamlines over the plot
+(interpolated linearly onto a 400 x 400 grid of the window; DENSITY as matplotlib's streamplot,
+about 1-3). Bad input (missing file, unknown field) is one line on stderr and exit code 2.
 """
 import argparse
 import os
@@ -57,6 +60,9 @@ def linear_triangles(mesh):
     for block in mesh.cells:
         if block.type == "triangle":
             blocks.append(block.data)
+        elif block.type == "quad":
+            blocks.append(block.data[:, [0, 1, 2]])
+            blocks.append(block.data[:, [0, 2, 3]])
         elif block.type == "VTK_LAGRANGE_TRIANGLE":
             # (n + 1)(n + 2) / 2 nodes per cell.
             n = round((np.sqrt(8 * block.data.shape[1] + 1) - 3) / 2)
@@ -75,6 +81,7 @@ def main():
     parser.add_argument("--title")
     parser.add_argument("--xlim", type=float, nargs=2, metavar=("MIN", "MAX"))
     parser.add_argument("--ylim", type=float, nargs=2, metavar=("MIN", "MAX"))
+    parser.add_argument("--streamlines", type=float, metavar="DENSITY", help="draw the velocity's streamlines too")
     args = parser.parse_args()
 
     if not os.path.isfile(args.file):
@@ -106,6 +113,25 @@ def main():
     filled = axes.tricontourf(triangulation, values, levels=levels, cmap="viridis")
     if not constant:
         axes.tricontour(triangulation, values, levels=levels, colors="black", linewidths=0.4)
+    if args.streamlines:
+        if "velocity" not in mesh.point_data:
+            fail(f"--streamlines needs a 'velocity' field in {args.file}")
+        velocity = np.asarray(mesh.point_data["velocity"], dtype=float)
+        x0, x1 = args.xlim if args.xlim else (mesh.points[:, 0].min(), mesh.points[:, 0].max())
+        y0, y1 = args.ylim if args.ylim else (mesh.points[:, 1].min(), mesh.points[:, 1].max())
+        gx, gy = np.meshgrid(np.linspace(x0, x1, 400), np.linspace(y0, y1, 400))
+        # DG output repeats a point in every element that has it: merged (the velocity averaged) into
+        # one conforming triangulation, which the interpolator needs. Points outside the mesh (inside
+        # a body) come back masked: no streamline crosses them.
+        scale = np.abs(mesh.points[:, :2]).max()
+        _, first, merged = np.unique(np.round(mesh.points[:, :2] / scale, 10), axis=0, return_index=True, return_inverse=True)
+        merged = merged.ravel()
+        counts = np.bincount(merged)
+        mean = [np.bincount(merged, weights=velocity[:, c]) / counts for c in (0, 1)]
+        grid = mtri.Triangulation(mesh.points[first, 0], mesh.points[first, 1], merged[triangles])
+        u = mtri.LinearTriInterpolator(grid, mean[0])(gx, gy)
+        v = mtri.LinearTriInterpolator(grid, mean[1])(gx, gy)
+        axes.streamplot(gx, gy, u, v, density=args.streamlines, color="white", linewidth=0.6, arrowsize=0.6)
     axes.set_aspect("equal")
     if args.xlim:
         axes.set_xlim(*args.xlim)

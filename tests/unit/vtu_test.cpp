@@ -585,6 +585,12 @@ TEST(PlotTool, DrawsDensityContoursAndRejectsUnknownFieldsAndMissingFiles) {
     // At this size an empty figure with axes is about 20 kB and a one-colour field with its
     // colorbar about 40 kB; 20 filled levels with their contour lines take several times that.
     EXPECT_GT(bytes.size(), 80000u);
+    // With the velocity's streamlines over it (the discontinuous output's repeated points merged).
+    fs::remove(png);
+    const CommandResult streamlines =
+        run_command(cat(tool, vtu.string(), " --field mach --output ", png.string(), " --streamlines 1.5"));
+    ASSERT_EQ(streamlines.exit_code, 0) << streamlines.output;
+    EXPECT_TRUE(fs::exists(png));
   }
   // The tool splits Lagrange cells through its own copy of VTK's node order: it must match, or
   // the picture is scrambled.
