@@ -249,13 +249,8 @@ Case make(const std::string& text, const std::vector<std::string>& overrides = {
   return load_case(config, Backend::cpu);
 }
 
-std::string couette_case(const std::string& directory) {
-  std::string text = flowdg::testing::example_case("couette.toml");
-  const std::string relative = "\"meshes/couette_D.msh\"";
-  text.replace(text.find(relative), relative.size(), cat("\"", FLOWDG_SOURCE_DIR, "/examples/meshes/couette_D.msh\""));
-  return text + cat("\n[forces]\nwalls = [\"bottom\"]\nevery = 2\n", "\n") + "";
-  (void)directory;
-}
+/// The shipped Couette example with forces on its bottom plate every 2 steps.
+std::string couette_case() { return flowdg::testing::couette_example() + "\n[forces]\nwalls = [\"bottom\"]\nevery = 2\n"; }
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::ifstream in(path);
@@ -287,7 +282,7 @@ TEST(Forces, CouetteRunWritesTheWallShearAsItsDragHistory) {
   // bottom plate feels tau = mu U / H over its length 2H: C_D = tau 2H / (1/2 * 1) = 4 mu U = 0.04
   // (mu = 1 / Re = 0.01, U = 1), all viscous; the state starts exact and stays close.
   const std::string directory = cat(::testing::TempDir(), "forces_couette_", getpid());
-  Case problem = make(couette_case(directory), {"time.end_time=0.05", cat("output.directory=\"", directory, "\""), "output.vtu=false"});
+  Case problem = make(couette_case(), {"time.end_time=0.05", cat("output.directory=\"", directory, "\""), "output.vtu=false"});
   RunOptions options;
   options.quiet = true;
   const RunResult result = run_case(problem, options);
@@ -353,7 +348,7 @@ directory = ")", directory, "\"\n");
 }
 
 TEST(Forces, BadForcesTablesAreRefusedWithTheirReason) {
-  const std::string text = couette_case("");
+  const std::string text = couette_case();
   expect_error(text, {"forces.walls=\"floor\""}, "has no boundary 'floor'");
   expect_error(text, {"forces.walls=[]"}, "name the wall boundaries");
   expect_error(text, {"forces.every=0"}, "every: must be >= 1");
@@ -393,9 +388,9 @@ TEST(Forces, ARestartAtAnotherOrderStartsFromTheSameFieldThenSteps) {
     extra.insert(extra.begin(), common.begin(), common.end());
     return extra;
   };
-  Case low = make(couette_case(""), with({"solver.order=1", "time.max_steps=3", cat("output.directory=\"", directory, "/low\"")}));
+  Case low = make(couette_case(), with({"solver.order=1", "time.max_steps=3", cat("output.directory=\"", directory, "/low\"")}));
   (void)run_case(low, options);
-  Case high = make(couette_case(""), with({"solver.order=2", "time.max_steps=5", cat("output.directory=\"", directory, "/high\"")}));
+  Case high = make(couette_case(), with({"solver.order=2", "time.max_steps=5", cat("output.directory=\"", directory, "/high\"")}));
   options.restart = directory + "/low/checkpoint.h5";
   const RunResult result = run_case(high, options);
   EXPECT_EQ(result.steps, 2);  // steps 4 and 5: the step count carries on
@@ -406,7 +401,7 @@ TEST(Forces, ARestartAtAnotherOrderStartsFromTheSameFieldThenSteps) {
   EXPECT_EQ(high_state.order, 2);
   EXPECT_EQ(high_state.step, 5);
   // Down again: p = 1 from the p = 2 checkpoint, zero steps: its state is the p = 2 state's lower modes.
-  Case back = make(couette_case(""), with({"solver.order=1", "time.max_steps=5", cat("output.directory=\"", directory, "/back\"")}));
+  Case back = make(couette_case(), with({"solver.order=1", "time.max_steps=5", cat("output.directory=\"", directory, "/back\"")}));
   options.restart = directory + "/high/checkpoint.h5";
   (void)run_case(back, options);
   const Checkpoint back_state = read_checkpoint(directory + "/back/checkpoint.h5");

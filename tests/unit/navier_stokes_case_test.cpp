@@ -26,12 +26,7 @@ Case make(const std::string& text, const std::vector<std::string>& overrides = {
 }
 
 /// The shipped Couette example, its mesh path made absolute (the text is read without its folder).
-std::string couette_case() {
-  std::string text = flowdg::testing::example_case("couette.toml");
-  const std::string relative = "\"meshes/couette_D.msh\"";
-  text.replace(text.find(relative), relative.size(), cat("\"", FLOWDG_SOURCE_DIR, "/examples/meshes/couette_D.msh\""));
-  return text;
-}
+std::string couette_case() { return flowdg::testing::couette_example(); }
 
 /// The text without its first line that starts with `start` (a key removed).
 std::string without(std::string text, const std::string& start) {

@@ -192,6 +192,22 @@ struct FaceKernel {
     }
   }
 
+  /// The minus side's trace at point q of global face f.
+  FLOWDG_HD FLOWDG_FORCEINLINE State minus_trace(index_t f, int q) const {
+    return trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f], &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
+  }
+
+  /// Boundary groups: the condition's boundary state U_b (BoundaryCondition::boundary_state) at
+  /// point q of the group's face `local` from the interior trace um, with the point's unit normal and
+  /// |N| (BR2's viscous boundary flux and the wall samples take it there).
+  FLOWDG_HD FLOWDG_FORCEINLINE State boundary_state_at(index_t local, int q, const State& um, Direction& n, Real& measure) const {
+    geometry_at(local, q, n, measure);
+    Direction x;
+    for (int d = 0; d < dim; ++d) x[d] = points[(static_cast<index_t>(q) * dim + d) * Gs + local];
+    const State ghost = condition.ghost_state(physics, um, n, x, t, flow);
+    return condition.boundary_state(physics, um, ghost);
+  }
+
   /// The unit normal (minus side outward) and the surface Jacobian |N| at point q of the group's
   /// face `local`.
   FLOWDG_HD FLOWDG_FORCEINLINE void geometry_at(index_t local, int q, Direction& n, Real& measure) const {

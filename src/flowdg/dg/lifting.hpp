@@ -184,6 +184,16 @@ struct LiftingElementKernel {
   }
 };
 
+/// The BR2 face gradient of one side at point q of face f (LiftingElementKernel's layout; offset 0
+/// for the minus side, the side stride for the plus side).
+template <class Physics>
+FLOWDG_HD FLOWDG_FORCEINLINE void load_face_gradient(View<const typename Physics::real> face_gradient, index_t offset, int Nfq,
+                                                     index_t Fs, index_t f, int q, typename Physics::State (&theta)[Physics::dim]) {
+  for (int v = 0; v < Physics::n_variables; ++v)
+    for (int d = 0; d < Physics::dim; ++d)
+      theta[d][v] = face_gradient[offset + ((static_cast<index_t>(v) * Physics::dim + d) * Nfq + q) * Fs + f];
+}
+
 /// Per face point, a thread each: the BR2 viscous flux (Eq. 14; on a boundary the condition's),
 /// subtracted from the stored face flux. `base` carries the face group's data as the inviscid face
 /// kernel reads it.
@@ -204,29 +214,22 @@ struct ViscousFaceKernel {
     const index_t local = i / Nfq;
     const int q = static_cast<int>(i - local * Nfq);
     const index_t f = base.begin + local;
-    const State um = trace<Physics, Base::Np_m>(base.u_m, base.Ks_m, base.index.element_m[f],
-                                                &base.face_phi_m[(static_cast<index_t>(base.index.local_m[f]) * Nfq + q) * Base::Np_m]);
+    const State um = base.minus_trace(f, q);
     Direction n;
     Real measure;
-    base.geometry_at(local, q, n, measure);
     State theta_m[dim];
-    for (int v = 0; v < NV; ++v)
-      for (int d = 0; d < dim; ++d) theta_m[d][v] = face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * base.Fs + f];
+    load_face_gradient<Physics>(face_gradient, 0, Nfq, base.Fs, f, q, theta_m);
     State value;
     if constexpr (Boundary) {
-      Direction x;
-      for (int d = 0; d < dim; ++d) x[d] = base.points[(static_cast<index_t>(q) * dim + d) * base.Gs + local];
-      const State ghost = base.condition.ghost_state(base.physics, um, n, x, base.t, base.flow);
-      const State ub = base.condition.boundary_state(base.physics, um, ghost);
+      const State ub = base.boundary_state_at(local, q, um, n, measure);
       value = base.physics.boundary_viscous_flux(base.condition.kind, ub, theta_m, n);
     } else {
+      base.geometry_at(local, q, n, measure);
       const int qp = base.permutation[base.index.orientation[f] * Nfq + q];
       const State up = trace<Physics, Base::Np_p>(base.u_p, base.Ks_p, base.index.element_p[f],
                                                   &base.face_phi_p[(static_cast<index_t>(base.index.local_p[f]) * Nfq + qp) * Base::Np_p]);
       State theta_p[dim];
-      for (int v = 0; v < NV; ++v)
-        for (int d = 0; d < dim; ++d)
-          theta_p[d][v] = face_gradient[side_stride + ((static_cast<index_t>(v) * dim + d) * Nfq + q) * base.Fs + f];
+      load_face_gradient<Physics>(face_gradient, side_stride, Nfq, base.Fs, f, q, theta_p);
       const State fm = base.physics.normal_viscous_flux(um, theta_m, n);
       const State fp = base.physics.normal_viscous_flux(up, theta_p, n);
       for (int v = 0; v < NV; ++v) value[v] = Real(0.5) * (fm[v] + fp[v]);

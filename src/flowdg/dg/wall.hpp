@@ -3,7 +3,7 @@
 // face point (Operator::wall_samples), from the same traces, ghost states and BR2 face gradients the
 // stage uses, so that the reported forces are the discretisation's own momentum fluxes through
 // the wall.
-#include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/lifting.hpp"
 
 namespace flowdg::dg {
 
@@ -29,23 +29,17 @@ struct WallKernel {
     const index_t local = i / Nfq;
     const int q = static_cast<int>(i - local * Nfq);
     const index_t f = base.begin + local;
-    const State um = trace<Physics, Base::Np_m>(base.u_m, base.Ks_m, base.index.element_m[f],
-                                                &base.face_phi_m[(static_cast<index_t>(base.index.local_m[f]) * Nfq + q) * Base::Np_m]);
-    Direction n, x;
+    Direction n;
     Real measure;
-    base.geometry_at(local, q, n, measure);
-    for (int d = 0; d < dim; ++d) x[d] = base.points[(static_cast<index_t>(q) * dim + d) * base.Gs + local];
-    const State ghost = base.condition.ghost_state(base.physics, um, n, x, base.t, base.flow);
-    const State ub = base.condition.boundary_state(base.physics, um, ghost);
+    const State ub = base.boundary_state_at(local, q, base.minus_trace(f, q), n, measure);
     State viscous{};
     if constexpr (Physics::has_viscous_flux) {
       State theta[dim];
-      for (int v = 0; v < NV; ++v)
-        for (int d = 0; d < dim; ++d) theta[d][v] = face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * base.Fs + f];
+      load_face_gradient<Physics>(face_gradient, 0, Nfq, base.Fs, f, q, theta);
       viscous = base.physics.boundary_viscous_flux(base.condition.kind, ub, theta, n);
     }
     int field = 0;
-    for (int d = 0; d < dim; ++d) out[(field++) * rows + i] = x[d];
+    for (int d = 0; d < dim; ++d) out[(field++) * rows + i] = base.points[(static_cast<index_t>(q) * dim + d) * base.Gs + local];
     for (int d = 0; d < dim; ++d) out[(field++) * rows + i] = n[d];
     out[(field++) * rows + i] = base.face_weight[q] * measure;
     for (int v = 0; v < NV; ++v) out[(field++) * rows + i] = ub[v];
