@@ -122,10 +122,14 @@ if [ "${NS_THROUGHPUT:-0}" = 1 ]; then
   quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadrilaterals&perturbation=0.2'
   for mesh in "$tri" "$quad"; do
     for p in ${NS_ORDERS:-1 2 3 4}; do
-      timeout 200 .bundle/run flowdg run examples/vortex_navier_stokes.toml --backend cuda --set "mesh.file=\"$mesh\"" \
-        --set solver.order=$p --set time.max_steps=${NS_STEPS:-20} --set time.end_time=100.0 --set output.directory='"/tmp/flowdg-nsv"' \
-        > "$out/logs/ns_throughput.log" 2>&1
-      note "navier-stokes vortex $(echo "$mesh" | grep -q quadrilaterals && echo quads || echo triangles) p=$p: exit $? | $(grep -E '"(elements|throughput_dof_stage_per_second|model_bytes_per_second)"' /tmp/flowdg-nsv/summary.json | tr -d '\n ')"
+      # NS_KERNELS: the element (and lifting) kernel variants side by side, e.g. "thread automatic" (A/B).
+      for kernel in ${NS_KERNELS:-automatic}; do
+        rm -f /tmp/flowdg-nsv/summary.json
+        timeout 200 .bundle/run flowdg run examples/vortex_navier_stokes.toml --backend cuda --set "mesh.file=\"$mesh\"" \
+          --set solver.order=$p --set solver.element_kernel="\"$kernel\"" --set time.max_steps=${NS_STEPS:-20} --set time.end_time=100.0 \
+          --set output.directory='"/tmp/flowdg-nsv"' > "$out/logs/ns_throughput_${p}_${kernel}.log" 2>&1
+        note "navier-stokes vortex $(echo "$mesh" | grep -q quadrilaterals && echo quads || echo triangles) p=$p $kernel: exit $? | $(grep -E '"(elements|throughput_dof_stage_per_second|model_bytes_per_second)"' /tmp/flowdg-nsv/summary.json | tr -d '\n ')"
+      done
     done
   done
 fi

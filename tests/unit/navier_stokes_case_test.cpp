@@ -148,6 +148,30 @@ TEST(NavierStokesCase, TheCouetteExampleRunsAndRestartsBitForBit) {
   std::filesystem::remove_all(directory);
 }
 
+TEST(NavierStokesCase, TheKernelVariantKeysReachTheOperatorAndBadNamesAreRefused) {
+  RunOptions options;
+  options.quiet = true;
+  const std::vector<std::string> short_run = {"time.max_steps=2", "solver.order=1", "output.vtu=false"};
+  // On the CPU a variant changes nothing: the thread kernels run either way.
+  auto overrides = short_run;
+  overrides.push_back("solver.element_kernel=\"block\"");
+  overrides.push_back("solver.face_kernel=\"point\"");
+  Case named = make(couette_case(), overrides);
+  EXPECT_EQ(named.options.element_kernel, "block");
+  EXPECT_EQ(named.options.face_kernel, "point");
+  overrides = short_run;
+  overrides.push_back("solver.element_kernel=\"fast\"");
+  Case bad = make(couette_case(), overrides);
+  bad.output_directory = (std::filesystem::temp_directory_path() / cat("flowdg_ns_kernel_", ::getpid())).string();
+  try {
+    (void)run_case(bad, options);
+    ADD_FAILURE() << "element_kernel = \"fast\" ran";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown element kernel 'fast'"), std::string::npos) << error.what();
+  }
+  std::filesystem::remove_all(bad.output_directory);
+}
+
 TEST(NavierStokesCase, TheResidualMonitorWritesItsCsvAndStopsTheRunAtItsTolerance) {
   const auto directory = std::filesystem::temp_directory_path() / cat("flowdg_ns_residuals_", ::getpid());
   std::filesystem::remove_all(directory);

@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     const bool plus = code_plus_side(code);
     const int point = plus ? k.permutation[code_orientation(code) * Nfq + q] : q;
     const Real sign = plus ? Real(1) : Real(-1);
-    for (int v = 0; v < NV; ++v) s_g[((l * Nfq + point) * NV + v) * E + el] = sign * k.flux[(static_cast<index_t>(v) * Nfq + q) * k.Fs + f];
+    for (int v = 0; v < NV; ++v) s_g[((l * Nfq + point) * NV + v) * E + el] = sign * k.face_flux(v, q, f);
   }
   __syncthreads();
 

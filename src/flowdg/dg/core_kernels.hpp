@@ -145,7 +145,7 @@ struct FaceKernel {
   Real t = 0;
   View<Real> flux;
   index_t Fs = 0;
-  /// Viscous physics: the BR2 lifting jump w_q |N_q| (H_aux - u_m) n at every point (lifting.hpp).
+  /// Viscous physics: the BR2 lifting jump H_aux - u_m at every point, [(v Nfq + q) Fs + f] (lifting.hpp).
   View<Real> jump;
 
   FLOWDG_HD void operator()(index_t i) const {
@@ -180,15 +180,12 @@ struct FaceKernel {
     for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = scale * value[v];
     if constexpr (Physics::has_viscous_flux) {
       // BR2: H_aux - u_m = (u_p - u_m) / 2 inside, u_b - u_m on a boundary (lifting.hpp).
-      State difference;
       if constexpr (Boundary) {
         const State ub = condition.boundary_state(physics, um, up);
-        for (int v = 0; v < NV; ++v) difference[v] = ub[v] - um[v];
+        for (int v = 0; v < NV; ++v) jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = ub[v] - um[v];
       } else {
-        for (int v = 0; v < NV; ++v) difference[v] = Real(0.5) * (up[v] - um[v]);
+        for (int v = 0; v < NV; ++v) jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = Real(0.5) * (up[v] - um[v]);
       }
-      for (int v = 0; v < NV; ++v)
-        for (int d = 0; d < dim; ++d) jump[((static_cast<index_t>(v) * dim + d) * Nfq + q) * Fs + f] = scale * difference[v] * n[d];
     }
   }
 
@@ -250,6 +247,40 @@ struct ElementKernel {
   /// Viscous physics: the BR2 volume term's moments [(v Np + j) Ks + e] (lifting.hpp), added to the
   /// right-hand side before the inverse mass matrix; empty for inviscid physics.
   View<const Real> viscous_rhs;
+  /// Viscous physics: each side's half of the centred viscous flux at interior face points,
+  /// [side half_stride + (v Nfq + q) Fs + f] (zero on boundary faces; lifting.hpp).
+  View<const Real> viscous_half;
+  index_t half_stride = 0;
+
+  /// The face flux of variable v at point q of face f along the minus side's normal: the stored
+  /// (inviscid, and on a boundary viscous) flux, less the centred viscous flux's two halves.
+  FLOWDG_HD FLOWDG_FORCEINLINE Real face_flux(int v, int q, index_t f) const {
+    const index_t at = (static_cast<index_t>(v) * Nfq + q) * Fs + f;
+    if constexpr (Physics::has_viscous_flux)
+      return flux[at] - (viscous_half[at] + viscous_half[half_stride + at]);
+    else
+      return flux[at];
+  }
+
+  /// x[c] <- M^-1 x[c] for C vectors of moments (affine: 1 / det J; curved: the stored inverse).
+  template <int C>
+  FLOWDG_HD FLOWDG_FORCEINLINE void inverse_mass_columns(index_t e, Real (&x)[C][Np]) const {
+    if constexpr (G == GeometryKind::affine) {
+      const Real inverse_det = metric[dim * dim * Ks + e];
+      for (int c = 0; c < C; ++c)
+        for (int i = 0; i < Np; ++i) x[c][i] = inverse_det * x[c][i];
+    } else {
+      for (int c = 0; c < C; ++c) {
+        Real y[Np];
+        for (int i = 0; i < Np; ++i) {
+          Real sum = 0;
+          for (int j = 0; j < Np; ++j) sum += inverse_mass[(static_cast<index_t>(i) * Np + j) * Ks + e] * x[c][j];
+          y[i] = sum;
+        }
+        for (int i = 0; i < Np; ++i) x[c][i] = y[i];
+      }
+    }
+  }
 
   /// The weighted metric at volume point k of element e, m_rd = w_k det J dr_r/dx_d: on affine
   /// groups w_k times the element's constant terms, read at affine[(r dim + d) affine_stride] (from
@@ -328,29 +359,18 @@ struct ElementKernel {
         const int point = plus ? permutation[orientation * Nfq + q] : q;
         const Real* phi = &face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
         for (int v = 0; v < NV; ++v) {
-          const Real value = sign * flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
+          const Real value = sign * face_flux(v, q, f);
           FLOWDG_UNROLL
           for (int j = 0; j < Np; ++j) rhs[v][j] += value * phi[j];
         }
       }
     }
 
-    // Mass matrix.
-    if constexpr (G == GeometryKind::affine) {
-      const Real inverse_det = metric[dim * dim * Ks + e];
-      for (int v = 0; v < NV; ++v)
-        FLOWDG_UNROLL
-        for (int j = 0; j < Np; ++j) update.apply(u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[v][j]);
-    } else {
-      for (int i = 0; i < Np; ++i) {
-        Real row[NV] = {};
-        for (int j = 0; j < Np; ++j) {
-          const Real m = inverse_mass[(static_cast<index_t>(i) * Np + j) * Ks + e];
-          for (int v = 0; v < NV; ++v) row[v] += m * rhs[v][j];
-        }
-        for (int v = 0; v < NV; ++v) update.apply(u, (static_cast<index_t>(v) * Np + i) * Ks + e, row[v]);
-      }
-    }
+    // Mass matrix and update.
+    inverse_mass_columns(e, rhs);
+    for (int v = 0; v < NV; ++v)
+      FLOWDG_UNROLL
+      for (int j = 0; j < Np; ++j) update.apply(u, (static_cast<index_t>(v) * Np + j) * Ks + e, rhs[v][j]);
   }
 };
 

@@ -21,6 +21,7 @@
 #if defined(__CUDACC__)
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_tensor_kernels.hpp"
+#include "flowdg/dg/lifting_block_kernels.hpp"
 #endif
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -142,6 +143,10 @@ class DgOperator final : public Operator {
     /// CUDA: elements per block of the shared-memory element kernel (core_block_kernels.hpp), or 0
     /// for the thread-per-element kernel.
     int block_elements = 0;
+    /// CUDA, viscous physics: elements per block of the shared-memory lifting kernel
+    /// (lifting_block_kernels.hpp) where the element kernel is the block one, else 0 (a thread per
+    /// element).
+    int block_lifting = 0;
     /// CUDA, double precision: the FP64 tensor-core element kernel (core_tensor_kernels.hpp) with
     /// its layout and tables (A2, A3), where chosen (portable_tensor()).
     bool tensor = false;
@@ -229,9 +234,24 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
-  /// Viscous physics: BR2's lifting jumps per face point, the face gradients of both sides, eta.
-  Array<Real> jump_, face_gradient_;
+  /// Viscous physics (lifting.hpp): BR2's lifting jumps and the faces' scaled normals per face point,
+  /// both sides' halves of the centred viscous flux (interior faces), the boundary faces' gradients
+  /// (stride Bs_, the first n_boundary_faces_ faces), eta.
+  Array<Real> jump_, normal_weight_, viscous_half_, face_gradient_;
+  index_t Bs_ = 0, n_boundary_faces_ = 0;
   Real eta_ = 0;
+  /// The lifting pass's face outputs.
+  LiftingFaceOutput<Real> lifting_output() {
+    LiftingFaceOutput<Real> out;
+    out.jump = jump_.view();
+    out.normal_weight = normal_weight_.view();
+    out.half = viscous_half_.view();
+    out.half_stride = static_cast<index_t>(NV) * setup_.n_face_points() * Fs_;
+    out.face_gradient = face_gradient_.view();
+    out.Bs = Bs_;
+    out.n_boundary = n_boundary_faces_;
+    return out;
+  }
   /// The tuned specialisation for the element group tuned_group_ and the face groups among its
   /// elements (none: -1 and null).
   int tuned_group_ = -1;
@@ -321,6 +341,11 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
     d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
+    // BR2's lifting takes the element kernel's variant: a thread per element below the orders where
+    // the block kernels win (at p = 1 on ~800k triangles and ~640k quadrilaterals the thread lifting
+    // was 17% and 18% faster; from p = 2 the block one 1.2-3.5x, docs/performance.md).
+    if (Physics::has_viscous_flux && d.block_elements > 0)
+      d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq);
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
     d.tensor = portable_tensor(d.tensor_layout);
     if (d.tensor)
@@ -354,9 +379,28 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   face_weight_ = Array<Real>(space, std::vector<Real>(setup_.face_rule.weights.begin(), setup_.face_rule.weights.end()));
   flux_ = Array<Real>(space, static_cast<index_t>(NV) * Nfq * Fs_);
   if constexpr (Physics::has_viscous_flux) {
-    jump_ = Array<Real>(space, static_cast<index_t>(NV) * dim * Nfq * Fs_);
-    face_gradient_ = Array<Real>(space, 2 * static_cast<index_t>(NV) * dim * Nfq * Fs_);
+    for (const FaceGroup& group : setup_.groups.face_groups)
+      if (group.boundary()) n_boundary_faces_ = std::max(n_boundary_faces_, group.end);  // boundary groups come first
+    Bs_ = padded(n_boundary_faces_);
+    jump_ = Array<Real>(space, static_cast<index_t>(NV) * Nfq * Fs_);
+    viscous_half_ = Array<Real>(space, std::vector<Real>(2 * static_cast<std::size_t>(NV) * Nfq * Fs_, Real(0)));
+    face_gradient_ = Array<Real>(space, static_cast<index_t>(NV) * dim * Nfq * std::max<index_t>(Bs_, 1));
     for (ElementData& d : elements_) d.viscous_rhs = Array<Real>(space, static_cast<index_t>(NV) * d.Np * d.Ks);
+    // wn = w_q |N_q| n at every face point (lifting.hpp), from the face groups' geometry.
+    std::vector<Real> wn(static_cast<std::size_t>(dim) * Nfq * Fs_, Real(0));
+    for (std::size_t fg = 0; fg < setup_.face_groups.size(); ++fg) {
+      const FaceGroup& group = setup_.groups.face_groups[fg];
+      const std::vector<double>& geometry = setup_.face_groups[fg].geometry;
+      const index_t n = group.size();
+      const bool affine = group.geometry == GeometryKind::affine;
+      for (index_t i = 0; i < n; ++i)
+        for (int q = 0; q < Nfq; ++q) {
+          const auto at = [&](int c) { return geometry[static_cast<std::size_t>((affine ? c : q * (dim + 1) + c) * n + i)]; };
+          const double scale = setup_.face_rule.weights[q] * at(dim);
+          for (int d = 0; d < dim; ++d) wn[(static_cast<std::size_t>(d) * Nfq + q) * Fs_ + group.begin + i] = static_cast<Real>(scale * at(d));
+        }
+    }
+    normal_weight_ = Array<Real>(space, wn);
   }
 
   faces_.resize(setup_.face_groups.size());
@@ -469,6 +513,8 @@ ElementKernel<Physics, S, P, G> DgOperator<Physics>::element_kernel(int g, const
   kernel.Fs = Fs_;
   kernel.update = update;
   kernel.viscous_rhs = d.viscous_rhs.view();
+  kernel.viscous_half = viscous_half_.view();
+  kernel.half_stride = static_cast<index_t>(NV) * kernel.Nfq * Fs_;
   return kernel;
 }
 
@@ -480,11 +526,15 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
     if constexpr (Physics::has_viscous_flux) {
       LiftingElementKernel<Physics, S, P, G> lifting;
       lifting.base = op.element_kernel<S, G, P>(g, update);
-      lifting.jump = op.jump_.view();
-      lifting.face_gradient = op.face_gradient_.view();
-      lifting.side_stride = static_cast<index_t>(NV) * dim * lifting.base.Nfq * op.Fs_;
+      lifting.out = op.lifting_output();
       lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
       lifting.viscous_rhs = d.viscous_rhs.view();
+#if defined(__CUDACC__)
+      if (d.block_lifting > 0) {
+        launch_lifting_block_kernel(lifting, d.K, d.block_lifting);
+        return;
+      }
+#endif
       for_each(op.options_.backend, d.K, lifting);
     }
     return;
@@ -568,6 +618,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
       WallKernel<Physics, SM, P, FG> wall;
       wall.base = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
       wall.face_gradient = op.face_gradient_.view();
+      wall.Bs = op.Bs_;
       wall.rows = group.size() * wall.base.Nfq;
       wall.out = d.wall.view();
       for_each(op.options_.backend, wall.rows, wall);
@@ -575,11 +626,11 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
     return;
   }
   if (pass == Pass::viscous) {
-    if constexpr (Physics::has_viscous_flux) {
-      ViscousFaceKernel<Physics, SM, SP, P, FG, Boundary> viscous;
+    if constexpr (Physics::has_viscous_flux && Boundary) {  // interior faces: the lifting kernel's halves
+      ViscousBoundaryKernel<Physics, SM, P, FG> viscous;
       viscous.base = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
       viscous.face_gradient = op.face_gradient_.view();
-      viscous.side_stride = static_cast<index_t>(NV) * dim * viscous.base.Nfq * op.Fs_;
+      viscous.Bs = op.Bs_;
       for_each(op.options_.backend, group.size() * viscous.base.Nfq, viscous);
     }
     return;
@@ -838,6 +889,19 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
                                                              : static_cast<double>(d.Nq) * dim * dim + static_cast<double>(d.Np) * d.Np;
     bytes += K * (state * word) /* faces' trace reads */ +
              K * ((2 + registers) * state * word + metric * word + faces * id + faces * NV * Nfq * word);
+    if constexpr (Physics::has_viscous_flux) {
+      // BR2 (lifting.hpp): the lifting kernel reads the coefficients, metric, codes and each face's
+      // jumps and scaled normals, writes each face's half flux (or a boundary face's gradient) and
+      // the volume term, which the element kernel reads with both halves of each face.
+      bytes += K * ((2 * state + metric) * word + faces * id + faces * Nfq * (NV + dim + NV) * word) +
+               K * (state + faces * 2 * NV * Nfq) * word;
+    }
+  }
+  if constexpr (Physics::has_viscous_flux) {
+    // The inviscid face kernel writes the jumps; the boundary viscous kernel reads the boundary
+    // faces' gradients and updates their fluxes.
+    bytes += static_cast<double>(setup_.groups.faces.size()) * NV * Nfq * word;
+    bytes += static_cast<double>(n_boundary_faces_) * Nfq * (NV * dim + 2 * NV) * word;
   }
   return bytes;
 }

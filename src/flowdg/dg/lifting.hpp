@@ -6,21 +6,27 @@
 // kernels and the element kernels (DgOperator::viscous_pass):
 //
 //  1. (in the inviscid face kernel, FaceKernel::finish) per face point, the lifting jump
-//       jump[((v dim + d) Nfq + q) Fs + f] = w_q |N_q| (H_aux - U_m)_v n_d,
+//       jump[(v Nfq + q) Fs + f] = (H_aux - U_m)_v,
 //     H_aux = (U_m + U_p) / 2 on interior faces (Eq. 13), the condition's boundary state U_b on a
 //     boundary (BoundaryCondition::boundary_state). Both sides of a face lift the same values: for
-//     the plus side H_aux - U_p and its normal -n both change sign.
+//     the plus side H_aux - U_p and its normal -n both change sign. The face's scaled normal
+//     wn[(d Nfq + q) Fs + f] = w_q |N_q| n_d is set up once (geometry only).
 //  2. LiftingElementKernel, per element (M its mass matrix, phi_i its basis):
-//       gradient moments  g_i = int phi_i grad U,           local liftings (Eq. 16)  M r_l = l_l,
-//       lifting moments   l_l,i = sum_q phi_i(x_q) jump_q,   Theta = M^-1 (g + sum_l l_l) = P grad U + R;
+//       gradient moments  g_i = int phi_i grad U,               local liftings (Eq. 16)  M r_l = l_l,
+//       lifting moments   l_l,i = sum_q phi_i(x_q) jump_q wn_q,  Theta = M^-1 (g + sum_l l_l) = P grad U + R;
 //     Theta is Eq. (15)'s auxiliary variable, in the solution's space (on affine elements P grad U =
-//     grad U exactly, grad U being of degree p - 1; on curved ones its L2 projection). It stores
-//       - at the points of each face l: P grad U + eta r_l (Eq. 17's face gradient), by side;
+//     grad U exactly, grad U being of degree p - 1; on curved ones its L2 projection). With the face
+//     gradient Theta_l = P grad U + eta r_l at the points of each face l (Eq. 17) it stores
+//       - interior faces: its side's half of the centred viscous flux (Eq. 14),
+//           half[side][(v Nfq + q) Fs + f] = Fv(U_side, Theta_l) . wn / 2  (the minus side's normal),
+//         which the element kernels of both sides subtract from the inviscid flux (so the centred
+//         flux needs no face pass of its own, and no face gradient is stored);
+//       - boundary faces: Theta_l itself, face_gradient[((v dim + d) Nfq + q) Bs + f] (f < the
+//         number of boundary faces, which come first), for the boundary's viscous flux and the walls;
 //       - the volume term -int grad phi_i . Fv(U, Theta) (Eq. 18's last integral), as moments the
 //         element kernel adds to its right-hand side before the inverse mass matrix.
-//  3. ViscousFaceKernel, per face point: the centred viscous flux (Eq. 14)
-//       Hv = (Fv(U_m, Theta_m) + Fv(U_p, Theta_p)) / 2 . n   (interior),
-//       Hv = physics.boundary_viscous_flux(kind, U_b, Theta_m, n)   (boundary),
+//  3. ViscousFaceKernel, per boundary face point: the condition's viscous flux
+//       Hv = physics.boundary_viscous_flux(kind, U_b, Theta_m, n),
 //     subtracted from the stored face flux (w_q |N_q| (H_i - Hv)), which the element kernel gathers.
 //
 // eta: BR2's stabilisation factor, the element's number of faces by default (3 triangles, 4
@@ -29,9 +35,66 @@
 
 namespace flowdg::dg {
 
+/// Values one element holds in the CUDA block lifting kernel's shared memory
+/// (lifting_block_kernels.hpp): coefficients, the weighted gradient (then Theta, then the reference
+/// viscous flux) at the volume points, the lifting integrand (then the face gradient) at the face
+/// points, and on curved elements (faces + 1) dim NV moment columns for the inverse mass matrix.
+template <class Physics>
+constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) {
+  constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
+  const index_t NF = n_faces(shape);
+  const index_t moments = geometry == GeometryKind::curved ? (NF + 1) * dim * NV * Np : 0;
+  return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments;
+}
+
+/// Elements per block of the lifting kernel within the block budget (at most 32; 0: not even one).
+template <class Physics>
+constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) {
+  const std::size_t per_element =
+      sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq));
+  const std::size_t elements = block_shared_limit / per_element;
+  return static_cast<int>(elements < 32 ? elements : 32);
+}
+
+/// Where the lifting pass writes its face results (see the top of this file).
+template <class Real>
+struct LiftingFaceOutput {
+  View<const Real> jump;           ///< [(v Nfq + q) Fs + f]
+  View<const Real> normal_weight;  ///< wn [(d Nfq + q) Fs + f]
+  View<Real> half;                 ///< [side][(v Nfq + q) Fs + f], side 0: minus, 1: plus (stride half_stride)
+  index_t half_stride = 0;         ///< NV Nfq Fs
+  View<Real> face_gradient;        ///< boundary faces: [((v dim + d) Nfq + q) Bs + f]
+  index_t Bs = 0;                  ///< the padded number of boundary faces
+  index_t n_boundary = 0;          ///< faces [0, n_boundary) are boundary faces
+};
+
+/// One element's face point: the face gradient theta (Eq. 17) and the element's trace u there go to
+/// the face's output: the boundary face gradient, or the side's half of the centred viscous flux.
+/// q: the face's point order; f, plus: the face and the element's side.
+template <class Physics>
+FLOWDG_HD FLOWDG_FORCEINLINE void store_lifting_face_point(const Physics& physics, const LiftingFaceOutput<typename Physics::real>& out,
+                                                           int Nfq, index_t Fs, index_t f, bool plus, int q,
+                                                           const typename Physics::State& u,
+                                                           const typename Physics::State (&theta)[Physics::dim]) {
+  using Real = typename Physics::real;
+  constexpr int dim = Physics::dim, NV = Physics::n_variables;
+  if (f < out.n_boundary) {
+    for (int v = 0; v < NV; ++v)
+      for (int d = 0; d < dim; ++d) out.face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * out.Bs + f] = theta[d][v];
+    return;
+  }
+  typename Physics::Direction wn;
+  for (int d = 0; d < dim; ++d) wn[d] = out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
+  const typename Physics::State value = physics.normal_viscous_flux(u, theta, wn);
+  const index_t side = plus ? out.half_stride : 0;
+  for (int v = 0; v < NV; ++v) out.half[side + (static_cast<index_t>(v) * Nfq + q) * Fs + f] = Real(0.5) * value[v];
+}
+
 /// Per element, a thread per element: the BR2 gradient (Theta at volume points, P grad U + eta r_l
-/// at face points) and the viscous volume term. `base` carries the element group's data as the
-/// element kernel reads it (coefficients, metric, inverse mass, codes, tables).
+/// at face points, taken to the faces by store_lifting_face_point) and the viscous volume term.
+/// `base` carries the element group's data as the element kernel reads it (coefficients, metric,
+/// inverse mass, codes, tables). The CUDA block version (lifting_block.hpp) splits the same work
+/// into phases through shared memory.
 template <class Physics, Shape S, int P, GeometryKind G>
 struct LiftingElementKernel {
   using Real = typename Physics::real;
@@ -40,30 +103,9 @@ struct LiftingElementKernel {
   static constexpr int Np = n_basis(S, P), n_element_faces = n_faces(S);
 
   ElementKernel<Physics, S, P, G> base;
-  View<const Real> jump;            ///< [((v dim + d) Nfq + q) Fs + f]
-  View<Real> face_gradient;         ///< [side][((v dim + d) Nfq + q) Fs + f], side 0: minus, 1: plus (minus side's point order)
-  index_t side_stride = 0;          ///< NV dim Nfq Fs
+  LiftingFaceOutput<Real> out;
   Real eta = Real(3);
   View<Real> viscous_rhs;           ///< [(v Np + j) Ks + e]
-
-  /// x <- M^-1 x for dim x NV vectors of moments (affine: 1 / det J; curved: the stored inverse).
-  FLOWDG_HD FLOWDG_FORCEINLINE void inverse_mass(index_t e, Real (&x)[dim * NV][Np]) const {
-    if constexpr (G == GeometryKind::affine) {
-      const Real inverse_det = base.metric[dim * dim * base.Ks + e];
-      for (int c = 0; c < dim * NV; ++c)
-        for (int i = 0; i < Np; ++i) x[c][i] *= inverse_det;
-    } else {
-      for (int c = 0; c < dim * NV; ++c) {
-        Real y[Np];
-        for (int i = 0; i < Np; ++i) {
-          Real sum = 0;
-          for (int j = 0; j < Np; ++j) sum += base.inverse_mass[(static_cast<index_t>(i) * Np + j) * base.Ks + e] * x[c][j];
-          y[i] = sum;
-        }
-        for (int i = 0; i < Np; ++i) x[c][i] = y[i];
-      }
-    }
-  }
 
   FLOWDG_HD void operator()(index_t e) const {
     const index_t Ks = base.Ks, Fs = base.Fs;
@@ -113,35 +155,43 @@ struct LiftingElementKernel {
       for (int q = 0; q < Nfq; ++q) {
         const int point = plus ? base.permutation[orientation * Nfq + q] : q;
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
-        for (int v = 0; v < NV; ++v)
-          for (int d = 0; d < dim; ++d) {
-            const Real value = jump[((static_cast<index_t>(v) * dim + d) * Nfq + q) * Fs + f];
+        for (int d = 0; d < dim; ++d) {
+          const Real wn = out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
+          for (int v = 0; v < NV; ++v) {
+            const Real value = wn * out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
             for (int i = 0; i < Np; ++i) x[d * NV + v][i] += value * phi[i];
           }
+        }
       }
       for (int t = 0; t < dim * NV; ++t)
         for (int i = 0; i < Np; ++i) {
           s[t][i] += x[t][i];
           x[t][i] = g[t][i] + eta * x[t][i];
         }
-      inverse_mass(e, x);
-      const index_t side = plus ? side_stride : 0;
+      base.inverse_mass_columns(e, x);
       for (int q = 0; q < Nfq; ++q) {
         const int point = plus ? base.permutation[orientation * Nfq + q] : q;
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
-        for (int v = 0; v < NV; ++v)
+        State u;
+        State theta[dim];
+        for (int v = 0; v < NV; ++v) {
+          Real sum = 0;
+          for (int i = 0; i < Np; ++i) sum += c[v][i] * phi[i];
+          u[v] = sum;
           for (int d = 0; d < dim; ++d) {
             Real value = 0;
             for (int i = 0; i < Np; ++i) value += x[d * NV + v][i] * phi[i];
-            face_gradient[side + ((static_cast<index_t>(v) * dim + d) * Nfq + q) * Fs + f] = value;
+            theta[d][v] = value;
           }
+        }
+        store_lifting_face_point(base.physics, out, Nfq, Fs, f, plus, q, u, theta);
       }
     }
 
     // Theta = M^-1 (g + s), in g.
     for (int t = 0; t < dim * NV; ++t)
       for (int i = 0; i < Np; ++i) g[t][i] += s[t][i];
-    inverse_mass(e, g);
+    base.inverse_mass_columns(e, g);
 
     // Volume term: -sum_k sum_r (w_k det J_k sum_d dr_r/dx_d Fv_d(U_k, Theta_k)) dphi_j/dr_r(k), in s[0..NV).
     Real (&rhs)[dim * NV][Np] = s;
@@ -184,30 +234,30 @@ struct LiftingElementKernel {
   }
 };
 
-/// The BR2 face gradient of one side at point q of face f (LiftingElementKernel's layout; offset 0
-/// for the minus side, the side stride for the plus side).
+/// The BR2 face gradient at point q of boundary face f (LiftingElementKernel's, the minus side's).
 template <class Physics>
-FLOWDG_HD FLOWDG_FORCEINLINE void load_face_gradient(View<const typename Physics::real> face_gradient, index_t offset, int Nfq,
-                                                     index_t Fs, index_t f, int q, typename Physics::State (&theta)[Physics::dim]) {
+FLOWDG_HD FLOWDG_FORCEINLINE void load_face_gradient(View<const typename Physics::real> face_gradient, int Nfq, index_t Bs,
+                                                     index_t f, int q, typename Physics::State (&theta)[Physics::dim]) {
   for (int v = 0; v < Physics::n_variables; ++v)
     for (int d = 0; d < Physics::dim; ++d)
-      theta[d][v] = face_gradient[offset + ((static_cast<index_t>(v) * Physics::dim + d) * Nfq + q) * Fs + f];
+      theta[d][v] = face_gradient[((static_cast<index_t>(v) * Physics::dim + d) * Nfq + q) * Bs + f];
 }
 
-/// Per face point, a thread each: the BR2 viscous flux (Eq. 14; on a boundary the condition's),
-/// subtracted from the stored face flux. `base` carries the face group's data as the inviscid face
-/// kernel reads it.
-template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
-struct ViscousFaceKernel {
+/// Per boundary face point, a thread each: the condition's BR2 viscous flux, subtracted from the
+/// stored face flux. `base` carries the face group's data as the inviscid face kernel reads it.
+/// (Interior faces need no viscous face pass: the lifting kernel leaves each side's half of the
+/// centred flux for the element kernels.)
+template <class Physics, Shape S, int P, GeometryKind FG>
+struct ViscousBoundaryKernel {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   using Direction = typename Physics::Direction;
   static constexpr int dim = Physics::dim, NV = Physics::n_variables;
-  using Base = FaceKernel<Physics, SM, SP, P, FG, Boundary>;
+  using Base = FaceKernel<Physics, S, S, P, FG, true>;
 
   Base base;
-  View<const Real> face_gradient;  ///< LiftingElementKernel's
-  index_t side_stride = 0;
+  View<const Real> face_gradient;  ///< LiftingElementKernel's boundary face gradients
+  index_t Bs = 0;
 
   FLOWDG_HD void operator()(index_t i) const {
     const int Nfq = base.Nfq;
@@ -218,22 +268,9 @@ struct ViscousFaceKernel {
     Direction n;
     Real measure;
     State theta_m[dim];
-    load_face_gradient<Physics>(face_gradient, 0, Nfq, base.Fs, f, q, theta_m);
-    State value;
-    if constexpr (Boundary) {
-      const State ub = base.boundary_state_at(local, q, um, n, measure);
-      value = base.physics.boundary_viscous_flux(base.condition.kind, ub, theta_m, n);
-    } else {
-      base.geometry_at(local, q, n, measure);
-      const int qp = base.permutation[base.index.orientation[f] * Nfq + q];
-      const State up = trace<Physics, Base::Np_p>(base.u_p, base.Ks_p, base.index.element_p[f],
-                                                  &base.face_phi_p[(static_cast<index_t>(base.index.local_p[f]) * Nfq + qp) * Base::Np_p]);
-      State theta_p[dim];
-      load_face_gradient<Physics>(face_gradient, side_stride, Nfq, base.Fs, f, q, theta_p);
-      const State fm = base.physics.normal_viscous_flux(um, theta_m, n);
-      const State fp = base.physics.normal_viscous_flux(up, theta_p, n);
-      for (int v = 0; v < NV; ++v) value[v] = Real(0.5) * (fm[v] + fp[v]);
-    }
+    load_face_gradient<Physics>(face_gradient, Nfq, Bs, f, q, theta_m);
+    const State ub = base.boundary_state_at(local, q, um, n, measure);
+    const State value = base.physics.boundary_viscous_flux(base.condition.kind, ub, theta_m, n);
     const Real scale = base.face_weight[q] * measure;
     for (int v = 0; v < NV; ++v) base.flux[(static_cast<index_t>(v) * Nfq + q) * base.Fs + f] -= scale * value[v];
   }

@@ -20,7 +20,8 @@ struct WallKernel {
   using Base = FaceKernel<Physics, S, S, P, FG, true>;
 
   Base base;
-  View<const Real> face_gradient;  ///< viscous physics: LiftingElementKernel's (minus side)
+  View<const Real> face_gradient;  ///< viscous physics: LiftingElementKernel's boundary face gradients
+  index_t Bs = 0;
   View<Real> out;
   index_t rows = 0;
 
@@ -35,7 +36,7 @@ struct WallKernel {
     State viscous{};
     if constexpr (Physics::has_viscous_flux) {
       State theta[dim];
-      load_face_gradient<Physics>(face_gradient, 0, Nfq, base.Fs, f, q, theta);
+      load_face_gradient<Physics>(face_gradient, Nfq, Bs, f, q, theta);
       viscous = base.physics.boundary_viscous_flux(base.condition.kind, ub, theta, n);
     }
     int field = 0;

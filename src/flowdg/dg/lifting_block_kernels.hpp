@@ -1,0 +1,277 @@
+#pragma once
+// The BR2 lifting pass (lifting.hpp's LiftingElementKernel) as a CUDA block of E elements through
+// shared memory, in phases, so that no thread holds an element's dim x NV x Np moments per face (the
+// thread-per-element kernel holds about (NF + 3) dim NV Np values: 4 x 200 doubles for quadrilaterals
+// at p = 4, spilled to local memory, on a few thousand threads when the mesh is small):
+//   A. the block's coefficients -> shared (rows of E consecutive elements: coalesced);
+//   B. a thread per (element, volume point): w_k det J_k grad U there -> shared; a thread per
+//      (element, face point): wn_q (H_aux - U)_q, the lifting's integrand, at the element's own
+//      point order -> shared;
+//   C. affine: a thread per (element, gradient component t = d NV + v): its gradient moments g_i and
+//      each face's lifting moments l_l,i in registers (each shared value read once and used for
+//      every mode; the tables' rows are the same for the whole warp), then, times 1 / det J, the
+//      face gradient g + eta l_l at the face's points and Theta = g + sum_l l_l at the volume points,
+//      over the values it read (each thread owns its component's rows);
+//      curved: a thread per (element, mode) stores the moment columns g + sum_l l_l and g + eta l_l,
+//      then a thread per (element, column) multiplies by the inverse mass matrix in place, and the
+//      values at the points are taken in D;
+//   D. a thread per (element, face point): the element's trace and face gradient there, to the
+//      face's output (store_lifting_face_point: the boundary gradient or the side's half of the
+//      centred viscous flux); a thread per (element, volume point): U and Theta there, the viscous
+//      flux in reference form -> shared (over the column it read);
+//   E. a thread per (element, mode): the volume term's moments -> viscous_rhs.
+// The sums are LiftingElementKernel's in another order (rounding-level differences; the GPU test
+// compares both with the CPU). CUDA only: included by dg_operator.hpp under __CUDACC__.
+#include "flowdg/dg/core_block_kernels.hpp"
+#include "flowdg/dg/lifting.hpp"
+
+namespace flowdg::dg {
+
+template <class Physics, Shape S, int P, GeometryKind G>
+__global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
+  constexpr int T = dim * NV;  // gradient components, t = d NV + v
+  constexpr bool affine = G == GeometryKind::affine;
+  const ElementKernel<Physics, S, P, G>& b = k.base;
+  const int Nq = b.Nq, Nfq = b.Nfq;
+  const index_t Ks = b.Ks, Fs = b.Fs;
+  extern __shared__ unsigned char shared_bytes[];
+  Real* s_u = reinterpret_cast<Real*>(shared_bytes);  // [(v Np + j) E + el]
+  Real* s_w = s_u + NV * Np * E;  // B: w det J grad U, C: Theta [(t Nq + k) E + el]; D: [((v dim + r) Nq + k) E + el]
+  Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (affine): the face gradient [((l Nfq + point) T + t) E + el]
+  Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = (1 + l) T + t: face l
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
+  detail::wait_for_previous_grid();
+
+  // A.
+  for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
+    const int el = i % E, row = i / E;
+    s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
+  }
+  __syncthreads();
+
+  // B.
+  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+    const int el = i % E, kq = i / E;
+    if (el >= n_local) continue;
+    const index_t e = e0 + el;
+    Real m[dim][dim];
+    b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
+    for (int v = 0; v < NV; ++v) {
+      Real du[dim];
+      for (int r = 0; r < dim; ++r) du[r] = 0;
+#pragma unroll
+      for (int j = 0; j < Np; ++j) {
+        const Real c = s_u[(v * Np + j) * E + el];  // one shared load for every direction
+        for (int r = 0; r < dim; ++r) du[r] += c * b.volume_dphi[(kq * dim + r) * Np + j];
+      }
+      for (int d = 0; d < dim; ++d) {
+        Real value = 0;
+        for (int r = 0; r < dim; ++r) value += m[r][d] * du[r];
+        s_w[((d * NV + v) * Nq + kq) * E + el] = value;
+      }
+    }
+  }
+  for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+    if (el >= n_local) continue;
+    const index_t code = b.codes[l * Ks + e0 + el];
+    const index_t f = code_face(code);
+    const int point = code_plus_side(code) ? b.permutation[code_orientation(code) * Nfq + q] : q;
+    Real jump[NV];
+    for (int v = 0; v < NV; ++v) jump[v] = k.out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
+    for (int d = 0; d < dim; ++d) {
+      const Real wn = k.out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
+      for (int v = 0; v < NV; ++v) s_j[((l * Nfq + point) * T + d * NV + v) * E + el] = wn * jump[v];
+    }
+  }
+  __syncthreads();
+
+  // C.
+  if constexpr (affine) {
+    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
+      const int el = i % E, t = i / E;
+      if (el >= n_local) continue;
+      const Real inverse_det = b.metric[dim * dim * Ks + e0 + el];
+      Real* w = s_w + t * Nq * E + el;  // this thread's row: w[kq E]
+      Real g[Np], sum[Np];
+#pragma unroll
+      for (int mode = 0; mode < Np; ++mode) {
+        g[mode] = 0;
+        sum[mode] = 0;
+      }
+      for (int kq = 0; kq < Nq; ++kq) {
+        const Real value = w[kq * E];
+        const Real* phi = &b.volume_phi[kq * Np];
+#pragma unroll
+        for (int mode = 0; mode < Np; ++mode) g[mode] += phi[mode] * value;
+      }
+      for (int l = 0; l < NF; ++l) {
+        Real* face = s_j + (l * Nfq * T + t) * E + el;  // this thread's values: face[point T E]
+        Real x[Np];
+#pragma unroll
+        for (int mode = 0; mode < Np; ++mode) x[mode] = 0;
+        for (int point = 0; point < Nfq; ++point) {
+          const Real value = face[point * T * E];
+          const Real* phi = &b.face_phi[(l * Nfq + point) * Np];
+#pragma unroll
+          for (int mode = 0; mode < Np; ++mode) x[mode] += phi[mode] * value;
+        }
+#pragma unroll
+        for (int mode = 0; mode < Np; ++mode) {
+          sum[mode] += x[mode];
+          x[mode] = inverse_det * (g[mode] + k.eta * x[mode]);
+        }
+        for (int point = 0; point < Nfq; ++point) {
+          const Real* phi = &b.face_phi[(l * Nfq + point) * Np];
+          Real value = 0;
+#pragma unroll
+          for (int mode = 0; mode < Np; ++mode) value += x[mode] * phi[mode];
+          face[point * T * E] = value;
+        }
+      }
+#pragma unroll
+      for (int mode = 0; mode < Np; ++mode) g[mode] = inverse_det * (g[mode] + sum[mode]);
+      for (int kq = 0; kq < Nq; ++kq) {
+        const Real* phi = &b.volume_phi[kq * Np];
+        Real value = 0;
+#pragma unroll
+        for (int mode = 0; mode < Np; ++mode) value += g[mode] * phi[mode];
+        w[kq * E] = value;
+      }
+    }
+    __syncthreads();
+  } else {
+    for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+      const int el = i % E, mode = i / E;
+      if (el >= n_local) continue;
+      Real g[T], sum[T];
+      for (int t = 0; t < T; ++t) {
+        g[t] = 0;
+        sum[t] = 0;
+      }
+      for (int kq = 0; kq < Nq; ++kq) {
+        const Real phi = b.volume_phi[kq * Np + mode];
+        for (int t = 0; t < T; ++t) g[t] += phi * s_w[(t * Nq + kq) * E + el];
+      }
+      for (int l = 0; l < NF; ++l) {
+        Real x[T];
+        for (int t = 0; t < T; ++t) x[t] = 0;
+        for (int point = 0; point < Nfq; ++point) {
+          const Real phi = b.face_phi[(l * Nfq + point) * Np + mode];
+          for (int t = 0; t < T; ++t) x[t] += phi * s_j[((l * Nfq + point) * T + t) * E + el];
+        }
+        for (int t = 0; t < T; ++t) {
+          sum[t] += x[t];
+          s_m[(((1 + l) * T + t) * Np + mode) * E + el] = g[t] + k.eta * x[t];
+        }
+      }
+      for (int t = 0; t < T; ++t) s_m[(t * Np + mode) * E + el] = g[t] + sum[t];
+    }
+    __syncthreads();
+    // C': the inverse mass matrix, a column per thread, in place.
+    for (int i = threadIdx.x; i < (NF + 1) * T * E; i += blockDim.x) {
+      const int el = i % E, column = i / E;
+      if (el >= n_local) continue;
+      const index_t e = e0 + el;
+      Real x[Np];
+#pragma unroll
+      for (int j = 0; j < Np; ++j) x[j] = s_m[(column * Np + j) * E + el];
+      for (int row = 0; row < Np; ++row) {
+        Real sum = 0;
+#pragma unroll
+        for (int j = 0; j < Np; ++j) sum += b.inverse_mass[(static_cast<index_t>(row) * Np + j) * Ks + e] * x[j];
+        s_m[(column * Np + row) * E + el] = sum;
+      }
+    }
+    __syncthreads();
+  }
+
+  // D.
+  for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+    if (el >= n_local) continue;
+    const index_t code = b.codes[l * Ks + e0 + el];
+    const index_t f = code_face(code);
+    const bool plus = code_plus_side(code);
+    const int point = plus ? b.permutation[code_orientation(code) * Nfq + q] : q;
+    const Real* phi = &b.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
+    const State u = shared_trace<Physics, Np>(s_u, E, el, phi);
+    State theta[dim];
+    for (int d = 0; d < dim; ++d)
+      for (int v = 0; v < NV; ++v) {
+        if constexpr (affine) {
+          theta[d][v] = s_j[((l * Nfq + point) * T + d * NV + v) * E + el];
+        } else {
+          const Real* column = s_m + ((1 + l) * T + d * NV + v) * Np * E;
+          Real sum = 0;
+#pragma unroll
+          for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
+          theta[d][v] = sum;
+        }
+      }
+    store_lifting_face_point(b.physics, k.out, Nfq, Fs, f, plus, q, u, theta);
+  }
+  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+    const int el = i % E, kq = i / E;
+    if (el >= n_local) continue;
+    const index_t e = e0 + el;
+    const Real* phi = &b.volume_phi[kq * Np];
+    const State uk = shared_trace<Physics, Np>(s_u, E, el, phi);
+    State theta[dim];
+    for (int d = 0; d < dim; ++d)
+      for (int v = 0; v < NV; ++v) {
+        if constexpr (affine) {
+          theta[d][v] = s_w[((d * NV + v) * Nq + kq) * E + el];
+        } else {
+          const Real* column = s_m + (d * NV + v) * Np * E;
+          Real sum = 0;
+#pragma unroll
+          for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
+          theta[d][v] = sum;
+        }
+      }
+    State fv[dim];
+    b.physics.viscous_flux(uk, theta, fv);
+    Real m[dim][dim];
+    b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
+    for (int v = 0; v < NV; ++v)
+      for (int r = 0; r < dim; ++r) {
+        Real sum = 0;
+        for (int d = 0; d < dim; ++d) sum += m[r][d] * fv[d][v];
+        s_w[((v * dim + r) * Nq + kq) * E + el] = sum;  // the column kq this thread alone reads
+      }
+  }
+  __syncthreads();
+
+  // E.
+  for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+    const int el = i % E, j = i / E;
+    if (el >= n_local) continue;
+    Real rhs[NV];
+    for (int v = 0; v < NV; ++v) rhs[v] = 0;
+    for (int kq = 0; kq < Nq; ++kq)
+      for (int v = 0; v < NV; ++v) {
+        Real sum = 0;
+        for (int r = 0; r < dim; ++r) sum += s_w[((v * dim + r) * Nq + kq) * E + el] * b.volume_dphi[(kq * dim + r) * Np + j];
+        rhs[v] -= sum;
+      }
+    for (int v = 0; v < NV; ++v) k.viscous_rhs[(static_cast<index_t>(v) * Np + j) * Ks + e0 + el] = rhs[v];
+  }
+}
+
+template <class Physics, Shape S, int P, GeometryKind G>
+void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
+  if (n_elements <= 0) return;
+  constexpr auto function = lifting_block_kernel<Physics, S, P, G>;
+  allow_block_shared_limit<function>();
+  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
+                             static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq, kernel.base.Nfq));
+  const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
+  detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
+}
+
+}  // namespace flowdg::dg
