@@ -121,7 +121,7 @@ class DgOperator final : public Operator {
   struct ElementData;
   struct FaceData;
   /// Which of a group's kernels a launch runs: the stage's (inviscid face fluxes; element kernel with
-  /// the Runge-Kutta update) or the viscous pass's (BR2 lifting per element; viscous face fluxes),
+  /// the Runge-Kutta update) or the viscous pass's (BR2 lifting per element; boundary viscous fluxes),
   /// or (boundary face groups) the wall kernel's samples (wall.hpp).
   enum class Pass : int { stage, viscous, wall };
   using ElementLaunch = void (*)(DgOperator&, int group, const StageUpdate<Real>& update, Pass pass);
@@ -197,8 +197,8 @@ class DgOperator final : public Operator {
   ElementLaunch element_launch(Shape shape, GeometryKind geometry) const;
   FaceLaunch face_launch(Shape shape_m, Shape shape_p, GeometryKind geometry, bool boundary) const;
 
-  /// The viscous seam's pass (see run_stage): BR2's lifting per element group, then the viscous face
-  /// fluxes per face group (dg/lifting.hpp). Runs only for a physics with has_viscous_flux.
+  /// The viscous seam's pass (see run_stage): BR2's lifting per element group, then the boundary
+  /// faces' viscous fluxes (dg/lifting.hpp). Runs only for a physics with has_viscous_flux.
   void viscous_pass(double t) {
     for (std::size_t g = 0; g < elements_.size(); ++g) elements_[g].launch(*this, static_cast<int>(g), StageUpdate<Real>{}, Pass::viscous);
     for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t, Pass::viscous);
@@ -668,12 +668,13 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
   // The viscous seam. A physics with has_viscous_flux (Navier-Stokes; artificial viscosity) runs
   // its second-order pass here, between the inviscid face fluxes and the element kernels (DESIGN.md:
   // its own module, dg/lifting, not fused into the inviscid element kernel):
-  //   1. per face point, the jump of the traces -> the local BR2 lifting r_e of each side;
-  //   2. per element, the auxiliary gradient Theta = grad u + sum_e r_e at its volume and face points;
-  //   3. per face point, the centred viscous flux of (u, grad u + eta r_e) on both sides (boundary
-  //      faces: the condition's gradient part), added into flux_ (the same layout and scaling);
-  // and the element kernel adds the viscous flux F_v(u, Theta) to its volume flux, through the
-  // Gradient view it then carries. Inviscid physics compile none of it.
+  //   1. (in the face kernels above) per face point, the jump of the traces for BR2's liftings r_e;
+  //   2. per element, Theta = grad u + sum_e r_e and the volume term -int grad phi . F_v(u, Theta);
+  //      at its face points grad u + eta r_e, and there its side's half of the centred viscous flux
+  //      (interior faces) or the face gradient (boundary faces);
+  //   3. per boundary face point, the condition's viscous flux, subtracted from flux_;
+  // and the element kernel adds the volume term and subtracts both halves from each interior face's
+  // flux (ElementKernel::face_flux). Inviscid physics compile none of it.
   if constexpr (Physics::has_viscous_flux) viscous_pass(t);
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     ElementData& d = elements_[g];

@@ -25,7 +25,7 @@
 //         number of boundary faces, which come first), for the boundary's viscous flux and the walls;
 //       - the volume term -int grad phi_i . Fv(U, Theta) (Eq. 18's last integral), as moments the
 //         element kernel adds to its right-hand side before the inverse mass matrix.
-//  3. ViscousFaceKernel, per boundary face point: the condition's viscous flux
+//  3. ViscousBoundaryKernel, per boundary face point: the condition's viscous flux
 //       Hv = physics.boundary_viscous_flux(kind, U_b, Theta_m, n),
 //     subtracted from the stored face flux (w_q |N_q| (H_i - Hv)), which the element kernel gathers.
 //
