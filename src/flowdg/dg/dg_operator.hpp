@@ -240,13 +240,15 @@ class DgOperator final : public Operator {
   Array<Real> jump_, normal_weight_, viscous_half_, face_gradient_;
   index_t Bs_ = 0, n_boundary_faces_ = 0;
   Real eta_ = 0;
+  /// The offset of the plus side's half fluxes in viscous_half_.
+  index_t half_stride() const { return static_cast<index_t>(NV) * setup_.n_face_points() * Fs_; }
   /// The lifting pass's face outputs.
   LiftingFaceOutput<Real> lifting_output() {
     LiftingFaceOutput<Real> out;
     out.jump = jump_.view();
     out.normal_weight = normal_weight_.view();
     out.half = viscous_half_.view();
-    out.half_stride = static_cast<index_t>(NV) * setup_.n_face_points() * Fs_;
+    out.half_stride = half_stride();
     out.face_gradient = face_gradient_.view();
     out.Bs = Bs_;
     out.n_boundary = n_boundary_faces_;
@@ -514,7 +516,7 @@ ElementKernel<Physics, S, P, G> DgOperator<Physics>::element_kernel(int g, const
   kernel.update = update;
   kernel.viscous_rhs = d.viscous_rhs.view();
   kernel.viscous_half = viscous_half_.view();
-  kernel.half_stride = static_cast<index_t>(NV) * kernel.Nfq * Fs_;
+  kernel.half_stride = half_stride();
   return kernel;
 }
 

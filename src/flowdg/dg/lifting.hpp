@@ -107,6 +107,22 @@ struct LiftingElementKernel {
   Real eta = Real(3);
   View<Real> viscous_rhs;           ///< [(v Np + j) Ks + e]
 
+  /// The solution u and the gradient theta at a point with basis values phi, from the coefficients
+  /// c and the gradient's moments (rows d NV + v).
+  FLOWDG_HD FLOWDG_FORCEINLINE static void point_values(const Real (&c)[NV][Np], const Real (&moments)[dim * NV][Np], const Real* phi,
+                                                        State& u, State (&theta)[dim]) {
+    for (int v = 0; v < NV; ++v) {
+      Real sum = 0;
+      for (int j = 0; j < Np; ++j) sum += c[v][j] * phi[j];
+      u[v] = sum;
+      for (int d = 0; d < dim; ++d) {
+        Real value = 0;
+        for (int j = 0; j < Np; ++j) value += moments[d * NV + v][j] * phi[j];
+        theta[d][v] = value;
+      }
+    }
+  }
+
   FLOWDG_HD void operator()(index_t e) const {
     const index_t Ks = base.Ks, Fs = base.Fs;
     const int Nq = base.Nq, Nfq = base.Nfq;
@@ -174,16 +190,7 @@ struct LiftingElementKernel {
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
         State u;
         State theta[dim];
-        for (int v = 0; v < NV; ++v) {
-          Real sum = 0;
-          for (int i = 0; i < Np; ++i) sum += c[v][i] * phi[i];
-          u[v] = sum;
-          for (int d = 0; d < dim; ++d) {
-            Real value = 0;
-            for (int i = 0; i < Np; ++i) value += x[d * NV + v][i] * phi[i];
-            theta[d][v] = value;
-          }
-        }
+        point_values(c, x, phi, u, theta);
         store_lifting_face_point(base.physics, out, Nfq, Fs, f, plus, q, u, theta);
       }
     }
@@ -201,16 +208,7 @@ struct LiftingElementKernel {
       const Real* phi = &base.volume_phi[k * Np];
       State uk;
       State theta[dim];
-      for (int v = 0; v < NV; ++v) {
-        Real sum = 0;
-        for (int j = 0; j < Np; ++j) sum += c[v][j] * phi[j];
-        uk[v] = sum;
-        for (int d = 0; d < dim; ++d) {
-          Real gradient = 0;
-          for (int j = 0; j < Np; ++j) gradient += g[d * NV + v][j] * phi[j];
-          theta[d][v] = gradient;
-        }
-      }
+      point_values(c, g, phi, uk, theta);
       State fv[dim];
       base.physics.viscous_flux(uk, theta, fv);
       Real m[dim][dim];
