@@ -5,7 +5,9 @@
 # `ninja flowdg_cli` (bin/flowdg's target; `ninja flowdg` builds only the library).
 # TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic kernels, 20 steps, PRECISION);
 # TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic vortex, RK4, Rusanov, 200
-# steps); ROUNDS rounds, the binaries alternating.
+# steps); NS_TRI_ORDERS / NS_QUAD_ORDERS: the viscous vortex (examples/vortex_navier_stokes.toml, RK4,
+# Rusanov + BR2, 20 steps) on 798,848 perturbed triangles / 640,000 perturbed quadrilaterals, as
+# gpu-session.sh's NS_THROUGHPUT; ROUNDS rounds, the binaries alternating.
 set -uo pipefail
 [ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
@@ -13,6 +15,8 @@ tets=(--set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=55&ny=55&nz=55"' --set 'bo
       --set "solver.precision=\"${PRECISION:-double}\"" --set time.max_steps=20 --set time.end_time=100.0 --set output.vtu=false)
 tris=(--set 'mesh.file="builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2"'
       --set 'time.scheme="rk4"' --set 'solver.flux="rusanov"' --set 'time.end_time=1000.0' --set time.max_steps=200 --set output.vtu=false)
+ns_tri='builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2'
+ns_quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadrilaterals&perturbation=0.2'
 throughput() { grep -o '"throughput_dof_stage_per_second": [0-9.e+]*' $1/summary.json | awk '{print $2}'; }
 for round in $(seq 1 ${ROUNDS:-2}); do
   for bin in ${BINS:-flowdg_A flowdg}; do
@@ -25,6 +29,16 @@ for round in $(seq 1 ${ROUNDS:-2}); do
       d=/tmp/ab_${bin}_tri$p; timeout 120 .bundle/run $bin run examples/isentropic_vortex.toml --backend cuda "${tris[@]}" \
         --set solver.order=$p --output $d > $out/logs/${bin}_tri${p}_$round.log 2>&1
       echo "tris p=$p $bin round $round: exit $? $(throughput $d)"
+    done
+    for mesh in tri quad; do
+      orders=NS_${mesh^^}_ORDERS
+      for p in ${!orders:-}; do
+        file=ns_$mesh; d=/tmp/ab_${bin}_ns_$mesh$p
+        timeout 200 .bundle/run $bin run examples/vortex_navier_stokes.toml --backend cuda --set "mesh.file=\"${!file}\"" \
+          --set solver.order=$p --set time.max_steps=20 --set time.end_time=100.0 --set output.vtu=false --output $d \
+          > $out/logs/${bin}_ns_$mesh${p}_$round.log 2>&1
+        echo "navier-stokes $mesh p=$p $bin round $round: exit $? $(throughput $d)"
+      done
     done
   done
 done

@@ -134,6 +134,39 @@ if [ "${NS_THROUGHPUT:-0}" = 1 ]; then
   done
 fi
 
+# 6b. Whole-program speed-up over the CPU backend (issue 15 item 8, the paper's Table 7): NS_SPEEDUP=1 runs
+#    examples/cylinder.toml and examples/naca0012.toml as a user runs them (local time steps, forces and
+#    residual hooks) on SPEEDUP_MESHES (default the committed n1 meshes; .meshes/*.msh.xz, made here with
+#    gmsh from the .geo files, are unpacked first) at SPEEDUP_ORDERS, on the GPU (GPU_STEPS steps), the
+#    CPU backend with 16 OpenMP threads (CPU16_STEPS) and with 1 (CPU1_STEPS); a line per run with the
+#    stepping throughput from summary.json (set-up excluded), the time per step and T_k.
+if [ "${NS_SPEEDUP:-0}" = 1 ]; then
+  for f in .meshes/*.msh.xz; do [ -f "$f" ] && xz -dkf "$f"; done
+  for mesh in ${SPEEDUP_MESHES:-examples/meshes/cylinder_n1.msh examples/meshes/naca0012_n1.msh}; do
+    example=examples/$(basename "$mesh" | grep -q cylinder && echo cylinder || echo naca0012).toml
+    for p in ${SPEEDUP_ORDERS:-1 2 3}; do
+      for run in cuda:${GPU_STEPS:-2000}:16 cpu:${CPU16_STEPS:-100}:16 cpu:${CPU1_STEPS:-10}:1; do
+        IFS=: read -r backend steps threads <<< "$run"
+        d=/tmp/flowdg-speedup; rm -rf $d
+        OMP_NUM_THREADS=$threads timeout 300 .bundle/run flowdg run "$example" --backend $backend --set "mesh.file=\"$PWD/$mesh\"" \
+          --set solver.order=$p --set time.max_steps=$steps --set output.vtu=false --set output.checkpoint_every=0 \
+          --set "output.directory=\"$d\"" > "$out/logs/speedup_$(basename $mesh .msh)_p${p}_${backend}${threads}.log" 2>&1
+        status=$?
+        python3 - "$d/summary.json" "$(basename $mesh .msh) p=$p $backend threads=$threads exit $status" <<'PY' | tee -a "$summary"
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+    per_step = s["dof"] * s["stages"] / s["throughput_dof_stage_per_second"]
+    print(f"speedup run {sys.argv[2]}: elements {s['elements']} dof {s['dof']} steps {s['steps']} "
+          f"ms/step {1e3 * per_step:.4g} T_k {s['tk_microseconds']:.4g} DSU/s {s['throughput_dof_stage_per_second']:.4g}")
+except Exception as error:
+    print(f"speedup run {sys.argv[2]}: no summary ({error})")
+PY
+      done
+    done
+  done
+fi
+
 # 7. Navier-Stokes validation (issue 15, Tables 4 and 5): NS_VALIDATION=1 runs the cylinder (Re 40, M 0.2)
 #    and the NACA 0012 (Re 5000, M 0.5) to a steady state with local time steps, VALIDATION_CASES of
 #    cylinder_p2 cylinder_p3 naca_p3 naca_p4 one after the other (side by side they time-slice the GPU:

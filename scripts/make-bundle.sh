@@ -3,6 +3,8 @@
 # their shared libraries (../shared/tools/bundle-libs), packed as .bundle/all.tar.xz so that it
 # stays under the device tool's 64 MiB carry limit; scripts/gpu-session.sh and gpu-ab.sh unpack it.
 # Usage: scripts/make-bundle.sh [build-dir] [extra executables...]
+# A/B bundles: FLOWDG_A=path/to/old/flowdg adds it as bin/flowdg_A (scripts/gpu-ab-bins.sh) and
+# leaves the gpu tests out (three binaries exceed the carry limit).
 set -euo pipefail
 build=${1:-build}; shift || true
 staging=$(mktemp -d)
@@ -11,8 +13,14 @@ trap 'rm -rf "$staging"' EXIT
 # 69 MB, above the carry limit; two of them fit, 49 MB; for the suite, pass its binary without the tests).
 bench=()
 [ "${BENCH:-0}" = 1 ] && bench=("$build/bin/flowdg_bench_suite")
-"$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "$build/bin/flowdg" "$build/bin/flowdg_gpu_tests" \
+tests=("$build/bin/flowdg_gpu_tests")
+[ -n "${FLOWDG_A:-}" ] && tests=()
+"$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "$build/bin/flowdg" "${tests[@]}" \
   "${bench[@]}" "$@" > /dev/null
+[ -n "${FLOWDG_A:-}" ] && cp -L "$FLOWDG_A" "$staging/bin/flowdg_A"
+# Symbol tables are not needed to run (3 of 53 MB per binary; compute-sanitizer and ncu still name
+# the kernels from the device code): stripped, two binaries and the tree fit one call's carry.
+strip "$staging"/bin/*
 rm -rf .bundle && mkdir .bundle
-tar cJf .bundle/all.tar.xz -C "$staging" .
+XZ_OPT=-T2 tar cJf .bundle/all.tar.xz -C "$staging" .
 ls -la .bundle/all.tar.xz

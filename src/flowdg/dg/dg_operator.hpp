@@ -136,6 +136,7 @@ class DgOperator final : public Operator {
     Array<Real> saved;                         ///< save_snapshot()'s copy
     Array<Real> metric, inverse_mass, size;
     Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
+    Array<Real> face_lifting; ///< viscous physics: BR2's face lifting matrices (setup.hpp: face_lifting_tables)
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
@@ -352,6 +353,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.tensor = portable_tensor(d.tensor_layout);
     if (d.tensor)
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
+    if constexpr (Physics::has_viscous_flux) {
+      const std::vector<double> lifting = face_lifting_tables(host, group.shape, group.geometry, Nfq, d.K, host.inverse_mass);
+      d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved
+                                              ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
+                                              : real(lifting));
+    }
     // The big host arrays are on the device now.
     host.metric = {};
     host.inverse_mass = {};
@@ -531,6 +538,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       lifting.out = op.lifting_output();
       lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
       lifting.viscous_rhs = d.viscous_rhs.view();
+      lifting.face_lifting = d.face_lifting.view();
 #if defined(__CUDACC__)
       if (d.block_lifting > 0) {
         launch_lifting_block_kernel(lifting, d.K, d.block_lifting);
@@ -896,7 +904,9 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
       // BR2 (lifting.hpp): the lifting kernel reads the coefficients, metric, codes and each face's
       // jumps and scaled normals, writes each face's half flux (or a boundary face's gradient) and
       // the volume term, which the element kernel reads with both halves of each face.
-      bytes += K * ((2 * state + metric) * word + faces * id + faces * Nfq * (NV + dim + NV) * word) +
+      // Curved groups also read their faces' lifting matrices.
+      const double lifting = d.geometry == GeometryKind::curved ? faces * Nfq * Nfq : 0.0;
+      bytes += K * ((2 * state + metric + lifting) * word + faces * id + faces * Nfq * (NV + dim + NV) * word) +
                K * (state + faces * 2 * NV * Nfq) * word;
     }
   }

@@ -16,7 +16,10 @@
 //       lifting moments   l_l,i = sum_q phi_i(x_q) jump_q wn_q,  Theta = M^-1 (g + sum_l l_l) = P grad U + R;
 //     Theta is Eq. (15)'s auxiliary variable, in the solution's space (on affine elements P grad U =
 //     grad U exactly, grad U being of degree p - 1; on curved ones its L2 projection). With the face
-//     gradient Theta_l = P grad U + eta r_l at the points of each face l (Eq. 17) it stores
+//     gradient Theta_l = P grad U + eta r_l at the points of each face l (Eq. 17), r_l taken there
+//     through the face's lifting matrix A_l = Phi_l M^-1 Phi_l^T (Nfq x Nfq: r_l(x_a) = sum_b
+//     A_l[a][b] wn_b jump_b; a reference table on affine groups, per element on curved ones, so that
+//     only Theta and P grad U go through M^-1, not a column set per face), it stores
 //       - interior faces: its side's half of the centred viscous flux (Eq. 14),
 //           half[side][(v Nfq + q) Fs + f] = Fv(U_side, Theta_l) . wn / 2  (the minus side's normal),
 //         which the element kernels of both sides subtract from the inviscid flux (so the centred
@@ -38,18 +41,22 @@ namespace flowdg::dg {
 /// Values one element holds in the CUDA block lifting kernel's shared memory
 /// (lifting_block_kernels.hpp): coefficients, the weighted gradient (then Theta, then the reference
 /// viscous flux) at the volume points, the lifting integrand (then the face gradient) at the face
-/// points, and on curved elements (faces + 1) dim NV moment columns for the inverse mass matrix.
+/// points, and on curved elements 2 dim NV moment columns (Theta's and P grad U's) for the inverse
+/// mass matrix.
 template <class Physics>
 constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t NF = n_faces(shape);
-  const index_t moments = geometry == GeometryKind::curved ? (NF + 1) * dim * NV * Np : 0;
+  const index_t moments = geometry == GeometryKind::curved ? 2 * dim * NV * Np : 0;
   return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments;
 }
 
-/// Elements per block of the lifting kernel within the block budget (at most 32; 0: not even one).
+/// Elements per block of the lifting kernel within the block budget (at most 32; 0: not even one,
+/// or a curved group of more than 256 basis functions, whose inverse mass matrix the kernel applies
+/// a row per thread of one block).
 template <class Physics>
 constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) {
+  if (geometry == GeometryKind::curved && Np > 256) return 0;
   const std::size_t per_element =
       sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq));
   const std::size_t elements = block_shared_limit / per_element;
@@ -106,6 +113,9 @@ struct LiftingElementKernel {
   LiftingFaceOutput<Real> out;
   Real eta = Real(3);
   View<Real> viscous_rhs;           ///< [(v Np + j) Ks + e]
+  /// The faces' lifting matrices (face_lifting_entry): affine [(l Nfq + a) Nfq + b] (reference),
+  /// curved [((l Nfq + a) Nfq + b) Ks + e].
+  View<const Real> face_lifting;
 
   /// The solution u and the gradient theta at a point with basis values phi, from the coefficients
   /// c and the gradient's moments (rows d NV + v).
@@ -123,6 +133,18 @@ struct LiftingElementKernel {
     }
   }
 
+  /// Entry (a, b) of face l's lifting matrix A_l = Phi_l M^-1 Phi_l^T (a, b: the element's own
+  /// points on face l): r_l at point a is sum_b A_l[a][b] wn_b jump_b. Affine groups read the
+  /// reference table (the basis is orthonormal, so M^-1 = I / det J) times 1 / det J; curved groups
+  /// their own matrices (face_lifting_tables, setup.hpp).
+  FLOWDG_HD FLOWDG_FORCEINLINE Real face_lifting_entry(int l, int a, int b, index_t e, Real inverse_det) const {
+    const index_t row = (static_cast<index_t>(l) * base.Nfq + a) * base.Nfq + b;
+    if constexpr (G == GeometryKind::affine)
+      return inverse_det * face_lifting[row];
+    else
+      return face_lifting[row * base.Ks + e];
+  }
+
   FLOWDG_HD void operator()(index_t e) const {
     const index_t Ks = base.Ks, Fs = base.Fs;
     const int Nq = base.Nq, Nfq = base.Nfq;
@@ -130,8 +152,11 @@ struct LiftingElementKernel {
     for (int v = 0; v < NV; ++v)
       for (int j = 0; j < Np; ++j) c[v][j] = base.u[(static_cast<index_t>(v) * Np + j) * Ks + e];
     Real affine[dim * dim] = {};
-    if constexpr (G == GeometryKind::affine)
+    Real inverse_det = 0;
+    if constexpr (G == GeometryKind::affine) {
       for (int t = 0; t < dim * dim; ++t) affine[t] = base.metric[t * Ks + e];
+      inverse_det = base.metric[dim * dim * Ks + e];
+    }
 
     // Gradient moments g[d NV + v][i] = sum_k phi_i(k) w_k det J_k dU_v/dx_d(k).
     Real g[dim * NV][Np];
@@ -156,18 +181,16 @@ struct LiftingElementKernel {
       }
     }
 
-    // Per face: its lifting moments l, the sum over faces s, and P grad U + eta r_l at its points.
+    // The lifting moments summed over the faces, s = sum_l l_l; then Theta = M^-1 (g + s) in s and
+    // P grad U = M^-1 g in g.
     Real s[dim * NV][Np];
     for (int t = 0; t < dim * NV; ++t)
-      for (int i = 0; i < Np; ++i) s[t][i] = 0;
+      for (int i = 0; i < Np; ++i) s[t][i] = g[t][i];
     for (int l = 0; l < n_element_faces; ++l) {
       const index_t code = base.codes[l * Ks + e];
       const index_t f = code_face(code);
       const bool plus = code_plus_side(code);
       const int orientation = code_orientation(code);
-      Real x[dim * NV][Np];
-      for (int t = 0; t < dim * NV; ++t)
-        for (int i = 0; i < Np; ++i) x[t][i] = 0;
       for (int q = 0; q < Nfq; ++q) {
         const int point = plus ? base.permutation[orientation * Nfq + q] : q;
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
@@ -175,40 +198,47 @@ struct LiftingElementKernel {
           const Real wn = out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
           for (int v = 0; v < NV; ++v) {
             const Real value = wn * out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
-            for (int i = 0; i < Np; ++i) x[d * NV + v][i] += value * phi[i];
+            for (int i = 0; i < Np; ++i) s[d * NV + v][i] += value * phi[i];
           }
         }
       }
-      for (int t = 0; t < dim * NV; ++t)
-        for (int i = 0; i < Np; ++i) {
-          s[t][i] += x[t][i];
-          x[t][i] = g[t][i] + eta * x[t][i];
-        }
-      base.inverse_mass_columns(e, x);
+    }
+    base.inverse_mass_columns(e, s);
+    base.inverse_mass_columns(e, g);
+
+    // Per face point: Theta_l = P grad U + eta r_l (Eq. 17), r_l through the face's lifting matrix.
+    for (int l = 0; l < n_element_faces; ++l) {
+      const index_t code = base.codes[l * Ks + e];
+      const index_t f = code_face(code);
+      const bool plus = code_plus_side(code);
+      const int orientation = code_orientation(code);
       for (int q = 0; q < Nfq; ++q) {
         const int point = plus ? base.permutation[orientation * Nfq + q] : q;
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
         State u;
         State theta[dim];
-        point_values(c, x, phi, u, theta);
+        point_values(c, g, phi, u, theta);
+        for (int b = 0; b < Nfq; ++b) {
+          const int other = plus ? base.permutation[orientation * Nfq + b] : b;
+          const Real a = eta * face_lifting_entry(l, point, other, e, inverse_det);
+          for (int d = 0; d < dim; ++d) {
+            const Real wn = a * out.normal_weight[(static_cast<index_t>(d) * Nfq + b) * Fs + f];
+            for (int v = 0; v < NV; ++v) theta[d][v] += wn * out.jump[(static_cast<index_t>(v) * Nfq + b) * Fs + f];
+          }
+        }
         store_lifting_face_point(base.physics, out, Nfq, Fs, f, plus, q, u, theta);
       }
     }
 
-    // Theta = M^-1 (g + s), in g.
-    for (int t = 0; t < dim * NV; ++t)
-      for (int i = 0; i < Np; ++i) g[t][i] += s[t][i];
-    base.inverse_mass_columns(e, g);
-
-    // Volume term: -sum_k sum_r (w_k det J_k sum_d dr_r/dx_d Fv_d(U_k, Theta_k)) dphi_j/dr_r(k), in s[0..NV).
-    Real (&rhs)[dim * NV][Np] = s;
+    // Volume term: -sum_k sum_r (w_k det J_k sum_d dr_r/dx_d Fv_d(U_k, Theta_k)) dphi_j/dr_r(k), in g[0..NV).
+    Real (&rhs)[dim * NV][Np] = g;
     for (int v = 0; v < NV; ++v)
       for (int j = 0; j < Np; ++j) rhs[v][j] = 0;
     for (int k = 0; k < Nq; ++k) {
       const Real* phi = &base.volume_phi[k * Np];
       State uk;
       State theta[dim];
-      point_values(c, g, phi, uk, theta);
+      point_values(c, s, phi, uk, theta);
       State fv[dim];
       base.physics.viscous_flux(uk, theta, fv);
       Real m[dim][dim];

@@ -12,9 +12,10 @@
 //      every mode; the tables' rows are the same for the whole warp), then, times 1 / det J, the
 //      face gradient g + eta l_l at the face's points and Theta = g + sum_l l_l at the volume points,
 //      over the values it read (each thread owns its component's rows);
-//      curved: a thread per (element, mode) stores the moment columns g + sum_l l_l and g + eta l_l,
-//      then a thread per (element, column) multiplies by the inverse mass matrix in place, and the
-//      values at the points are taken in D;
+//      curved: a thread per (element, mode) stores the moment columns g + sum_l l_l and g, then a
+//      thread per (element, row) multiplies both by the inverse mass matrix in place (Theta and
+//      P grad U), whose values at the points are taken in D, with eta r_l at face l's points from
+//      the face's lifting matrix (lifting.hpp) and the integrand kept from B;
 //   D. a thread per (element, face point): the element's trace and face gradient there, to the
 //      face's output (store_lifting_face_point: the boundary gradient or the side's half of the
 //      centred viscous flux); a thread per (element, volume point): U and Theta there, the viscous
@@ -41,7 +42,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
   Real* s_u = reinterpret_cast<Real*>(shared_bytes);  // [(v Np + j) E + el]
   Real* s_w = s_u + NV * Np * E;  // B: w det J grad U, C: Theta [(t Nq + k) E + el]; D: [((v dim + r) Nq + k) E + el]
   Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (affine): the face gradient [((l Nfq + point) T + t) E + el]
-  Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = (1 + l) T + t: face l
+  Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
@@ -157,37 +158,40 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
         const Real phi = b.volume_phi[kq * Np + mode];
         for (int t = 0; t < T; ++t) g[t] += phi * s_w[(t * Nq + kq) * E + el];
       }
-      for (int l = 0; l < NF; ++l) {
-        Real x[T];
-        for (int t = 0; t < T; ++t) x[t] = 0;
-        for (int point = 0; point < Nfq; ++point) {
-          const Real phi = b.face_phi[(l * Nfq + point) * Np + mode];
-          for (int t = 0; t < T; ++t) x[t] += phi * s_j[((l * Nfq + point) * T + t) * E + el];
-        }
-        for (int t = 0; t < T; ++t) {
-          sum[t] += x[t];
-          s_m[(((1 + l) * T + t) * Np + mode) * E + el] = g[t] + k.eta * x[t];
-        }
+      for (int lq = 0; lq < NF * Nfq; ++lq) {
+        const Real phi = b.face_phi[lq * Np + mode];
+        for (int t = 0; t < T; ++t) sum[t] += phi * s_j[(lq * T + t) * E + el];
       }
-      for (int t = 0; t < T; ++t) s_m[(t * Np + mode) * E + el] = g[t] + sum[t];
-    }
-    __syncthreads();
-    // C': the inverse mass matrix, a column per thread, in place.
-    for (int i = threadIdx.x; i < (NF + 1) * T * E; i += blockDim.x) {
-      const int el = i % E, column = i / E;
-      if (el >= n_local) continue;
-      const index_t e = e0 + el;
-      Real x[Np];
-#pragma unroll
-      for (int j = 0; j < Np; ++j) x[j] = s_m[(column * Np + j) * E + el];
-      for (int row = 0; row < Np; ++row) {
-        Real sum = 0;
-#pragma unroll
-        for (int j = 0; j < Np; ++j) sum += b.inverse_mass[(static_cast<index_t>(row) * Np + j) * Ks + e] * x[j];
-        s_m[(column * Np + row) * E + el] = sum;
+      for (int t = 0; t < T; ++t) {
+        s_m[(t * Np + mode) * E + el] = g[t] + sum[t];
+        s_m[((T + t) * Np + mode) * E + el] = g[t];
       }
     }
     __syncthreads();
+    // C': the inverse mass matrix on the 2T columns, a row per thread, the rows of whole elements in
+    // one round (each matrix entry read once), in place between two barriers.
+    const int per_round = static_cast<int>(blockDim.x) / Np;
+    const int el_in_round = static_cast<int>(threadIdx.x) % per_round, row = static_cast<int>(threadIdx.x) / per_round;
+    for (int first = 0; first < E; first += per_round) {
+      const int el = first + el_in_round;
+      const bool active = row < Np && el < n_local;
+      Real y[2 * T];
+      if (active) {
+        const index_t e = e0 + el;
+#pragma unroll
+        for (int c = 0; c < 2 * T; ++c) y[c] = 0;
+        for (int j = 0; j < Np; ++j) {
+          const Real m = b.inverse_mass[(static_cast<index_t>(row) * Np + j) * Ks + e];
+#pragma unroll
+          for (int c = 0; c < 2 * T; ++c) y[c] += m * s_m[(c * Np + j) * E + el];
+        }
+      }
+      __syncthreads();
+      if (active)
+#pragma unroll
+        for (int c = 0; c < 2 * T; ++c) s_m[(c * Np + row) * E + el] = y[c];
+      __syncthreads();
+    }
   }
 
   // D.
@@ -206,13 +210,21 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
         if constexpr (affine) {
           theta[d][v] = s_j[((l * Nfq + point) * T + d * NV + v) * E + el];
         } else {
-          const Real* column = s_m + ((1 + l) * T + d * NV + v) * Np * E;
+          const Real* column = s_m + (T + d * NV + v) * Np * E;  // P grad U
           Real sum = 0;
 #pragma unroll
           for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
           theta[d][v] = sum;
         }
       }
+    if constexpr (!affine) {  // + eta r_l, through the face's lifting matrix
+      for (int other = 0; other < Nfq; ++other) {
+        const Real a = k.eta * k.face_lifting_entry(l, point, other, e0 + el, Real(0));
+        const Real* integrand = s_j + ((l * Nfq + other) * T) * E + el;
+        for (int d = 0; d < dim; ++d)
+          for (int v = 0; v < NV; ++v) theta[d][v] += a * integrand[(d * NV + v) * E];
+      }
+    }
     store_lifting_face_point(b.physics, k.out, Nfq, Fs, f, plus, q, u, theta);
   }
   for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {

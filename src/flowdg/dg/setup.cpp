@@ -39,6 +39,44 @@ QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geomet
   return quadrature_rule(face, degree);
 }
 
+std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape shape, GeometryKind geometry, int Nfq, index_t K,
+                                        const std::vector<double>& inverse_mass) {
+  const int Np = group.n_basis, NF = n_faces(shape);
+  const std::size_t rows = static_cast<std::size_t>(NF) * Nfq * Nfq;
+  const auto phi = [&](int l, int a) { return &group.face_phi[(static_cast<std::size_t>(l) * Nfq + a) * Np]; };
+  if (geometry == GeometryKind::affine) {
+    std::vector<double> table(rows);
+    for (int l = 0; l < NF; ++l)
+      for (int a = 0; a < Nfq; ++a)
+        for (int b = 0; b < Nfq; ++b) {
+          double sum = 0;
+          for (int i = 0; i < Np; ++i) sum += phi(l, a)[i] * phi(l, b)[i];
+          table[(static_cast<std::size_t>(l) * Nfq + a) * Nfq + b] = sum;
+        }
+    return table;
+  }
+  std::vector<double> table(rows * static_cast<std::size_t>(K));
+#pragma omp parallel for schedule(static)
+  for (index_t e = 0; e < K; ++e) {
+    std::vector<double> minv_phi(static_cast<std::size_t>(Np) * Nfq);  // M^-1 Phi_l^T, [i Nfq + b]
+    for (int l = 0; l < NF; ++l) {
+      for (int i = 0; i < Np; ++i)
+        for (int b = 0; b < Nfq; ++b) {
+          double sum = 0;
+          for (int j = 0; j < Np; ++j) sum += inverse_mass[(static_cast<std::size_t>(i) * Np + j) * K + e] * phi(l, b)[j];
+          minv_phi[static_cast<std::size_t>(i) * Nfq + b] = sum;
+        }
+      for (int a = 0; a < Nfq; ++a)
+        for (int b = 0; b < Nfq; ++b) {
+          double sum = 0;
+          for (int i = 0; i < Np; ++i) sum += phi(l, a)[i] * minv_phi[static_cast<std::size_t>(i) * Nfq + b];
+          table[((static_cast<std::size_t>(l) * Nfq + a) * Nfq + b) * K + e] = sum;
+        }
+    }
+  }
+  return table;
+}
+
 bool invert_spd(std::vector<double>& a, int n) {
   // Cholesky a = L L^T, then a^-1 = L^-T L^-1 (the matrices here are at most a few hundred rows).
   std::vector<double> l(static_cast<std::size_t>(n) * n, 0.0);

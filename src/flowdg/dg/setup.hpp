@@ -51,6 +51,13 @@ QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geomet
 /// mesh whose elements do not match along a face), a mesh of the wrong dimension.
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order);
 
+/// BR2's face lifting matrices A_l = Phi_l M^-1 Phi_l^T of a group (dg/lifting.hpp), a and b the
+/// element's own points on face l: affine groups the reference table [(l Nfq + a) Nfq + b] (the
+/// basis is orthonormal: M = det J I, the kernel scales by 1 / det J); curved groups each element's
+/// from `inverse_mass` ([(i Np + j) K + e]), unpadded rows [((l Nfq + a) Nfq + b) K + e].
+std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape shape, GeometryKind geometry, int Nfq, index_t K,
+                                        const std::vector<double>& inverse_mass);
+
 /// In-place Cholesky inverse of a symmetric positive definite n x n matrix (row-major); false if
 /// it is not positive definite.
 bool invert_spd(std::vector<double>& matrix, int n);
