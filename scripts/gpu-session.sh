@@ -169,16 +169,19 @@ fi
 
 # 7. Navier-Stokes validation (issue 15, Tables 4 and 5): NS_VALIDATION=1 runs the cylinder (Re 40, M 0.2)
 #    and the NACA 0012 (Re 5000, M 0.5) to a steady state with local time steps, VALIDATION_CASES of
-#    cylinder_p2 cylinder_p3 naca_p3 naca_p4 one after the other (side by side they time-slice the GPU:
+#    cylinder_p2 cylinder_p3 naca_p3 naca_p4 (nacahalf_pN: the half C-mesh with its symmetry plane) one after the other (side by side they time-slice the GPU:
 #    5x slower each, measured), each stopped by SIGTERM after VALIDATION_LIMIT seconds (its checkpoint then
-#    written); a case whose checkpoint is in VALIDATION_FROM/<case>/ (carried from an earlier call) is
+#    written; VALIDATION_LIMITS gives one per case); a case whose checkpoint is in VALIDATION_FROM/<case>/ (carried from an earlier call) is
 #    continued from it, else from the checkpoint of the case before it on the same mesh (p-continuation:
 #    VALIDATION_CASES="cylinder_p1 cylinder_p2"). Results under $out/validation/<case>/ (no VTU: size).
 if [ "${NS_VALIDATION:-0}" = 1 ]; then
   from=${VALIDATION_FROM:-.validation}
   declare -A chain  # p-continuation: a case without a carried checkpoint starts from the last one of its mesh
+  limits=(${VALIDATION_LIMITS:-})  # optional: a limit per case, in VALIDATION_CASES' order
+  n_case=0
   for c in ${VALIDATION_CASES:-cylinder_p2 cylinder_p3 naca_p3 naca_p4}; do
-    example=examples/$( [ "${c%_p*}" = cylinder ] && echo cylinder || echo naca0012 ).toml
+    case ${c%_p*} in cylinder) example=examples/cylinder.toml ;; nacahalf) example=examples/naca0012_half.toml ;; *) example=examples/naca0012.toml ;; esac
+    limit=${limits[$n_case]:-${VALIDATION_LIMIT:-140}}; n_case=$((n_case + 1))
     dir="$out/validation/$c"
     mkdir -p "$dir"
     restart=""
@@ -188,7 +191,7 @@ if [ "${NS_VALIDATION:-0}" = 1 ]; then
     elif [ -n "${chain[${c%_p*}]:-}" ]; then
       restart="--restart ${chain[${c%_p*}]}"
     fi
-    timeout -s TERM ${VALIDATION_LIMIT:-140} .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} \
+    timeout -s TERM $limit .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} \
       --set "output.directory=\"$dir\"" --set output.checkpoint_every=50000 --set time.residual_tolerance=${VALIDATION_TOLERANCE:-1e-9} \
       --set time.dt_every=20 --set time.residual_every=1000 --set forces.every=1000 --set time.progress_every=20000 \
       --set time.max_steps=${VALIDATION_MAX_STEPS:-100000000} \

@@ -12,12 +12,15 @@
 // reached 8e-6 near the LE for n = 4). This is only checked AT mesh nodes; between nodes the
 // polynomial edge differs from the curve by the usual O(h^(p+1)) interpolation error.
 // Cell counts obtained (gmsh 4.8.4): n=1 5100, n=2 20400, n=4 81600 quads (all type 10 at order 2).
-// Parameters: n = refinement level (1, 2, 4), order = element order (2 default, 3, 4).
+// Parameters: n = refinement level (1, 2, 4), order = element order (2 default, 3, 4), half = 1: the
+// upper half only (surfaces above y = 0), with the stagnation line ahead of the LE and the wake cut
+// tagged "symmetry" (alpha = 0 is symmetric; examples/naca0012_half.toml), 2550 n^2 quadrilaterals.
 //   170x30: gmsh -2 naca0012.geo -setnumber n 1 -o naca0012_n1.msh
 //   340x60: gmsh -2 naca0012.geo -setnumber n 2 -o naca0012_n2.msh
 //   680x120: gmsh -2 naca0012.geo -setnumber n 4 -o naca0012_n4.msh
+//   half:    gmsh -2 naca0012.geo -setnumber n 1 -setnumber half 1 -o naca0012_half_n1.msh
 DefineConstant[ n = {1, Name "Parameters/n"}, order = {2, Name "Parameters/order"},
-                NP = {800, Name "Parameters/NP"} ];
+                NP = {800, Name "Parameters/NP"}, half = {0, Name "Parameters/half"} ];
 Rf = 21;                 // far-field radius around the TE
 Na = 64*n;  Nw = 21*n;  Nr = 30*n;
 q  = 1.25^(1.0/n);       // wall-normal growth
@@ -54,23 +57,32 @@ Line(11) = {6, 8};           // E -> G (outflow)
 Line(12) = {5, 8};           // D -> G
 
 Curve Loop(1) = {1, 6, -3, -5};    Plane Surface(1) = {1};  // above airfoil
-Curve Loop(2) = {4, -7, -2, 5};    Plane Surface(2) = {2};  // below airfoil
 Curve Loop(3) = {8, 9, -10, -6};   Plane Surface(3) = {3};  // upper wake
-Curve Loop(4) = {7, 12, -11, -8};  Plane Surface(4) = {4};  // lower wake
+If (half == 0)
+  Curve Loop(2) = {4, -7, -2, 5};    Plane Surface(2) = {2};  // below airfoil
+  Curve Loop(4) = {7, 12, -11, -8};  Plane Surface(4) = {4};  // lower wake
+EndIf
 
 Transfinite Curve {1, 2} = Na + 1 Using Bump bump;
 Transfinite Curve {3, 4} = Na + 1 Using Bump 0.6;
 Transfinite Curve {5, 6, 7, 9, 11} = Nr + 1 Using Progression q;
 Transfinite Curve {8, 10, 12} = Nw + 1 Using Progression qw;
 Transfinite Surface {1} = {1, 2, 4, 3};
-Transfinite Surface {2} = {3, 5, 2, 1};
 Transfinite Surface {3} = {2, 6, 7, 4};
-Transfinite Surface {4} = {2, 5, 8, 6};
-Recombine Surface {1:4};
-
-Physical Curve("wall") = {1, 2};
-Physical Curve("farfield") = {3, 4, 9, 10, 11, 12};
-Physical Surface("fluid") = {1:4};
+If (half == 0)
+  Transfinite Surface {2} = {3, 5, 2, 1};
+  Transfinite Surface {4} = {2, 5, 8, 6};
+  Recombine Surface {1:4};
+  Physical Curve("wall") = {1, 2};
+  Physical Curve("farfield") = {3, 4, 9, 10, 11, 12};
+  Physical Surface("fluid") = {1:4};
+Else
+  Recombine Surface {1, 3};
+  Physical Curve("wall") = {1};
+  Physical Curve("farfield") = {3, 9, 10};
+  Physical Curve("symmetry") = {5, 8};
+  Physical Surface("fluid") = {1, 3};
+EndIf
 
 Mesh.ElementOrder = order;
 Mesh.SecondOrderIncomplete = 0;   // complete 9-node quads (type 10)

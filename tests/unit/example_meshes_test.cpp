@@ -126,3 +126,30 @@ TEST(ExampleMeshes, Naca0012MeshHasItsWallNodesOnTheSection) {
   EXPECT_NEAR(chord_min, 0.0, 1e-12);
   EXPECT_NEAR(chord_max, 1.0, 1e-12);
 }
+
+TEST(ExampleMeshes, Naca0012HalfMeshIsTheUpperHalfWithItsSymmetryPlane) {
+  const Mesh half = read_example("naca0012_half_n1.msh");
+  EXPECT_EQ(counts(half), (std::map<ElementType, int>{{ElementType::quadrilateral9, 2550}}));
+  EXPECT_EQ(facets_by_name(half), (std::map<std::string, int>{{"wall", 64}, {"farfield", 115}, {"symmetry", 51}}));
+  for (const Point3& p : wall_nodes(half, "wall")) {
+    EXPECT_GE(p.y, -1e-14);
+    EXPECT_NEAR(p.y, naca0012_half_thickness(std::max(p.x, 0.0)), 1e-8) << "x = " << p.x;
+  }
+  // The symmetry plane: the stagnation line ahead of the leading edge and the wake cut, on y = 0.
+  double x_min = 0, x_max = 0;
+  for (const Point3& p : wall_nodes(half, "symmetry")) {
+    EXPECT_EQ(p.y, 0.0) << "x = " << p.x;
+    EXPECT_TRUE(p.x <= 1e-12 || p.x >= 1 - 1e-12) << "a symmetry node on the chord: x = " << p.x;
+    x_min = std::min(x_min, p.x);
+    x_max = std::max(x_max, p.x);
+  }
+  EXPECT_NEAR(x_min, -20.0, 1e-9);
+  EXPECT_NEAR(x_max, 21.0, 1e-9);
+  // The same cells as the whole C-mesh's upper half: every node of the half is a node of the whole.
+  const Mesh whole = read_example("naca0012_n1.msh");
+  std::set<std::pair<double, double>> nodes;
+  for (const Point3& p : whole.nodes) nodes.insert({p.x, p.y});
+  index_t missing = 0;
+  for (const Point3& p : half.nodes) missing += nodes.count({p.x, p.y}) == 0;
+  EXPECT_EQ(missing, 0);
+}
