@@ -149,7 +149,7 @@ if [ "${NS_SPEEDUP:-0}" = 1 ]; then
         IFS=: read -r backend steps threads <<< "$run"
         d=/tmp/flowdg-speedup; rm -rf $d
         OMP_NUM_THREADS=$threads timeout 300 .bundle/run flowdg run "$example" --backend $backend --set "mesh.file=\"$PWD/$mesh\"" \
-          --set solver.order=$p --set time.max_steps=$steps --set output.vtu=false --set output.checkpoint_every=0 \
+          --set solver.order=$p --set 'time.p_continuation=[]' --set time.max_steps=$steps --set output.vtu=false --set output.checkpoint_every=0 \
           --set "output.directory=\"$d\"" > "$out/logs/speedup_$(basename $mesh .msh)_p${p}_${backend}${threads}.log" 2>&1
         status=$?
         python3 - "$d/summary.json" "$(basename $mesh .msh) p=$p $backend threads=$threads exit $status" <<'PY' | tee -a "$summary"
@@ -191,7 +191,7 @@ if [ "${NS_VALIDATION:-0}" = 1 ]; then
     elif [ -n "${chain[${c%_p*}]:-}" ]; then
       restart="--restart ${chain[${c%_p*}]}"
     fi
-    timeout -s TERM $limit .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} \
+    timeout -s TERM $limit .bundle/run flowdg run "$example" --backend cuda $restart --set solver.order=${c##*_p} --set 'time.p_continuation=[]' \
       --set "output.directory=\"$dir\"" --set output.checkpoint_every=50000 --set time.residual_tolerance=${VALIDATION_TOLERANCE:-1e-9} \
       --set time.dt_every=20 --set time.residual_every=1000 --set forces.every=1000 --set time.progress_every=20000 \
       --set time.max_steps=${VALIDATION_MAX_STEPS:-100000000} \

@@ -330,7 +330,7 @@ TEST(NavierStokesCase, TheHalfNacaCaseGivesTheWholeAirfoilsDrag) {
   std::vector<std::vector<double>> forces;
   for (const std::string name : {"naca0012", "naca0012_half"}) {
     Case problem = make(flowdg::testing::example_case(name + ".toml"),
-                        {cat("mesh.file=\"", FLOWDG_SOURCE_DIR, "/examples/meshes/", name, "_n1.msh\""), "solver.order=1",
+                        {cat("mesh.file=\"", FLOWDG_SOURCE_DIR, "/examples/meshes/", name, "_n1.msh\""), "solver.order=1", "time.p_continuation=[]",
                          "time.max_steps=30", "forces.every=30", "output.vtu=false"});
     problem.output_directory = (directory / name).string();
     run_case(problem, options);
@@ -342,4 +342,74 @@ TEST(NavierStokesCase, TheHalfNacaCaseGivesTheWholeAirfoilsDrag) {
   EXPECT_LT(std::abs(whole[1]), 1e-10 * whole[0]) << "the whole airfoil at alpha = 0 has no lift";
   for (const int k : {0, 2, 3}) EXPECT_NEAR(half[k], whole[k], 1e-5 * std::abs(whole[k])) << "column " << k;
   std::filesystem::remove_all(directory);
+}
+
+// p-continuation within one run ([time] p_continuation): the stages are the runs a user would chain
+// by hand with --restart at the next order, to the bit (the state handed over in memory is the
+// checkpoint's); a stage ends at its residual tolerance or after its steps; a restart from a
+// checkpoint of a later stage's order skips the stages below it; bad keys are refused.
+TEST(NavierStokesCase, PContinuationRunsTheStagesAUserWouldChainByHand) {
+  const auto directory = std::filesystem::temp_directory_path() / cat("flowdg_p_continuation_", ::getpid());
+  std::filesystem::remove_all(directory);
+  RunOptions options;
+  options.quiet = true;
+  const auto run = [&](const std::string& name, std::vector<std::string> overrides, const std::string& restart = "") {
+    overrides.insert(overrides.end(), {"time.end_time=1000.0", "output.vtu=false", "time.residual_every=5"});
+    Case problem = make(couette_case(), overrides);
+    problem.output_directory = (directory / name).string();
+    RunOptions with = options;
+    with.restart = restart;
+    const RunResult result = run_case(problem, with);
+    return std::make_pair(result, read_checkpoint((directory / name / "checkpoint.h5").string()));
+  };
+  // By hand: 15 steps at p = 1, then p = 2 from its checkpoint to step 30, then p = 3 to step 40;
+  // in one run: [1, 2] before 3, 15 steps each.
+  run("q1", {"solver.order=1", "time.max_steps=15"});
+  run("q2", {"solver.order=2", "time.max_steps=30"}, (directory / "q1" / "checkpoint.h5").string());
+  const auto q3 = run("q3", {"solver.order=3", "time.max_steps=40"}, (directory / "q2" / "checkpoint.h5").string());
+  const auto [result40, chained40] = run("chained40", {"solver.order=3", "time.p_continuation=[1, 2]", "time.p_continuation_steps=15",
+                                                       "time.max_steps=40"});
+  EXPECT_EQ(result40.steps, 10);  // the last stage's own steps
+  EXPECT_EQ(chained40.step, 40);
+  EXPECT_EQ(chained40.coefficients, q3.second.coefficients);
+  // The residual history runs on through the stages: a line every 5 steps, 8 lines.
+  {
+    std::ifstream csv(directory / "chained40" / "residuals.csv");
+    std::string line;
+    std::vector<long long> steps;
+    std::getline(csv, line);
+    while (std::getline(csv, line)) steps.push_back(std::atoll(line.c_str()));
+    EXPECT_EQ(steps, (std::vector<long long>{5, 10, 15, 20, 25, 30, 35, 40}));
+  }
+  // A tolerance above the residual ends each stage at its first monitored step (5 and 10), the
+  // last stage then runs to max_steps.
+  const auto [quick, quick_state] = run("tolerance", {"solver.order=3", "time.p_continuation=[1, 2]",
+                                                      cat("time.p_continuation_tolerance=", 1e3), "time.max_steps=20"});
+  EXPECT_EQ(quick.steps, 10);
+  EXPECT_EQ(quick_state.order, 3);
+  // A restart from the p = 2 checkpoint of q2 (step 30) skips the p = 1 stage: p = 2 for 15 steps
+  // (to 45), then p = 3.
+  const auto [restarted, restarted_state] = run("restarted", {"solver.order=3", "time.p_continuation=[1, 2]", "time.p_continuation_steps=15",
+                                                               "time.max_steps=50"},
+                                                (directory / "q2" / "checkpoint.h5").string());
+  EXPECT_EQ(restarted.steps, 5);
+  EXPECT_EQ(restarted_state.order, 3);
+  EXPECT_EQ(restarted_state.step, 50);
+  // max_steps reached within a stage ends the continuation there (the checkpoint at that order).
+  const auto [early, early_state] = run("early", {"solver.order=3", "time.p_continuation=[1, 2]", "time.p_continuation_steps=15",
+                                                  "time.max_steps=12"});
+  EXPECT_EQ(early.steps, 12);
+  EXPECT_EQ(early_state.order, 1);
+  std::filesystem::remove_all(directory);
+  // Bad keys.
+  expect_error(couette_case(), {"time.p_continuation=[1, 2]", "time.p_continuation_steps=10"}, "is not an order below [solver] order = 2");
+  expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[2, 1]", "time.p_continuation_steps=10"}, "the orders must rise");
+  expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[1]"}, "say when to raise the order");
+  expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[1]", "time.p_continuation_tolerance=1e-3", "time.residual_every=0"},
+               "needs the residual monitor");
+  expect_error(couette_case(), {"time.p_continuation_steps=10"}, "need p_continuation");
+  // An empty list is none (the switch for a case file that has one).
+  EXPECT_TRUE(make(couette_case(), {"time.p_continuation=[]", "time.p_continuation_steps=10"}).time.p_continuation.empty());
+  expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[1.5]", "time.p_continuation_steps=10"}, "is not an order below");
+  expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[1]", "time.p_continuation_steps=0"}, "must be >= 1");
 }

@@ -368,7 +368,8 @@ Case load_case(const Config& config, Backend backend) {
 
   const Config time = config.table("time");
   time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every",
-                   "residual_every", "residual_tolerance", "local_time_step"});
+                   "residual_every", "residual_tolerance", "local_time_step", "p_continuation", "p_continuation_tolerance",
+                   "p_continuation_steps"});
   problem.time.scheme = time.string_or("scheme", problem.time.scheme);
   (void)runge_kutta_scheme(problem.time.scheme);  // validates the name now
   problem.time.cfl = time.double_or("cfl", problem.time.cfl);
@@ -378,11 +379,36 @@ Case load_case(const Config& config, Backend backend) {
   problem.time.max_steps = time.integer_or("max_steps", problem.time.max_steps);
   problem.time.steady_tolerance = time.double_or("steady_tolerance", 0.0);
   problem.time.residual_tolerance = time.double_or("residual_tolerance", 0.0);
-  problem.time.residual_every = time.integer_or("residual_every", problem.time.residual_tolerance > 0 ? 10 : 0);
+  problem.time.p_continuation_tolerance = time.double_or("p_continuation_tolerance", 0.0);
+  problem.time.p_continuation_steps = time.integer_or("p_continuation_steps", -1);
+  problem.time.residual_every =
+      time.integer_or("residual_every", problem.time.residual_tolerance > 0 || problem.time.p_continuation_tolerance > 0 ? 10 : 0);
   if (problem.time.residual_every < 0) throw InputError(cat(time.where(), " residual_every: must be >= 0 (0: no residual monitor)"));
   if (problem.time.residual_tolerance < 0) throw InputError(cat(time.where(), " residual_tolerance: must be >= 0"));
   if (problem.time.residual_tolerance > 0 && problem.time.residual_every == 0)
     throw InputError(cat(time.where(), " residual_tolerance: needs the monitor (residual_every > 0)"));
+  if (const auto orders = time.get_doubles("p_continuation")) {
+    for (const double value : *orders) {
+      const int order = static_cast<int>(value);
+      if (order != value || order < 0 || order >= problem.options.order)
+        throw InputError(cat(time.where(), " p_continuation: ", value, " is not an order below [solver] order = ", problem.options.order,
+                             " (the orders run before it, lowest first, e.g. [1, 2] before 3)"));
+      if (!problem.time.p_continuation.empty() && order <= problem.time.p_continuation.back())
+        throw InputError(cat(time.where(), " p_continuation: the orders must rise (", problem.time.p_continuation.back(), " then ", order, ")"));
+      problem.time.p_continuation.push_back(order);
+    }
+    // An empty list switches it off (--set time.p_continuation=[] on a case file that has one).
+    if (!problem.time.p_continuation.empty() && problem.time.p_continuation_tolerance <= 0 && problem.time.p_continuation_steps < 0)
+      throw InputError(cat(time.where(), " p_continuation: say when to raise the order: p_continuation_tolerance (the residual ",
+                           "monitor's largest L2 norm) and/or p_continuation_steps (steps at each order)"));
+    if (!problem.time.p_continuation.empty() && problem.time.p_continuation_tolerance > 0 && problem.time.residual_every == 0)
+      throw InputError(cat(time.where(), " p_continuation_tolerance: needs the residual monitor (residual_every > 0)"));
+  } else if (time.get_double("p_continuation_tolerance") || time.get_double("p_continuation_steps")) {
+    throw InputError(cat(time.where(), " p_continuation_tolerance and p_continuation_steps need p_continuation (the orders to run first)"));
+  }
+  if (problem.time.p_continuation_tolerance < 0) throw InputError(cat(time.where(), " p_continuation_tolerance: must be >= 0"));
+  if (time.get_double("p_continuation_steps") && problem.time.p_continuation_steps < 1)
+    throw InputError(cat(time.where(), " p_continuation_steps: must be >= 1"));
   problem.time.progress_every = time.integer_or("progress_every", 0);
   problem.time.local_time_step = time.bool_or("local_time_step", false);
   if (problem.time.local_time_step) {

@@ -36,6 +36,13 @@ struct TimeControl {
   /// Local time stepping (steady states only): every element advances with its own step, cfl times
   /// its own limit; t is then a pseudo-time advanced by the smallest step.
   bool local_time_step = false;
+  /// p-continuation: the orders run before [solver] order, lowest first, each continued from the
+  /// last one's state (hierarchical bases: the new modes start at zero); a stage ends when the
+  /// residual monitor's largest norm falls below p_continuation_tolerance (> 0) or after
+  /// p_continuation_steps steps at its order (>= 0), whichever comes first.
+  std::vector<int> p_continuation;
+  double p_continuation_tolerance = 0;
+  long long p_continuation_steps = -1;
 };
 
 struct OutputControl {

@@ -1,10 +1,12 @@
 #include "flowdg/cases/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <unistd.h>
 
 #include "flowdg/backend/backend.hpp"
@@ -142,7 +144,7 @@ class CheckHook final : public Hook {
 class VtuHook final : public Hook {
  public:
   VtuHook(const Case& problem, const RunOptions& options)
-      : every_(problem.output.vtu_every), restarted_(!options.restart.empty()),
+      : every_(problem.output.vtu_every), restarted_(!options.restart.empty() || options.start_from != nullptr),
         series_(output_path(problem, "solution.pvd")) {}
   std::string name() const override { return "vtu"; }
   void start(LoopState& state) override {
@@ -434,22 +436,29 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
   std::filesystem::rename(temporary, path);  // never leave a half-written summary
 }
 
-RunResult run_case(const Case& problem, const RunOptions& run_options) {
+namespace {
+
+/// One run at the case's order (run_case: a p-continuation runs one per order).
+RunResult run_one(const Case& problem, const RunOptions& run_options) {
   const auto setup_start = Clock::now();
   if (!run_options.quiet)
     for (const std::string& warning : problem.warnings) std::fprintf(stderr, "flowdg: warning: %s\n", warning.c_str());
   const std::unique_ptr<dg::Operator> op = dg::make_operator(problem.mesh, problem.connectivity, problem.options);
   LoopState state{*op, problem};
   state.write_files = run_options.write_summary;
-  if (!run_options.restart.empty()) {
-    const Checkpoint checkpoint = read_checkpoint(run_options.restart);
+  const bool restarted = run_options.start_from != nullptr || !run_options.restart.empty();
+  if (restarted) {
+    const std::string origin = run_options.start_from != nullptr ? "the last stage" : run_options.restart;
+    std::optional<Checkpoint> read;
+    if (run_options.start_from == nullptr) read = read_checkpoint(run_options.restart);
+    const Checkpoint& checkpoint = run_options.start_from != nullptr ? *run_options.start_from : *read;
     // p-continuation: a checkpoint of another order starts this run from its modes (hierarchical
     // bases: padded with zeros, or the highest dropped); everything else must match.
     check_compatible(checkpoint, problem.mesh, checkpoint.order, problem.physics());
     if (checkpoint.order != problem.options.order) {
       if (!run_options.quiet)
         std::printf("flowdg: restarting at p = %d from the p = %d state of %s (%s)\n", problem.options.order, checkpoint.order,
-                    run_options.restart.c_str(), checkpoint.order < problem.options.order ? "higher modes zero" : "highest modes dropped");
+                    origin.c_str(), checkpoint.order < problem.options.order ? "higher modes zero" : "highest modes dropped");
       op->set_coefficients(dg::change_order(op->groups(), checkpoint.coefficients, op->n_variables(), checkpoint.order,
                                             problem.options.order));
       // The new order's quadrature points are not the old ones: a state kept admissible (limited,
@@ -457,7 +466,7 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
       // projection; what it leaves inadmissible is refused here rather than as NaN a step later.
       op->apply_limiter();
       if (const std::string bad = op->describe_bad_state(); !bad.empty())
-        throw InputError(cat("the p = ", checkpoint.order, " state of ", run_options.restart, " is not admissible at the p = ",
+        throw InputError(cat("the p = ", checkpoint.order, " state of ", origin, " is not admissible at the p = ",
                              problem.options.order, " quadrature points: ", bad,
                              " (restart at the checkpoint's order, or with [solver] positivity = true where it runs)"));
     } else {
@@ -497,7 +506,10 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
     std::printf("flowdg: %s on %s: %lld elements, p = %d, %lld DOF, %s, %s; %s%s\n", problem.name.c_str(),
                 describe(problem.options.backend).c_str(), static_cast<long long>(op->n_elements()), op->order(),
                 static_cast<long long>(op->dof()), scheme.name.c_str(), problem.mesh.source.c_str(), op->describe().c_str(),
-                run_options.restart.empty() ? "" : cat(", restarted from ", run_options.restart, " at t = ", state.t, ", step ", state.step).c_str());
+                !restarted ? ""
+                           : cat(", restarted from ", run_options.start_from != nullptr ? "the last stage" : run_options.restart,
+                                 " at t = ", state.t, ", step ", state.step)
+                                 .c_str());
 
   // What the first step would otherwise pay once is set-up, done before the clock starts: the
   // Runge-Kutta registers' allocation and the hooks' start (the checkpoint hook hashes the mesh,
@@ -568,6 +580,8 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
   result.converged = state.converged;
   result.last_change = state.last_change;
   for (Hook* hook : hooks) hook->finish(state);
+  if (run_options.keep_final != nullptr)
+    *run_options.keep_final = case_checkpoint(problem, *op, op->coefficients(), state.t, state.step, mesh_hash(problem.mesh));
   if (interrupted != 0)
     result.status = cat("interrupted by ", signal_name(interrupted), " at step ", state.step, ", t = ", state.t);
   if (problem.has_exact) result.errors = op->errors(problem.initial, state.t);
@@ -590,6 +604,69 @@ RunResult run_case(const Case& problem, const RunOptions& run_options) {
     throw Interrupted(interrupted, cat(result.status, state.write_files ? cat("; the state is in ", problem.output_directory,
                                                                              "/checkpoint.h5 (continue with --restart)")
                                                                        : std::string()));
+  return result;
+}
+
+}  // namespace
+
+RunResult run_case(const Case& problem, const RunOptions& options) {
+  if (problem.time.p_continuation.empty()) return run_one(problem, options);
+  // p-continuation: a run per order, each from the last one's final state (in memory; each stage's
+  // checkpoint.h5, summary and histories are written as by any run, the histories continued), the
+  // operator and its tables built anew for each order. A --restart starts at the stage of the
+  // checkpoint's order (the first above it when its order is not in the list).
+  std::vector<int> orders = problem.time.p_continuation;
+  orders.push_back(problem.options.order);
+  std::size_t first = 0;
+  long long start_step = 0;
+  if (!options.restart.empty()) {
+    const Checkpoint checkpoint = read_checkpoint(options.restart);
+    while (first + 1 < orders.size() && orders[first] < checkpoint.order) ++first;
+    start_step = checkpoint.step;
+  }
+  Case stage = problem;  // one copy: each stage changes its order and its limits
+  stage.time.p_continuation.clear();
+  Checkpoint carried;
+  RunResult result;
+  for (std::size_t i = first; i < orders.size(); ++i) {
+    const bool last = i + 1 == orders.size();
+    stage.options.order = orders[i];
+    stage.time.max_steps = problem.time.max_steps;
+    stage.time.residual_tolerance = problem.time.residual_tolerance;
+    if (!last) {
+      // A stage ends at its tolerance or after its steps, or where the whole run would (max_steps).
+      stage.time.residual_tolerance = problem.time.p_continuation_tolerance;
+      if (problem.time.p_continuation_steps >= 0) {
+        const long long cap = start_step + problem.time.p_continuation_steps;
+        stage.time.max_steps = problem.time.max_steps >= 0 ? std::min(problem.time.max_steps, cap) : cap;
+      }
+    }
+    if (!options.quiet)
+      std::printf("flowdg: p-continuation, stage %zu of %zu: p = %d%s\n", i + 1, orders.size(), orders[i],
+                  last ? "" : cat(" until ", problem.time.p_continuation_tolerance > 0 ? cat("the residual < ", problem.time.p_continuation_tolerance) : std::string(),
+                                  problem.time.p_continuation_tolerance > 0 && problem.time.p_continuation_steps >= 0 ? " or " : "",
+                                  problem.time.p_continuation_steps >= 0 ? cat(problem.time.p_continuation_steps, " steps") : std::string())
+                                  .c_str());
+    RunOptions stage_options = options;
+    Checkpoint next;
+    if (i > first) {
+      stage_options.restart.clear();
+      stage_options.start_from = &carried;
+    }
+    stage_options.keep_final = last ? nullptr : &next;
+    result = run_one(stage, stage_options);
+    if (last) break;
+    stage.warnings.clear();  // said once
+    // The whole run's own ends (end_time, max_steps) end the continuation too.
+    if (result.time >= problem.time.end_time * (1 - 1e-14) || (problem.time.max_steps >= 0 && next.step >= problem.time.max_steps)) {
+      if (!options.quiet)
+        std::printf("flowdg: p-continuation stopped at p = %d: the run's %s is reached\n", orders[i],
+                    problem.time.max_steps >= 0 && next.step >= problem.time.max_steps ? "max_steps" : "end_time");
+      break;
+    }
+    carried = std::move(next);
+    start_step = carried.step;
+  }
   return result;
 }
 

@@ -14,6 +14,7 @@
 namespace flowdg {
 
 struct Case;
+struct Checkpoint;
 
 /// What the loop shares with its hooks.
 struct LoopState {
@@ -51,6 +52,11 @@ struct RunOptions {
   long long snapshot_every = 10; ///< steps between device copies of the last good state
   /// Hooks of the caller's, run after the case's own (not owned; for library users and tests).
   std::vector<Hook*> extra_hooks;
+  /// p-continuation's stages (cases/run.cpp): the state to start from, held in memory (the last
+  /// stage's, as `restart` would read it from a file; it takes precedence), and where a stage
+  /// leaves its final state for the next.
+  const Checkpoint* start_from = nullptr;
+  Checkpoint* keep_final = nullptr;
 };
 
 /// A history CSV (step first on each line after the header) that a run restarted at first_step
