@@ -50,7 +50,7 @@ void launch_faces(Backend backend, const KernelChoice& choice, View<const double
 
 /// The element kernel of a stage in the chosen variant (n_elements of them).
 template <int P>
-void launch_element(Backend backend, const KernelChoice& choice, const ElementKernel<P>& element,
+void launch_element(Backend backend, [[maybe_unused]] const KernelChoice& choice, const ElementKernel<P>& element,
                     [[maybe_unused]] const double* tensor_tables) {
 #if defined(__CUDACC__)
   // (capping p = 1 at 85 registers for 3 blocks per SM measured slower: 68% vs 74% of copy)
