@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -52,4 +53,21 @@ TEST(Cli, BadInputIsOneLineAndExitCodeTwo) {
     EXPECT_FALSE(outcome.output.empty()) << arguments;
   }
   EXPECT_FALSE(std::filesystem::exists("/tmp/flowdg-cli-bad/summary.json"));
+}
+
+TEST(Cli, MeshCurveWritesACurvedGmshMeshAndRefusesBadWalls) {
+  const auto path = std::filesystem::temp_directory_path() / ("flowdg-cli-curve-" + std::to_string(::getpid()) + ".msh");
+  const std::string mesh = std::string(FLOWDG_TEST_DATA_DIR) + "/annulus_msh41.msh";
+  const Outcome outcome = run("mesh curve " + mesh + " --wall inner=circle:0,0,1 --wall outer=circle:0,0,1.384 --order 3 --sliding inflow " +
+                              "--sliding outflow -o " + path.string());
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("curved 188 of 188 elements to order 3"), std::string::npos) << outcome.output;
+  const Outcome info = run("mesh info " + path.string());
+  EXPECT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_NE(info.output.find("triangle10: 188"), std::string::npos) << info.output;
+  std::filesystem::remove(path);
+  const Outcome bad = run("mesh curve " + mesh + " --wall inner=cube:0,0,1 -o " + path.string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("unknown shape 'cube'"), std::string::npos) << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(path));
 }

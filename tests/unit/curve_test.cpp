@@ -4,8 +4,11 @@
 // element named, free-stream preservation of the solver on the result; the projections.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "flowdg/core/error.hpp"
@@ -15,6 +18,8 @@
 #include "flowdg/mesh/curve.hpp"
 #include "flowdg/mesh/elevate.hpp"
 #include "flowdg/mesh/generators.hpp"
+#include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/mesh/gmsh_writer.hpp"
 #include "flowdg/mesh/lagrange.hpp"
 
 using namespace flowdg;
@@ -263,6 +268,74 @@ TEST(MeshCurving, ProjectionsLandOnTheirSurfaces) {
       const double xs = std::pow(i / 2000.0, 2);
       for (const double side : {-1.0, 1.0})
         EXPECT_GE(std::hypot(1 + 2 * xs - p.x, side * 2 * half(xs) - p.y), distance - 1e-12);
+    }
+  }
+}
+
+namespace {
+
+/// write_gmsh then read_gmsh: the same nodes (to the bit), elements and tagged facets.
+void expect_round_trip(const Mesh& mesh, const std::string& name) {
+  const auto path = std::filesystem::temp_directory_path() / cat("flowdg_gmsh_writer_", ::getpid(), "_", name, ".msh");
+  write_gmsh(mesh, path.string());
+  const Mesh back = read_gmsh(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(back.n_nodes(), mesh.n_nodes()) << name;
+  for (index_t n = 0; n < mesh.n_nodes(); ++n) {
+    EXPECT_EQ(back.nodes[static_cast<std::size_t>(n)].x, mesh.nodes[static_cast<std::size_t>(n)].x) << name;
+    EXPECT_EQ(back.nodes[static_cast<std::size_t>(n)].y, mesh.nodes[static_cast<std::size_t>(n)].y) << name;
+    EXPECT_EQ(back.nodes[static_cast<std::size_t>(n)].z, mesh.nodes[static_cast<std::size_t>(n)].z) << name;
+  }
+  EXPECT_EQ(back.element_types, mesh.element_types) << name;
+  EXPECT_EQ(back.element_nodes, mesh.element_nodes) << name;
+  ASSERT_EQ(back.tagged_facets.size(), mesh.tagged_facets.size()) << name;
+  for (std::size_t f = 0; f < mesh.tagged_facets.size(); ++f) {
+    EXPECT_EQ(back.boundary_names[static_cast<std::size_t>(back.tagged_facets[f].tag)],
+              mesh.boundary_names[static_cast<std::size_t>(mesh.tagged_facets[f].tag)]);
+    EXPECT_EQ(back.tagged_facets[f].vertices, mesh.tagged_facets[f].vertices) << name << " facet " << f;
+  }
+}
+
+}  // namespace
+
+TEST(MeshCurving, TheGmshWriterRoundTripsCurvedMeshesOfEveryShape) {
+  CurvingOptions options;
+  for (int order = 2; order <= 4; ++order) {
+    options.order = order;
+    expect_round_trip(curve_mesh(straight_annulus(2, 4), annulus_walls(), options), cat("annulus_p", order));
+  }
+  TrueSurface dome;
+  dome.tag = "zmin";
+  dome.center = {0.5, 0.5, 3.0};
+  dome.radius = 3.0;
+  options.order = 4;
+  expect_round_trip(curve_mesh(box_tetrahedra(1, 1, 1, 2, 2, 2), {dome}, options), "dome_tet35");
+  expect_round_trip(read_gmsh(FLOWDG_TEST_DATA_DIR "/cylinder_hex27_msh41.msh"), "hex27");
+  expect_round_trip(read_gmsh(FLOWDG_TEST_DATA_DIR "/sector_quad16_msh41.msh"), "quad16");
+  expect_round_trip(read_gmsh(FLOWDG_TEST_DATA_DIR "/mixed_msh41.msh"), "mixed");
+}
+
+TEST(MeshCurving, WallSpecificationsAreParsedAndBadOnesRefused) {
+  const TrueSurface sphere = parse_true_surface("ball=sphere:1,2,3,0.5");
+  EXPECT_EQ(sphere.tag, "ball");
+  EXPECT_EQ(sphere.kind, TrueSurface::Kind::sphere);
+  EXPECT_EQ(sphere.center.z, 3.0);
+  EXPECT_EQ(sphere.radius, 0.5);
+  const TrueSurface wing = parse_true_surface("wall=naca:0012,0,0,1");
+  EXPECT_EQ(wing.kind, TrueSurface::Kind::naca4);
+  EXPECT_DOUBLE_EQ(wing.thickness, 0.12);
+  const TrueSurface circle = parse_true_surface("inner=circle:0,0,1");
+  EXPECT_EQ(circle.kind, TrueSurface::Kind::cylinder);
+  EXPECT_EQ(circle.axis.z, 1.0);
+  const TrueSurface pipe = parse_true_surface("pipe=cylinder:0,0,0,1,0,0,2");
+  EXPECT_EQ(pipe.axis.x, 1.0);
+  for (const char* bad : {"sphere:0,0,0,1", "ball=sphere:0,0,1", "ball=cube:0,0,0,1", "ball=sphere:0,0,0,x", "ball=sphere:0,0,0,-1",
+                          "wing=naca:2412,0,0,1", "wing=naca:0012,0,0,0", "pipe=cylinder:0,0,0,0,0,0,1"}) {
+    try {
+      (void)parse_true_surface(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("wall '"), std::string::npos) << error.what();
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -201,6 +202,67 @@ Point3 TrueSurface::project(Point3 x) const {
       return project_naca(*this, x);
   }
   return x;
+}
+
+TrueSurface parse_true_surface(const std::string& spec) {
+  const std::string usage =
+      "(NAME=sphere:cx,cy,cz,r, NAME=cylinder:cx,cy,cz,ax,ay,az,r, NAME=circle:cx,cy,r or NAME=naca:0012,cx,cy,chord)";
+  const std::size_t equals = spec.find('='), colon = spec.find(':', equals == std::string::npos ? 0 : equals);
+  if (equals == std::string::npos || equals == 0 || colon == std::string::npos)
+    throw InputError(cat("wall '", spec, "': expected NAME=KIND:numbers ", usage));
+  TrueSurface surface;
+  surface.tag = spec.substr(0, equals);
+  const std::string kind = spec.substr(equals + 1, colon - equals - 1);
+  std::vector<std::string> fields;
+  for (std::size_t start = colon + 1;;) {
+    const std::size_t comma = spec.find(',', start);
+    fields.push_back(spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  const auto number = [&](std::size_t i) {
+    const std::string& text = fields[i];
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value))
+      throw InputError(cat("wall '", spec, "': '", text, "' is not a number"));
+    return value;
+  };
+  const auto expect = [&](std::size_t n) {
+    if (fields.size() != n) throw InputError(cat("wall '", spec, "': a ", kind, " takes ", n, " numbers, not ", fields.size(), " ", usage));
+  };
+  if (kind == "sphere") {
+    expect(4);
+    surface.kind = TrueSurface::Kind::sphere;
+    surface.center = {number(0), number(1), number(2)};
+    surface.radius = number(3);
+  } else if (kind == "cylinder") {
+    expect(7);
+    surface.kind = TrueSurface::Kind::cylinder;
+    surface.center = {number(0), number(1), number(2)};
+    surface.axis = {number(3), number(4), number(5)};
+    surface.radius = number(6);
+    if (!(dot(surface.axis, surface.axis) > 0)) throw InputError(cat("wall '", spec, "': the cylinder's axis is zero"));
+  } else if (kind == "circle") {
+    expect(3);
+    surface.kind = TrueSurface::Kind::cylinder;
+    surface.center = {number(0), number(1), 0.0};
+    surface.radius = number(2);
+  } else if (kind == "naca") {
+    expect(4);
+    const std::string& digits = fields[0];
+    if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos || digits[0] != '0' || digits[1] != '0')
+      throw InputError(cat("wall '", spec, "': '", digits, "' is not a symmetric NACA 4-digit section (00XX)"));
+    surface.kind = TrueSurface::Kind::naca4;
+    surface.thickness = std::stoi(digits.substr(2)) / 100.0;
+    surface.center = {number(1), number(2), 0.0};
+    surface.chord = number(3);
+    if (!(surface.chord > 0)) throw InputError(cat("wall '", spec, "': the chord must be positive"));
+  } else {
+    throw InputError(cat("wall '", spec, "': unknown shape '", kind, "' ", usage));
+  }
+  if (surface.kind != TrueSurface::Kind::naca4 && !(surface.radius > 0)) throw InputError(cat("wall '", spec, "': the radius must be positive"));
+  return surface;
 }
 
 double min_scaled_jacobian(const Mesh& mesh, index_t* worst) {

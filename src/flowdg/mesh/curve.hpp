@@ -36,6 +36,13 @@ struct TrueSurface {
   Point3 project(Point3 x) const;
 };
 
+/// A wall's true shape from text, "NAME=KIND:numbers" (the CLI's --wall):
+///   NAME=sphere:cx,cy,cz,r          NAME=cylinder:cx,cy,cz,ax,ay,az,r (a point of the axis, its direction)
+///   NAME=circle:cx,cy,r             (2D: the cylinder along z)
+///   NAME=naca:digits,cx,cy,chord    (a symmetric NACA 4-digit section, digits "0012"; leading edge at (cx, cy))
+/// InputError naming what is wrong otherwise.
+TrueSurface parse_true_surface(const std::string& spec);
+
 struct CurvingOptions {
   int order = 2;          ///< the geometric order k of the result (2..4)
   double poisson = 0.45;  ///< nu in [0, 0.5)

@@ -568,4 +568,10 @@ Mesh read_gmsh(const std::string& path) {
   return read_gmsh_from_memory(bytes, path);
 }
 
+int gmsh_type_number(ElementType type) {
+  for (const auto& [number, known] : gmsh_element_types)
+    if (known == type) return number;
+  throw Error(cat("no Gmsh number for element type ", type_name(type)));
+}
+
 }  // namespace flowdg

@@ -16,4 +16,7 @@ Mesh read_gmsh(const std::string& path);
 /// the fuzzer share this entry point.
 Mesh read_gmsh_from_memory(std::string_view bytes, const std::string& name);
 
+/// Gmsh's element type number of an ElementType (the node orders agree: mesh/lagrange.hpp).
+int gmsh_type_number(ElementType type);
+
 }  // namespace flowdg
