@@ -641,12 +641,17 @@ RunResult run_case(const Case& problem, const RunOptions& options) {
         stage.time.max_steps = problem.time.max_steps >= 0 ? std::min(problem.time.max_steps, cap) : cap;
       }
     }
-    if (!options.quiet)
-      std::printf("flowdg: p-continuation, stage %zu of %zu: p = %d%s\n", i + 1, orders.size(), orders[i],
-                  last ? "" : cat(" until ", problem.time.p_continuation_tolerance > 0 ? cat("the residual < ", problem.time.p_continuation_tolerance) : std::string(),
-                                  problem.time.p_continuation_tolerance > 0 && problem.time.p_continuation_steps >= 0 ? " or " : "",
-                                  problem.time.p_continuation_steps >= 0 ? cat(problem.time.p_continuation_steps, " steps") : std::string())
-                                  .c_str());
+    if (!options.quiet) {
+      std::string until;
+      if (!last) {
+        char tolerance[32];
+        std::snprintf(tolerance, sizeof tolerance, "%g", problem.time.p_continuation_tolerance);
+        const bool by_residual = problem.time.p_continuation_tolerance > 0, by_steps = problem.time.p_continuation_steps >= 0;
+        until = cat(" until ", by_residual ? cat("the residual < ", tolerance) : std::string(), by_residual && by_steps ? " or " : "",
+                    by_steps ? cat(problem.time.p_continuation_steps, " steps") : std::string());
+      }
+      std::printf("flowdg: p-continuation, stage %zu of %zu: p = %d%s\n", i + 1, orders.size(), orders[i], until.c_str());
+    }
     RunOptions stage_options = options;
     Checkpoint next;
     if (i > first) {
