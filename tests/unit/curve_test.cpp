@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <string>
 
+#include "flowdg/cases/case.hpp"
+#include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/element/quadrature.hpp"
@@ -338,4 +340,55 @@ TEST(MeshCurving, WallSpecificationsAreParsedAndBadOnesRefused) {
       EXPECT_NE(std::string(error.what()).find("wall '"), std::string::npos) << error.what();
     }
   }
+}
+
+// [mesh.curve] in a case: the mesh is curved before the run as `flowdg mesh curve` does it (the
+// geometry's order following the solver's), the summary is a note of the case, `output` writes
+// the curved mesh; bad tables are refused with their place.
+TEST(MeshCurving, ACaseCurvesItsMeshBeforeTheRun) {
+  const auto written = std::filesystem::temp_directory_path() / cat("flowdg_case_curve_", ::getpid(), ".msh");
+  const std::string text = cat(R"(
+[mesh]
+file = ")", FLOWDG_TEST_DATA_DIR, R"(/annulus_msh41.msh"
+[mesh.curve]
+walls = ["inner=circle:0,0,1", "outer=circle:0,0,1.384"]
+sliding = ["inflow", "outflow"]
+output = ")", written.string(), R"("
+[solver]
+order = 3
+[flow]
+kind = "supersonic-vortex"
+[time]
+max_steps = 1
+[boundary.inner]
+type = "slip-wall"
+[boundary.outer]
+type = "slip-wall"
+[boundary.inflow]
+type = "prescribed"
+[boundary.outflow]
+type = "prescribed"
+)");
+  const Case problem = load_case(Config::from_string(text, "curved case"), Backend::cpu);
+  for (const ElementType type : problem.mesh.element_types) EXPECT_EQ(type, ElementType::triangle10);
+  EXPECT_LT(largest_radius_error(problem.mesh, 1.0, 0.01), 1e-13);
+  ASSERT_EQ(problem.notes.size(), 1u);
+  EXPECT_NE(problem.notes[0].find("curved 188 elements to geometric order 3"), std::string::npos) << problem.notes[0];
+  const Mesh back = read_gmsh(written.string());
+  std::filesystem::remove(written);
+  EXPECT_EQ(back.element_nodes, problem.mesh.element_nodes);
+  // Bad tables.
+  const auto refused = [&](const std::string& from, const std::string& to, const std::string& fragment) {
+    std::string changed = text;
+    changed.replace(changed.find(from), from.size(), to);
+    try {
+      (void)load_case(Config::from_string(changed, "curved case"), Backend::cpu);
+      ADD_FAILURE() << "accepted: " << to;
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+    }
+  };
+  refused(R"(walls = ["inner=circle:0,0,1", "outer=circle:0,0,1.384"])", "walls = []", "walls: give the walls");
+  refused("inner=circle:0,0,1\"", "inner=circle:0,1\"", "[mesh.curve] walls: wall 'inner=circle:0,1'");
+  refused("sliding = ", "layer = 2\nsliding = ", "layer");
 }

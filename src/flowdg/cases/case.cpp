@@ -1,11 +1,15 @@
 #include "flowdg/cases/case.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/tuned_triangle_operator.hpp"
+#include "flowdg/mesh/curve.hpp"
 #include "flowdg/mesh/generators.hpp"
+#include "flowdg/mesh/gmsh_writer.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/mesh/periodic.hpp"
 #include "flowdg/mesh/validate.hpp"
@@ -207,14 +211,52 @@ void read_solver(const Config& config, Case& problem) {
   }
 }
 
+/// [mesh.curve]: the straight mesh curved by linear elasticity before the run (mesh/curve.hpp),
+/// the same settings as `flowdg mesh curve`; `output` also writes the curved mesh (Gmsh MSH 2.2).
+void curve_case_mesh(const Config& config, const Config& table, Case& problem) {
+  table.allow_only({"walls", "order", "poisson", "layers", "box", "sliding", "output"});
+  const auto walls = table.get_strings("walls");
+  if (!walls || walls->empty())
+    throw InputError(cat(table.where(), " walls: give the walls and their shapes, e.g. walls = [\"sphere=sphere:0,0,0,0.5\"]"));
+  std::vector<TrueSurface> surfaces;
+  for (const std::string& text : *walls) {
+    try {
+      surfaces.push_back(parse_true_surface(text));
+    } catch (const InputError& error) {
+      throw InputError(cat(table.where(), " walls: ", error.what()));
+    }
+  }
+  CurvingOptions options;
+  // The geometry's order follows the solver's (clamped to 2..4) unless given.
+  const long long solver_order = config.table("solver").integer_or("order", 1);
+  options.order = static_cast<int>(table.integer_or("order", std::clamp<long long>(solver_order, 2, 4)));
+  options.poisson = table.double_or("poisson", options.poisson);
+  options.layers = static_cast<int>(table.integer_or("layers", 0));
+  if (options.layers < 0) throw InputError(cat(table.where(), " layers: must be >= 0 (0: every element)"));
+  if (const auto box = table.get_doubles("box")) {
+    if (box->size() != 6) throw InputError(cat(table.where(), " box: six numbers [x0, y0, z0, x1, y1, z1]"));
+    options.box = std::make_pair(Point3{(*box)[0], (*box)[1], (*box)[2]}, Point3{(*box)[3], (*box)[4], (*box)[5]});
+  }
+  if (const auto sliding = table.get_strings("sliding")) options.sliding = *sliding;
+  CurvingReport report;
+  problem.mesh = curve_mesh(problem.mesh, surfaces, options, &report);
+  char numbers[96];
+  std::snprintf(numbers, sizeof numbers, "walls moved up to %.3g); min det J / det J_straight %.4f", report.largest_wall_move,
+                report.min_scaled_jacobian);
+  problem.notes.push_back(cat("curved ", report.curved_elements, " elements to geometric order ", options.order, " (", report.unknowns,
+                              " unknowns; ", numbers));
+  if (const auto output = table.get_string("output")) write_gmsh(problem.mesh, resolve_mesh_path(*output, config.directory()));
+}
+
 void read_mesh(const Config& config, Case& problem) {
   const Config mesh_table = config.table("mesh");
-  mesh_table.allow_only({"file", "refine", "reorder"});
+  mesh_table.allow_only({"file", "refine", "reorder", "curve"});
   const std::string spec = resolve_mesh_path(mesh_table.require_string("file"), config.directory());
   problem.mesh = load_mesh(spec);
   const long long refine = mesh_table.integer_or("refine", 0);
   if (refine < 0 || refine > 12) throw InputError(cat(mesh_table.where(), " refine: ", refine, " is out of range (0..12)"));
   for (long long level = 0; level < refine; ++level) problem.mesh = refine_uniform(problem.mesh);
+  if (mesh_table.has("curve")) curve_case_mesh(config, mesh_table.table("curve"), problem);
   // Validation builds the connectivity anyway; it is kept unless the elements are renumbered.
   validate_or_throw(problem.mesh, &problem.connectivity);
   const std::string reorder = mesh_table.string_or("reorder", "none");

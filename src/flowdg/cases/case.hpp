@@ -66,6 +66,8 @@ struct Case {
   /// What the case may not mean (printed by the run unless quiet): e.g. a curved no-slip wall
   /// meshed with straight-sided elements.
   std::vector<std::string> warnings;
+  /// What the loading did that the run reports (unless quiet): e.g. the mesh curving's summary.
+  std::vector<std::string> notes;
   std::string output_directory;
   OutputControl output;
   std::optional<double> free_stream_mach;  ///< [physics] mach

@@ -441,8 +441,10 @@ namespace {
 /// One run at the case's order (run_case: a p-continuation runs one per order).
 RunResult run_one(const Case& problem, const RunOptions& run_options) {
   const auto setup_start = Clock::now();
-  if (!run_options.quiet)
+  if (!run_options.quiet) {
+    for (const std::string& note : problem.notes) std::printf("flowdg: %s\n", note.c_str());
     for (const std::string& warning : problem.warnings) std::fprintf(stderr, "flowdg: warning: %s\n", warning.c_str());
+  }
   const std::unique_ptr<dg::Operator> op = dg::make_operator(problem.mesh, problem.connectivity, problem.options);
   LoopState state{*op, problem};
   state.write_files = run_options.write_summary;
@@ -662,6 +664,7 @@ RunResult run_case(const Case& problem, const RunOptions& options) {
     result = run_one(stage, stage_options);
     if (last) break;
     stage.warnings.clear();  // said once
+    stage.notes.clear();
     // The whole run's own ends (end_time, max_steps) end the continuation too.
     if (result.time >= problem.time.end_time * (1 - 1e-14) || (problem.time.max_steps >= 0 && next.step >= problem.time.max_steps)) {
       if (!options.quiet)
