@@ -16,6 +16,7 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/element/quadrature.hpp"
+#include "flowdg/mesh/cad.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/curve.hpp"
 #include "flowdg/mesh/elevate.hpp"
@@ -391,4 +392,35 @@ type = "prescribed"
   refused(R"(walls = ["inner=circle:0,0,1", "outer=circle:0,0,1.384"])", "walls = []", "walls: give the walls");
   refused("inner=circle:0,0,1\"", "inner=circle:0,1\"", "[mesh.curve] walls: wall 'inner=circle:0,1'");
   refused("sliding = ", "layer = 2\nsliding = ", "layer");
+}
+
+// CAD walls through Gmsh's API (libgmsh, loaded at run time): the closest points on a BREP sphere
+// are the analytic sphere's, and the dome of the tetrahedra test curved onto it is the same mesh.
+// Skipped, saying so, where libgmsh is not installed.
+TEST(MeshCurving, CadSurfacesThroughGmshGiveTheAnalyticShapesNodes) {
+  if (!cad_available()) GTEST_SKIP() << "libgmsh.so not found (apt-get install libgmsh-dev)";
+  const std::string file = FLOWDG_TEST_DATA_DIR "/dome_sphere.brep";
+  TrueSurface cad = parse_true_surface(cat("zmin=cad:", file));
+  TrueSurface sphere;
+  sphere.tag = "zmin";
+  sphere.center = {0.5, 0.5, 3.0};
+  sphere.radius = 3.0;
+  for (const Point3 p : {Point3{0.1, 0.2, 0.05}, Point3{0.9, 0.4, -0.1}, Point3{0.5, 0.5, 0.3}, Point3{-1, 2, 3}}) {
+    const Point3 d = cad.project(p) - sphere.project(p);
+    EXPECT_LT(std::sqrt(dot(d, d)), 1e-7);
+  }
+  CurvingOptions options;
+  options.order = 3;
+  options.sliding = {"xmin", "xmax", "ymin", "ymax"};
+  const Mesh straight = box_tetrahedra(1, 1, 1, 2, 2, 2);
+  const Mesh by_cad = curve_mesh(straight, {cad}, options), analytic = curve_mesh(straight, {sphere}, options);
+  double largest = 0;
+  for (index_t n = 0; n < by_cad.n_nodes(); ++n) {
+    const Point3 d = by_cad.nodes[static_cast<std::size_t>(n)] - analytic.nodes[static_cast<std::size_t>(n)];
+    largest = std::max(largest, std::sqrt(dot(d, d)));
+  }
+  EXPECT_LT(largest, 1e-7);
+  // A missing file and a surface the model lacks are refused.
+  EXPECT_THROW((void)parse_true_surface("zmin=cad:/nonexistent/model.step").project({0, 0, 0}), InputError);
+  EXPECT_THROW((void)parse_true_surface(cat("zmin=cad:", file, ",99")).project({0, 0, 0}), InputError);
 }

@@ -222,6 +222,8 @@ void curve_case_mesh(const Config& config, const Config& table, Case& problem) {
   for (const std::string& text : *walls) {
     try {
       surfaces.push_back(parse_true_surface(text));
+      if (surfaces.back().kind == TrueSurface::Kind::cad)  // a CAD file is found beside the case file
+        surfaces.back().file = resolve_mesh_path(surfaces.back().file, config.directory());
     } catch (const InputError& error) {
       throw InputError(cat(table.where(), " walls: ", error.what()));
     }

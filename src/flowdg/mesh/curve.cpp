@@ -11,6 +11,7 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/quadrature.hpp"
+#include "flowdg/mesh/cad.hpp"
 // GCC 12 at -O3 reports a std::vector<double>'s destructor in curve_mesh as freeing a non-heap
 // pointer (-Wfree-nonheap-object, a known false positive of its inlined allocator paths; clang and
 // the sanitizer build are silent).
@@ -200,13 +201,16 @@ Point3 TrueSurface::project(Point3 x) const {
     }
     case Kind::naca4:
       return project_naca(*this, x);
+    case Kind::cad:
+      return cad_closest_point(file, surfaces, x);
   }
   return x;
 }
 
 TrueSurface parse_true_surface(const std::string& spec) {
   const std::string usage =
-      "(NAME=sphere:cx,cy,cz,r, NAME=cylinder:cx,cy,cz,ax,ay,az,r, NAME=circle:cx,cy,r or NAME=naca:0012,cx,cy,chord)";
+      "(NAME=sphere:cx,cy,cz,r, NAME=cylinder:cx,cy,cz,ax,ay,az,r, NAME=circle:cx,cy,r, NAME=naca:0012,cx,cy,chord or "
+      "NAME=cad:FILE[,surface tags])";
   const std::size_t equals = spec.find('='), colon = spec.find(':', equals == std::string::npos ? 0 : equals);
   if (equals == std::string::npos || equals == 0 || colon == std::string::npos)
     throw InputError(cat("wall '", spec, "': expected NAME=KIND:numbers ", usage));
@@ -248,6 +252,16 @@ TrueSurface parse_true_surface(const std::string& spec) {
     surface.kind = TrueSurface::Kind::cylinder;
     surface.center = {number(0), number(1), 0.0};
     surface.radius = number(2);
+  } else if (kind == "cad") {
+    surface.kind = TrueSurface::Kind::cad;
+    surface.file = fields[0];
+    if (surface.file.empty()) throw InputError(cat("wall '", spec, "': the CAD file is missing ", usage));
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      const double tag = number(i);
+      if (tag != std::floor(tag) || tag < 1) throw InputError(cat("wall '", spec, "': '", fields[i], "' is not a surface tag"));
+      surface.surfaces.push_back(static_cast<int>(tag));
+    }
+    return surface;
   } else if (kind == "naca") {
     expect(4);
     const std::string& digits = fields[0];

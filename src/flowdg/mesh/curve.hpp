@@ -24,6 +24,7 @@ struct TrueSurface {
     cylinder,  ///< an infinite circular cylinder: a point of its axis (centre), axis direction, radius (in 2D: a circle)
     naca4,     ///< a NACA 4-digit symmetric section (closed trailing edge) in the x-y plane, extruded along z:
                ///< leading edge at centre, chord along +x, thickness ratio (0.12 for NACA 0012)
+    cad,       ///< the surfaces of a CAD model (STEP, IGES, BREP, .geo) through Gmsh's API (mesh/cad.hpp)
   };
   Kind kind = Kind::sphere;
   std::string tag;       ///< the boundary name of the wall
@@ -32,6 +33,8 @@ struct TrueSurface {
   Point3 axis{0, 0, 1};
   double chord = 1.0;
   double thickness = 0.12;
+  std::string file;           ///< cad: the model
+  std::vector<int> surfaces;  ///< cad: Gmsh's surface tags to project onto (empty: all)
   /// The point of the surface closest to x.
   Point3 project(Point3 x) const;
 };
@@ -40,6 +43,7 @@ struct TrueSurface {
 ///   NAME=sphere:cx,cy,cz,r          NAME=cylinder:cx,cy,cz,ax,ay,az,r (a point of the axis, its direction)
 ///   NAME=circle:cx,cy,r             (2D: the cylinder along z)
 ///   NAME=naca:digits,cx,cy,chord    (a symmetric NACA 4-digit section, digits "0012"; leading edge at (cx, cy))
+///   NAME=cad:FILE[,tag,...]         (a CAD model's surfaces, all or those tags; 3D meshes)
 /// InputError naming what is wrong otherwise.
 TrueSurface parse_true_surface(const std::string& spec);
 
