@@ -622,3 +622,39 @@ TEST(EulerGeneric, RefusesTwoDimensionalOnlyFeaturesInThreeDimensions) {
   spec.strength = 20.0;  // core temperature 1 - 0.4 * 400 / (11.2 pi^2) e < 0
   EXPECT_NE(message([&] { physics::check_supported(spec, 3); }).find("strength"), std::string::npos);
 }
+
+// The 3D inflow and outflow conditions (issue 16 item 5), at any normal: supersonic inflow takes
+// the given state, supersonic outflow the interior's; subsonic inflow takes density and velocity
+// from the given state and pressure from the interior; subsonic outflow the given pressure and
+// the interior's density and velocity. Each is rotationally invariant.
+TEST(EulerGeneric, ThreeDimensionalInflowAndOutflowTakeTheirDataFromTheRightSide) {
+  const Euler3 equations{};
+  std::mt19937_64 rng(909);
+  const Direction3 x{};
+  for (int sample = 0; sample < n_samples; ++sample) {
+    const State3 um = random_state<3>(rng, equations), given = random_state<3>(rng, equations);
+    const Direction3 n = random_unit<3>(rng);
+    const auto ghost = [&](physics::BoundaryKind kind, const State3& inside, const State3& outside, const Direction3& normal) {
+      const physics::BoundaryCondition<3> condition{kind, {}};
+      return condition.ghost_state(equations, inside, normal, x, 0.0, [&](const Direction3&, double) { return outside; });
+    };
+    ASSERT_LE(relative_difference(ghost(physics::BoundaryKind::inflow, um, given, n), given), 1e-15) << sample;
+    ASSERT_LE(relative_difference(ghost(physics::BoundaryKind::outflow, um, given, n), um), 1e-15) << sample;
+    const State3 in = ghost(physics::BoundaryKind::subsonic_inflow, um, given, n);
+    ASSERT_NEAR(in[0], given[0], 1e-14 * given[0]) << sample;
+    for (int d = 0; d < 3; ++d)
+      ASSERT_NEAR(Euler3::velocity(in)[d], Euler3::velocity(given)[d], 1e-13 * (1 + std::abs(Euler3::velocity(given)[d]))) << sample;
+    ASSERT_NEAR(equations.pressure(in), equations.pressure(um), 1e-13 * equations.pressure(um)) << sample;
+    const State3 out = ghost(physics::BoundaryKind::subsonic_outflow, um, given, n);
+    ASSERT_NEAR(out[0], um[0], 1e-14 * um[0]) << sample;
+    for (int d = 0; d < 3; ++d)
+      ASSERT_NEAR(Euler3::velocity(out)[d], Euler3::velocity(um)[d], 1e-13 * (1 + std::abs(Euler3::velocity(um)[d]))) << sample;
+    ASSERT_NEAR(equations.pressure(out), equations.pressure(given), 1e-13 * equations.pressure(given)) << sample;
+    // Rotational invariance.
+    const Rotation rotation = Rotation::random(rng);
+    for (const physics::BoundaryKind kind : {physics::BoundaryKind::subsonic_inflow, physics::BoundaryKind::subsonic_outflow}) {
+      const State3 rotated = ghost(kind, rotation(um), rotation(given), rotation(n));
+      ASSERT_LE(relative_difference(rotated, rotation(ghost(kind, um, given, n))), 1e-13) << sample;
+    }
+  }
+}

@@ -413,3 +413,30 @@ TEST(NavierStokesCase, PContinuationRunsTheStagesAUserWouldChainByHand) {
   expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[1.5]", "time.p_continuation_steps=10"}, "is not an order below");
   expect_error(couette_case(), {"solver.order=3", "time.p_continuation=[1]", "time.p_continuation_steps=0"}, "must be >= 1");
 }
+
+// p-continuation for 3D Euler on tetrahedra (issue 16 item 3): the chained run equals the hand-made
+// one (3 steps at p = 1, then p = 2 from its checkpoint) bit for bit.
+TEST(NavierStokesCase, PContinuationOfThreeDimensionalEulerEqualsTheHandMadeChain) {
+  const auto directory = std::filesystem::temp_directory_path() / cat("flowdg_p_continuation_3d_", ::getpid());
+  std::filesystem::remove_all(directory);
+  RunOptions options;
+  options.quiet = true;
+  const std::string text = flowdg::testing::example_case("vortex3d_tetrahedra.toml");
+  const auto run = [&](const std::string& name, std::vector<std::string> overrides, const std::string& restart = "") {
+    overrides.insert(overrides.end(), {"mesh.file=\"builtin:box?lx=6&ly=6&lz=1.5&nx=3&ny=3&nz=1\"", "output.vtu=false"});
+    Case problem = make(text, overrides);
+    problem.output_directory = (directory / name).string();
+    RunOptions with = options;
+    with.restart = restart;
+    (void)run_case(problem, with);
+    return read_checkpoint((directory / name / "checkpoint.h5").string());
+  };
+  run("p1", {"solver.order=1", "time.max_steps=3"});
+  const Checkpoint by_hand = run("p2", {"solver.order=2", "time.max_steps=6"}, (directory / "p1" / "checkpoint.h5").string());
+  const Checkpoint chained = run("chained", {"solver.order=2", "time.p_continuation=[1]", "time.p_continuation_steps=3", "time.max_steps=6"});
+  EXPECT_EQ(chained.order, 2);
+  EXPECT_EQ(chained.step, 6);
+  EXPECT_EQ(chained.n_variables, 5);
+  EXPECT_EQ(chained.coefficients, by_hand.coefficients);
+  std::filesystem::remove_all(directory);
+}
