@@ -14,6 +14,8 @@
 #include "flowdg/cases/forces.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
+#include "flowdg/element/quadrature.hpp"
+#include "flowdg/mesh/lagrange.hpp"
 #include "flowdg/io/checkpoint.hpp"
 #include "flowdg/io/checkpoint_writer.hpp"
 #include "flowdg/core/signals.hpp"
@@ -312,6 +314,37 @@ std::string norms_json(const std::vector<double>& values, int dim) {
 
 }  // namespace
 
+double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, double s_inf) {
+  // One rule per shape, exact to 2p + 2 on the reference element.
+  const std::size_t n_shapes = static_cast<std::size_t>(Shape::hexahedron) + 1;
+  std::vector<std::vector<Point3>> points(n_shapes);
+  std::vector<QuadratureRule> rules(n_shapes);
+  for (const dg::ElementGroup& group : op.groups().element_groups) {
+    const auto s = static_cast<std::size_t>(group.shape);
+    if (!points[s].empty()) continue;
+    rules[s] = quadrature_rule(group.shape, 2 * op.order() + 2);
+    points[s] = rules[s].points;
+  }
+  const int dim = op.dimension(), NV = op.n_variables();
+  double integral = 0, volume = 0;
+  for (const dg::PointValues& values : op.evaluate(points)) {
+    const QuadratureRule& rule = rules[static_cast<std::size_t>(values.shape)];
+    const std::size_t n_points = rule.points.size();
+    for (std::size_t i = 0; i < values.elements.size(); ++i)
+      for (std::size_t k = 0; k < n_points; ++k) {
+        const double* u = &values.values[(i * n_points + k) * static_cast<std::size_t>(NV)];
+        double kinetic = 0;
+        for (int d = 0; d < dim; ++d) kinetic += u[1 + d] * u[1 + d];
+        const double p = (gamma - 1) * (u[NV - 1] - 0.5 * kinetic / u[0]);
+        const double error = p / std::pow(u[0], gamma) / s_inf - 1;
+        const double w = rule.weights[k] * element_jacobian(mesh, values.elements[i], rule.points[k]).det;
+        integral += w * error * error;
+        volume += w;
+      }
+  }
+  return std::sqrt(integral / volume);
+}
+
 bool continue_history(const std::string& path, long long first_step) {
   if (first_step <= 0 || !std::filesystem::exists(path)) return false;
   std::ifstream in(path);
@@ -423,6 +456,7 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
     errors.add("l2", norms_json(result.errors->l2, op.dimension())).add("linf", norms_json(result.errors->linf, op.dimension()));
     summary.add("errors", errors.str());
   }
+  if (result.entropy_error) summary.add_number("entropy_error", *result.entropy_error);
   summary.add_integer("peak_device_bytes", static_cast<long long>(peak_bytes(Space::device)))
       .add_integer("peak_host_array_bytes", static_cast<long long>(peak_bytes(Space::host)))
       .add_string("status", result.status);
@@ -587,6 +621,9 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
   if (interrupted != 0)
     result.status = cat("interrupted by ", signal_name(interrupted), " at step ", state.step, ", t = ", state.t);
   if (problem.has_exact) result.errors = op->errors(problem.initial, state.t);
+  if (problem.initial.kind == physics::FlowKind::uniform && problem.initial.density > 0 && problem.initial.pressure > 0)
+    result.entropy_error = entropy_error(*op, problem.mesh, problem.options.gamma,
+                                         problem.initial.pressure / std::pow(problem.initial.density, problem.options.gamma));
   if (!run_options.quiet) {
     const double rate = result.wall_seconds > 0 ? static_cast<double>(op->dof()) * result.stages * static_cast<double>(result.steps) /
                                                       result.wall_seconds
@@ -595,6 +632,7 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
     std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, state.t, result.wall_seconds, rate,
                 steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
     if (result.errors) std::printf("flowdg: L2 error: rho %.4e  energy %.4e\n", result.errors->l2.front(), result.errors->l2.back());
+    if (result.entropy_error) std::printf("flowdg: entropy error (L2, relative to the free stream): %.4e\n", *result.entropy_error);
   }
   if (state.write_files) {
     write_summary(problem, *op, result);

@@ -19,6 +19,9 @@ struct RunResult {
   bool converged = false;        ///< steady tolerance reached
   double last_change = 0;
   std::optional<dg::Norms> errors;
+  /// A uniform [flow]'s relative entropy error, sqrt(int (s / s_inf - 1)^2 / |domain|) with
+  /// s = p / rho^gamma (entropy_error below): the spurious entropy a steady inviscid run produces.
+  std::optional<double> entropy_error;
   std::string status = "completed";
   std::string implementation;    ///< what ran (dg::Operator::implementation)
 };
@@ -29,6 +32,10 @@ struct RunResult {
 /// NumericalError naming the element, place, variable and time; the last good state (at most
 /// snapshot_every steps old) is written to OUTPUT/last_good.h5 and last_good.vtu first.
 RunResult run_case(const Case& problem, const RunOptions& options = {});
+
+/// sqrt(int_domain (s / s_inf - 1)^2 dx / |domain|), s = p / rho^gamma, through a volume rule of
+/// degree 2p + 2 mapped by each element's own (curved) geometry, the state evaluated on the host.
+double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, double s_inf);
 
 /// Writes summary.json for a run (DESIGN.md's fields).
 void write_summary(const Case& problem, const dg::Operator& op, const RunResult& result);
