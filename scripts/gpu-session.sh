@@ -167,6 +167,24 @@ PY
   done
 fi
 
+# 6c. The sphere at M = 0.38 (issue 16 item 6): SPHERE=1 runs examples/sphere.toml on SPHERE_MESHES (default
+#    the committed n1; .meshes/*.msh.xz are unpacked) straight ([mesh.curve] order = 1) and curved (order 3),
+#    each as one p-continuation chain 1 -> 2 -> 3 of SPHERE_STEPS local-time steps per order, and prints the
+#    entropy error at the end of each stage.
+if [ "${SPHERE:-0}" = 1 ]; then
+  for f in .meshes/*.msh.xz; do [ -f "$f" ] && xz -dkf "$f"; done
+  for mesh in ${SPHERE_MESHES:-examples/meshes/sphere_n1.msh}; do
+    for geometry in 1 3; do
+      log="$out/logs/sphere_$(basename $mesh .msh)_g$geometry.log"
+      timeout ${SPHERE_LIMIT:-120} .bundle/run flowdg run examples/sphere.toml --backend cuda --set "mesh.file=\"$PWD/$mesh\"" \
+        --set mesh.curve.order=$geometry --set solver.order=3 --set 'time.p_continuation=[1, 2]' \
+        --set time.p_continuation_steps=${SPHERE_STEPS:-4000} --set time.max_steps=$((3 * ${SPHERE_STEPS:-4000})) \
+        --set output.vtu=false --set output.directory='"/tmp/flowdg-sphere"' > "$log" 2>&1
+      note "sphere $(basename $mesh .msh) geometry order $geometry: exit $? | entropy errors by stage: $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$log" | awk '{print $NF}' | tr '\n' ' ')| $(grep -o 'min det J / det J_straight [0-9.]*' "$log" | head -1)"
+    done
+  done
+fi
+
 # 7. Navier-Stokes validation (issue 15, Tables 4 and 5): NS_VALIDATION=1 runs the cylinder (Re 40, M 0.2)
 #    and the NACA 0012 (Re 5000, M 0.5) to a steady state with local time steps, VALIDATION_CASES of
 #    cylinder_p2 cylinder_p3 naca_p3 naca_p4 (nacahalf_pN: the half C-mesh with its symmetry plane) one after the other (side by side they time-slice the GPU:

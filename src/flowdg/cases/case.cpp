@@ -232,6 +232,10 @@ void curve_case_mesh(const Config& config, const Config& table, Case& problem) {
   // The geometry's order follows the solver's (clamped to 2..4) unless given.
   const long long solver_order = config.table("solver").integer_or("order", 1);
   options.order = static_cast<int>(table.integer_or("order", std::clamp<long long>(solver_order, 2, 4)));
+  if (options.order == 1) {  // the straight mesh as it is: the switch for comparing with the curved one
+    problem.notes.push_back("[mesh.curve] order = 1: the mesh is not curved");
+    return;
+  }
   options.poisson = table.double_or("poisson", options.poisson);
   options.layers = static_cast<int>(table.integer_or("layers", 0));
   if (options.layers < 0) throw InputError(cat(table.where(), " layers: must be >= 0 (0: every element)"));
