@@ -402,6 +402,12 @@ type = "prescribed"
     }
   };
   refused(R"(walls = ["inner=circle:0,0,1", "outer=circle:0,0,1.384"])", "walls = []", "walls: give the walls");
+  refused("sliding = ", "order = 5\nsliding = ", "order 5 is out of range");
+  // order = 1 leaves the mesh straight (for comparisons).
+  std::string straight_text = text;
+  straight_text.replace(straight_text.find("sliding = "), 10, "order = 1\nsliding = ");
+  const Case straight_case = load_case(Config::from_string(straight_text, "straight case"), Backend::cpu);
+  for (const ElementType type : straight_case.mesh.element_types) EXPECT_EQ(type, ElementType::triangle3);
   refused("inner=circle:0,0,1\"", "inner=circle:0,1\"", "[mesh.curve] walls: wall 'inner=circle:0,1'");
   refused("sliding = ", "layer = 2\nsliding = ", "layer");
 }
