@@ -8,6 +8,9 @@
 #include "flowdg/core/error.hpp"
 
 int main(int argc, char** argv) {
+  // Line-buffered output also into a pipe or a file: a run killed from outside (timeout, a batch
+  // system) keeps every line it printed, as on a terminal.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"flowdg: GPU-first high-order discontinuous Galerkin solver"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "flowdg 0.1.0");
