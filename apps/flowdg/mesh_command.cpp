@@ -41,7 +41,8 @@ void add_mesh_commands(CLI::App& app) {
 
   struct CurveOptions {
     std::string spec, output;
-    std::vector<std::string> walls, sliding, box;
+    std::vector<std::string> walls, sliding;
+    std::vector<double> box;
     CurvingOptions curving;
   };
   auto curve = std::make_shared<CurveOptions>();
@@ -70,8 +71,7 @@ void add_mesh_commands(CLI::App& app) {
     curving.sliding = curve->sliding;
     if (!curve->box.empty()) {
       if (curve->box.size() != 6) throw InputError("--box: six numbers x0,y0,z0,x1,y1,z1");
-      double v[6];
-      for (int i = 0; i < 6; ++i) v[i] = std::stod(curve->box[static_cast<std::size_t>(i)]);
+      const std::vector<double>& v = curve->box;
       curving.box = std::make_pair(Point3{v[0], v[1], v[2]}, Point3{v[3], v[4], v[5]});
     }
     CurvingReport report;

@@ -107,70 +107,13 @@ double straight_det(const Mesh& mesh, index_t e, Point3 xi) {
   return invert(m, mesh.dimension, inverse);
 }
 
-/// Whether a node at reference point xi of an element of `type` lies on the face whose vertices
-/// are the element's local vertices `face` (n of them).
-bool on_face(ElementType type, const std::vector<Point3>& reference, const int* face, int n, Point3 xi) {
-  const Shape shape = shape_of(type);
-  const double tolerance = 1e-10;
-  if (shape == Shape::triangle || shape == Shape::tetrahedron) {
-    // The barycentric coordinate of the vertex not on the face is zero.
-    const int dim = shape == Shape::triangle ? 2 : 3;
-    int missing = -1;
-    for (int v = 0; v <= dim && missing < 0; ++v)
-      if (std::find(face, face + n, v) == face + n) missing = v;
-    double m[3][3] = {}, inverse[3][3];
-    const Point3 v0 = reference[0];
-    for (int k = 1; k <= dim; ++k) {
-      const Point3 edge = reference[static_cast<std::size_t>(k)] - v0;
-      const double es[3] = {edge.x, edge.y, edge.z};
-      for (int d = 0; d < dim; ++d) m[d][k - 1] = es[d];
-    }
-    invert(m, dim, inverse);
-    const Point3 r = xi - v0;
-    const double rs[3] = {r.x, r.y, r.z};
-    double mu[3] = {};
-    for (int k = 0; k < dim; ++k)
-      for (int d = 0; d < dim; ++d) mu[k] += inverse[k][d] * rs[d];
-    const double lambda = missing == 0 ? 1 - mu[0] - mu[1] - mu[2] : mu[missing - 1];
-    return std::abs(lambda) < tolerance;
-  }
-  // Quadrilaterals and hexahedra: the face is where one reference coordinate is constant.
-  for (int r = 0; r < 3; ++r) {
-    const auto coordinate = [r](Point3 p) { return r == 0 ? p.x : r == 1 ? p.y : p.z; };
-    const double value = coordinate(reference[static_cast<std::size_t>(face[0])]);
-    bool common = true;
-    for (int k = 1; k < n; ++k) common = common && std::abs(coordinate(reference[static_cast<std::size_t>(face[k])]) - value) < tolerance;
-    if (common) return std::abs(coordinate(xi) - value) < tolerance;
-  }
-  return false;
-}
-
 /// For every tagged facet of the listed names, the nodes of its element that lie on it.
 std::map<int, std::vector<index_t>> facet_nodes_by_tag(const Mesh& mesh, const std::vector<int>& tags,
                                                        const std::vector<std::vector<index_t>>& elements_of_node) {
   std::map<int, std::vector<index_t>> nodes;
-  for (const TaggedFacet& facet : mesh.tagged_facets) {
-    if (std::find(tags.begin(), tags.end(), facet.tag) == tags.end()) continue;
-    // The element holding every vertex of the facet.
-    const auto& candidates = elements_of_node[static_cast<std::size_t>(facet.vertices[0])];
-    for (const index_t e : candidates) {
-      const index_t* ids = mesh.element_node_ids(e);
-      const int corners = n_nodes(lagrange_type(mesh.element_shape(e), 1));
-      int face[4] = {-1, -1, -1, -1};
-      bool all = true;
-      for (int k = 0; k < facet.n_vertices && all; ++k) {
-        const index_t* at = std::find(ids, ids + corners, static_cast<index_t>(facet.vertices[static_cast<std::size_t>(k)]));
-        all = at != ids + corners;
-        face[k] = static_cast<int>(at - ids);
-      }
-      if (!all) continue;
-      const std::vector<Point3> reference = reference_nodes(mesh.element_types[e]);
-      auto& list = nodes[facet.tag];
-      for (int n = 0; n < mesh.element_n_nodes(e); ++n)
-        if (on_face(mesh.element_types[e], reference, face, facet.n_vertices, reference[static_cast<std::size_t>(n)])) list.push_back(ids[n]);
-      break;
-    }
-  }
+  for (const TaggedFacet& facet : mesh.tagged_facets)
+    if (std::find(tags.begin(), tags.end(), facet.tag) != tags.end())
+      for (const index_t node : facet_nodes(mesh, facet, elements_of_node)) nodes[facet.tag].push_back(node);
   for (auto& [tag, list] : nodes) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
@@ -304,9 +247,7 @@ Mesh curve_mesh(const Mesh& straight, const std::vector<TrueSurface>& walls, con
   Mesh mesh = elevate_order(straight, options.order);
   const int dim = mesh.dimension;
   const index_t n_nodes_total = mesh.n_nodes();
-  std::vector<std::vector<index_t>> elements_of_node(static_cast<std::size_t>(n_nodes_total));
-  for (index_t e = 0; e < mesh.n_elements(); ++e)
-    for (int n = 0; n < mesh.element_n_nodes(e); ++n) elements_of_node[static_cast<std::size_t>(mesh.element_node_ids(e)[n])].push_back(e);
+  const std::vector<std::vector<index_t>> elements_of_node = elements_of_nodes(mesh);
 
   // The walls' nodes and their displacements (projection onto the true shape).
   std::vector<int> wall_tags, sliding_tags;

@@ -1,7 +1,6 @@
 #include "flowdg/mesh/gmsh_writer.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,69 +19,25 @@ struct FacetElement {
   std::vector<index_t> nodes;
 };
 
-/// The facet as an element of the order of the element it bounds: the reference points of the
-/// facet element (Gmsh's order) mapped onto the element's face and matched with its nodes.
+/// The facet as an element of the order of the element it bounds (lagrange.hpp: facet_nodes).
 FacetElement facet_element(const Mesh& mesh, const TaggedFacet& facet, const std::vector<std::vector<index_t>>& elements_of_node) {
-  for (const index_t e : elements_of_node[static_cast<std::size_t>(facet.vertices[0])]) {
-    const ElementType type = mesh.element_types[e];
-    const Shape shape = shape_of(type);
-    const int corners = n_nodes(lagrange_type(shape, 1));
-    const index_t* ids = mesh.element_node_ids(e);
-    int face[4] = {-1, -1, -1, -1};
-    bool all = true;
-    for (int k = 0; k < facet.n_vertices && all; ++k) {
-      const index_t* at = std::find(ids, ids + corners, static_cast<index_t>(facet.vertices[static_cast<std::size_t>(k)]));
-      all = at != ids + corners;
-      face[k] = static_cast<int>(at - ids);
-    }
-    if (!all) continue;
-    const int order = geometric_order(type);
-    // The facet element's reference points and each one's weights on the facet's vertices.
-    std::vector<std::vector<double>> weights;
-    FacetElement out;
-    if (mesh.dimension == 2) {
-      static constexpr int line_types[] = {0, 1, 8, 26, 27};
-      out.type = line_types[std::min(order, 4)];
-      std::vector<double> ts = {0.0, 1.0};
-      for (int j = 1; j < order; ++j) ts.push_back(static_cast<double>(j) / order);
-      for (const double t : ts) weights.push_back({1 - t, t});
-    } else {
-      const Shape facet_shape = facet.n_vertices == 3 ? Shape::triangle : Shape::quadrilateral;
-      const ElementType facet_type = lagrange_type(facet_shape, order);
-      out.type = gmsh_type_number(facet_type);
-      const ElementType linear = lagrange_type(facet_shape, 1);
-      for (const Point3& xi : reference_nodes(facet_type)) {
-        std::vector<double> w(static_cast<std::size_t>(facet.n_vertices));
-        shape_functions(linear, xi, w.data(), nullptr);
-        weights.push_back(w);
-      }
-    }
-    const std::vector<Point3> reference = reference_nodes(type);
-    for (const std::vector<double>& w : weights) {
-      Point3 point{};
-      for (int k = 0; k < facet.n_vertices; ++k) point = point + w[static_cast<std::size_t>(k)] * reference[static_cast<std::size_t>(face[k])];
-      index_t found = -1;
-      for (std::size_t n = 0; n < reference.size() && found < 0; ++n) {
-        const Point3 d = reference[n] - point;
-        if (std::sqrt(dot(d, d)) < 1e-10) found = ids[n];
-      }
-      if (found < 0)
-        throw Error(cat("write_gmsh: the facet of ", mesh.element_label(e), " has no node at a reference point of its ", type_name(type),
-                        " face (quadrilateral8?)"));
-      out.nodes.push_back(found);
-    }
-    return out;
-  }
-  throw InputError(cat("write_gmsh: a facet tagged '", mesh.boundary_names[static_cast<std::size_t>(facet.tag)],
-                       "' has no element with all its vertices in ", mesh.source));
+  index_t e = -1;
+  FacetElement out;
+  out.nodes = facet_nodes(mesh, facet, elements_of_node, &e);
+  if (out.nodes.empty())
+    throw InputError(cat("write_gmsh: a facet tagged '", mesh.boundary_names[static_cast<std::size_t>(facet.tag)],
+                         "' has no element with all its vertices in ", mesh.source));
+  const int order = geometric_order(mesh.element_types[e]);
+  static constexpr int line_types[] = {0, 1, 8, 26, 27};  // Gmsh's lines of 2 to 5 nodes
+  out.type = mesh.dimension == 2 ? line_types[std::min(order, 4)]
+                                 : gmsh_type_number(lagrange_type(facet.n_vertices == 3 ? Shape::triangle : Shape::quadrilateral, order));
+  return out;
 }
 
 }  // namespace
 
 void write_gmsh(const Mesh& mesh, const std::string& path) {
-  std::vector<std::vector<index_t>> elements_of_node(static_cast<std::size_t>(mesh.n_nodes()));
-  for (index_t e = 0; e < mesh.n_elements(); ++e)
-    for (int n = 0; n < mesh.element_n_nodes(e); ++n) elements_of_node[static_cast<std::size_t>(mesh.element_node_ids(e)[n])].push_back(e);
+  const std::vector<std::vector<index_t>> elements_of_node = elements_of_nodes(mesh);
   std::vector<FacetElement> facets;
   for (const TaggedFacet& facet : mesh.tagged_facets) facets.push_back(facet_element(mesh, facet, elements_of_node));
 

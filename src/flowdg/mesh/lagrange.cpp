@@ -1,5 +1,6 @@
 #include "flowdg/mesh/lagrange.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <span>
@@ -218,6 +219,63 @@ ElementJacobian element_jacobian(const Mesh& mesh, index_t element, Point3 xi) {
                                                m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
                                                m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   return jacobian;
+}
+
+std::vector<std::vector<index_t>> elements_of_nodes(const Mesh& mesh) {
+  std::vector<std::vector<index_t>> elements(static_cast<std::size_t>(mesh.n_nodes()));
+  for (index_t e = 0; e < mesh.n_elements(); ++e)
+    for (int n = 0; n < mesh.element_n_nodes(e); ++n) elements[static_cast<std::size_t>(mesh.element_node_ids(e)[n])].push_back(e);
+  return elements;
+}
+
+std::vector<index_t> facet_nodes(const Mesh& mesh, const TaggedFacet& facet, const std::vector<std::vector<index_t>>& elements_of_node,
+                                 index_t* element) {
+  for (const index_t e : elements_of_node[static_cast<std::size_t>(facet.vertices[0])]) {
+    const ElementType type = mesh.element_types[e];
+    const int corners = n_nodes(lagrange_type(shape_of(type), 1));
+    const index_t* ids = mesh.element_node_ids(e);
+    int face[4] = {-1, -1, -1, -1};  // the facet's vertices' local numbers in the element
+    bool all = true;
+    for (int k = 0; k < facet.n_vertices && all; ++k) {
+      const index_t* at = std::find(ids, ids + corners, static_cast<index_t>(facet.vertices[static_cast<std::size_t>(k)]));
+      all = at != ids + corners;
+      face[k] = static_cast<int>(at - ids);
+    }
+    if (!all) continue;
+    // The facet element's nodes as weights on the facet's vertices.
+    const int order = geometric_order(type);
+    std::vector<std::vector<double>> weights;
+    if (mesh.dimension == 2) {
+      std::vector<double> ts = {0.0, 1.0};
+      for (int j = 1; j < order; ++j) ts.push_back(static_cast<double>(j) / order);
+      for (const double t : ts) weights.push_back({1 - t, t});
+    } else {
+      const Shape facet_shape = facet.n_vertices == 3 ? Shape::triangle : Shape::quadrilateral;
+      const ElementType linear = lagrange_type(facet_shape, 1);
+      for (const Point3& xi : reference_nodes(lagrange_type(facet_shape, order))) {
+        std::vector<double> w(static_cast<std::size_t>(facet.n_vertices));
+        shape_functions(linear, xi, w.data(), nullptr);
+        weights.push_back(w);
+      }
+    }
+    const std::vector<Point3> reference = reference_nodes(type);
+    std::vector<index_t> nodes;
+    for (const std::vector<double>& w : weights) {
+      Point3 point{};
+      for (int k = 0; k < facet.n_vertices; ++k) point = point + w[static_cast<std::size_t>(k)] * reference[static_cast<std::size_t>(face[k])];
+      index_t found = -1;
+      for (std::size_t n = 0; n < reference.size() && found < 0; ++n) {
+        const Point3 d = reference[n] - point;
+        if (std::sqrt(dot(d, d)) < 1e-10) found = ids[n];
+      }
+      if (found < 0)
+        throw Error(cat("the facet of ", mesh.element_label(e), " has no node at a reference point of its ", type_name(type), " face"));
+      nodes.push_back(found);
+    }
+    if (element != nullptr) *element = e;
+    return nodes;
+  }
+  return {};
 }
 
 }  // namespace flowdg

@@ -38,4 +38,16 @@ struct ElementJacobian {
 
 ElementJacobian element_jacobian(const Mesh& mesh, index_t element, Point3 xi);
 
+/// For every node, the elements that hold it.
+std::vector<std::vector<index_t>> elements_of_nodes(const Mesh& mesh);
+
+/// A tagged facet's nodes in Gmsh's order for a facet element of the order g of the element it
+/// bounds (2D: a line of g + 1 nodes, its vertices, then the inner nodes from the first vertex to
+/// the second; 3D: the triangle or quadrilateral of order g), taken from that element at the
+/// reference positions of the facet element's nodes on its face; `element` gets that element.
+/// Empty when no element holds every vertex of the facet. Error: the element lacks a node there
+/// (quadrilateral8's faces).
+std::vector<index_t> facet_nodes(const Mesh& mesh, const TaggedFacet& facet, const std::vector<std::vector<index_t>>& elements_of_node,
+                                 index_t* element = nullptr);
+
 }  // namespace flowdg
