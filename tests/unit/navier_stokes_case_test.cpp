@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -439,4 +440,32 @@ TEST(NavierStokesCase, PContinuationOfThreeDimensionalEulerEqualsTheHandMadeChai
   EXPECT_EQ(chained.n_variables, 5);
   EXPECT_EQ(chained.coefficients, by_hand.coefficients);
   std::filesystem::remove_all(directory);
+}
+
+// [output] entropy_error = true puts the free stream's entropy error into summary.json (absent
+// unless asked); a non-uniform [flow] is refused.
+TEST(NavierStokesCase, TheEntropyErrorIsReportedWhenAskedAndOnlyForAUniformFlow) {
+  const auto directory = std::filesystem::temp_directory_path() / cat("flowdg_entropy_error_", ::getpid());
+  std::filesystem::remove_all(directory);
+  RunOptions options;
+  options.quiet = true;
+  const auto summary_of = [&](const std::string& name, std::vector<std::string> overrides) {
+    overrides.insert(overrides.end(), {cat("mesh.file=\"", FLOWDG_SOURCE_DIR, "/examples/meshes/naca0012_half_n1.msh\""),
+                                       "solver.order=1", "time.p_continuation=[]", "time.max_steps=2", "output.vtu=false"});
+    Case problem = make(flowdg::testing::example_case("naca0012_half.toml"), overrides);
+    problem.output_directory = (directory / name).string();
+    const RunResult result = run_case(problem, options);
+    std::ifstream in(directory / name / "summary.json");
+    return std::make_pair(result, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+  };
+  const auto [plain, plain_summary] = summary_of("plain", {});
+  EXPECT_FALSE(plain.entropy_error);
+  EXPECT_EQ(plain_summary.find("entropy_error"), std::string::npos);
+  const auto [asked, asked_summary] = summary_of("asked", {"output.entropy_error=true"});
+  ASSERT_TRUE(asked.entropy_error);
+  EXPECT_GT(*asked.entropy_error, 0.0);  // an impulsive start at a no-slip wall
+  EXPECT_LT(*asked.entropy_error, 1e-2);
+  EXPECT_NE(asked_summary.find("\"entropy_error\""), std::string::npos);
+  std::filesystem::remove_all(directory);
+  expect_error(couette_case(), {"output.entropy_error=true"}, "entropy_error: measured against a uniform [flow]");
 }

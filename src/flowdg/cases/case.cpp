@@ -513,11 +513,15 @@ Case load_case(const Config& config, Backend backend) {
   }
 
   const Config output = config.table("output");
-  output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every"});
+  output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every", "entropy_error"});
   problem.output_directory = output.string_or("directory", cat("runs/", problem.name));
   problem.output.vtu = output.bool_or("vtu", true);
   problem.output.vtu_every = output.integer_or("vtu_every", 0);
   problem.output.checkpoint_every = output.integer_or("checkpoint_every", 0);
+  problem.output.entropy_error = output.bool_or("entropy_error", false);
+  if (problem.output.entropy_error && problem.initial.kind != physics::FlowKind::uniform)
+    throw InputError(cat(output.where(), " entropy_error: measured against a uniform [flow] (the free stream), not a ",
+                         physics::flow_kind_name(problem.initial.kind), " flow"));
   const std::string cells = output.string_or("vtu_cells", "lagrange");
   if (cells != "lagrange" && cells != "subdivided")
     throw InputError(cat(output.where(), " vtu_cells: '", cells, "' (valid: lagrange, subdivided)"));

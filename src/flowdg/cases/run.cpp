@@ -621,7 +621,7 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
   if (interrupted != 0)
     result.status = cat("interrupted by ", signal_name(interrupted), " at step ", state.step, ", t = ", state.t);
   if (problem.has_exact) result.errors = op->errors(problem.initial, state.t);
-  if (problem.initial.kind == physics::FlowKind::uniform && problem.initial.density > 0 && problem.initial.pressure > 0)
+  if (problem.output.entropy_error)
     result.entropy_error = entropy_error(*op, problem.mesh, problem.options.gamma,
                                          problem.initial.pressure / std::pow(problem.initial.density, problem.options.gamma));
   if (!run_options.quiet) {

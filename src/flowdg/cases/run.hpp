@@ -19,7 +19,7 @@ struct RunResult {
   bool converged = false;        ///< steady tolerance reached
   double last_change = 0;
   std::optional<dg::Norms> errors;
-  /// A uniform [flow]'s relative entropy error, sqrt(int (s / s_inf - 1)^2 / |domain|) with
+  /// With [output] entropy_error = true, a uniform [flow]'s relative entropy error, sqrt(int (s / s_inf - 1)^2 / |domain|) with
   /// s = p / rho^gamma (entropy_error below): the spurious entropy a steady inviscid run produces.
   std::optional<double> entropy_error;
   std::string status = "completed";
