@@ -168,19 +168,64 @@ PY
 fi
 
 # 6c. The sphere at M = 0.38 (issue 16 item 6): SPHERE=1 runs examples/sphere.toml on SPHERE_MESHES (default
-#    the committed n1; .meshes/*.msh.xz are unpacked) straight ([mesh.curve] order = 1) and curved (order 3),
-#    each as one p-continuation chain 1 -> 2 -> 3 of SPHERE_STEPS local-time steps per order, and prints the
-#    entropy error at the end of each stage.
+#    the committed n1; .meshes/*.msh.xz are unpacked) straight ([mesh.curve] order = 1) and curved
+#    (SPHERE_GEOMETRY, default 4), each as one p-continuation chain 1 -> 2 -> ... -> SPHERE_ORDER (default 4)
+#    of at most SPHERE_STEPS local-time steps per order (a stage ends earlier when the residual falls below
+#    SPHERE_TOLERANCE), all runs side by side (small meshes: launch-bound, so they share the GPU well), each
+#    stopped after SPHERE_LIMIT seconds; prints the entropy error at the end of each stage. Each run's
+#    residuals, forces and wall Cp (walls.csv) and its last checkpoint (SPHERE_CHECKPOINTS=1) go to sphere/.
+#    SPHERE_FLOAT=1 adds the curved chain in single precision (name suffix f); SPHERE_VARIANTS lists the
+#    runs instead (geometric orders, 1 = straight, suffix f = single precision; e.g. "4").
 if [ "${SPHERE:-0}" = 1 ]; then
   for f in .meshes/*.msh.xz; do [ -f "$f" ] && xz -dkf "$f"; done
+  order=${SPHERE_ORDER:-4}
+  chain=$(seq -s ', ' 1 $((order - 1)))
+  runs=()
   for mesh in ${SPHERE_MESHES:-examples/meshes/sphere_n1.msh}; do
-    for geometry in 1 3; do
-      log="$out/logs/sphere_$(basename $mesh .msh)_g$geometry.log"
-      timeout ${SPHERE_LIMIT:-120} .bundle/run flowdg run examples/sphere.toml --backend cuda --set "mesh.file=\"$PWD/$mesh\"" \
-        --set mesh.curve.order=$geometry --set solver.order=3 --set 'time.p_continuation=[1, 2]' \
-        --set time.p_continuation_steps=${SPHERE_STEPS:-4000} --set time.max_steps=$((3 * ${SPHERE_STEPS:-4000})) \
-        --set output.vtu=false --set output.directory='"/tmp/flowdg-sphere"' > "$log" 2>&1
-      note "sphere $(basename $mesh .msh) geometry order $geometry: exit $? | entropy errors by stage: $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$log" | awk '{print $NF}' | tr '\n' ' ')| $(grep -o 'min det J / det J_straight [0-9.]*' "$log" | head -1)"
+    for variant in ${SPHERE_VARIANTS:-1 ${SPHERE_GEOMETRY:-4} $([ "${SPHERE_FLOAT:-0}" = 1 ] && echo ${SPHERE_GEOMETRY:-4}f)}; do
+      geometry=${variant%f}
+      precision=double; [ "$variant" != "$geometry" ] && precision=single
+      name="$(basename $mesh .msh)_g$variant"
+      dir="$out/sphere/$name"
+      mkdir -p "$dir"
+      timeout -s TERM ${SPHERE_LIMIT:-300} .bundle/run flowdg run examples/sphere.toml --backend cuda --set "mesh.file=\"$PWD/$mesh\"" \
+        --set mesh.curve.order=$geometry --set solver.order=$order --set "solver.precision=\"$precision\"" --set "time.p_continuation=[$chain]" \
+        --set time.p_continuation_steps=${SPHERE_STEPS:-20000} --set time.p_continuation_tolerance=${SPHERE_TOLERANCE:-1e-9} \
+        --set time.residual_tolerance=${SPHERE_TOLERANCE:-1e-9} --set time.max_steps=$((order * ${SPHERE_STEPS:-20000})) \
+        --set time.cfl=${SPHERE_CFL:-0.2} --set time.dt_every=20 --set time.residual_every=500 --set time.progress_every=100000 \
+        --set 'forces.walls=["sphere"]' --set forces.reference_area=0.7853981633974483 --set forces.every=500 \
+        --set output.vtu=false --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1 &
+      runs+=("$name")
+    done
+  done
+  wait
+  for name in "${runs[@]}"; do
+    dir="$out/sphere/$name"
+    note "sphere $name: $(grep -E '^flowdg: [0-9]+ steps|error' "$dir/run.log" | tail -1 | cut -c1-160)"
+    note "  entropy errors by stage: $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | awk '{print $NF}' | tr '\n' ' ')| steps by stage: $(grep -oE '^flowdg: [0-9]+ steps' "$dir/run.log" | awk '{print $2}' | tr '\n' ' ')| $(grep -o 'min det J / det J_straight [0-9.]*' "$dir/run.log" | head -1)"
+    [ "${SPHERE_CHECKPOINTS:-0}" = 1 ] || rm -f "$dir/checkpoint.h5"
+    rm -f "$dir"/*.vtu
+  done
+fi
+
+# 6d. 3D Euler speed (issue 16 item 7, and item 4's float against double): TETS_SPEED=1 runs
+#    examples/vortex3d_tetrahedra.toml through flowdg run (RK4, Rusanov, automatic kernels) on 998,250
+#    tetrahedra (55^3 Kuhn-split cubes) at p = 1, 2 and 384,000 (40^3) at p = 3, 4, TETS_STEPS steps
+#    (default 40) after the set-up, in TETS_PRECISIONS (default "double single"), TETS_ROUNDS rounds
+#    (default 2) alternating the precisions; TETS_BOX adds keys to the box (default "&perturbation=0.2":
+#    the interior nodes moved by up to 0.2 of a cell side, as the issue's perturbed Kuhn-split cubes).
+if [ "${TETS_SPEED:-0}" = 1 ]; then
+  for round in $(seq 1 ${TETS_ROUNDS:-2}); do
+    for p in ${TETS_ORDERS:-1 2 3 4}; do
+      n=55; [ $p -ge 3 ] && n=40
+      for precision in ${TETS_PRECISIONS:-double single}; do
+        log="$out/logs/tets_p${p}_${precision}_r$round.log"
+        timeout 200 .bundle/run flowdg run examples/vortex3d_tetrahedra.toml --backend cuda \
+          --set "mesh.file=\"builtin:box?lx=6&ly=6&lz=6&nx=$n&ny=$n&nz=$n${TETS_BOX-&perturbation=0.2}\"" --set solver.order=$p --set 'boundary.zmin.translation=[0.0, 0.0, 6.0]' \
+          --set 'solver.flux="rusanov"' --set "solver.precision=\"$precision\"" --set time.max_steps=${TETS_STEPS:-40} \
+          --set time.end_time=1e9 --set time.dt_every=10 --set output.vtu=false --set 'output.directory="/tmp/flowdg-tets"' > "$log" 2>&1
+        note "tets p=$p $precision round $round: exit $? | $(grep -oE '[0-9.e+]+ DOF-stages/s' "$log" | tail -1) | $(grep -oE '[0-9]+ elements' "$log" | head -1)"
+      done
     done
   done
 fi
@@ -225,7 +270,7 @@ if [ "${NS_VALIDATION:-0}" = 1 ]; then
 fi
 
 # One archive: the device tool brings back only a few files per call.
-tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench validation 2>/dev/null)
-rm -rf "$out/logs" "$out/convergence" "$out/bench" "$out/validation"
+tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench validation sphere 2>/dev/null)
+rm -rf "$out/logs" "$out/convergence" "$out/bench" "$out/validation" "$out/sphere"
 echo "==== summary"
 cat "$summary"

@@ -15,6 +15,7 @@ bench=()
 [ "${BENCH:-0}" = 1 ] && bench=("$build/bin/flowdg_bench_suite")
 tests=("$build/bin/flowdg_gpu_tests")
 [ -n "${FLOWDG_A:-}" ] && tests=()
+[ "${NO_TESTS:-0}" = 1 ] && tests=()  # flowdg alone (about 32 MB): room for meshes and checkpoints in the carry
 "$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "$build/bin/flowdg" "${tests[@]}" \
   "${bench[@]}" "$@" > /dev/null
 [ -n "${FLOWDG_A:-}" ] && cp -L "$FLOWDG_A" "$staging/bin/flowdg_A"

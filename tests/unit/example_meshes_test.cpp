@@ -153,3 +153,32 @@ TEST(ExampleMeshes, Naca0012HalfMeshIsTheUpperHalfWithItsSymmetryPlane) {
   for (const Point3& p : half.nodes) missing += nodes.count({p.x, p.y}) == 0;
   EXPECT_EQ(missing, 0);
 }
+
+// The 3D NACA 0012 section (examples/meshes/naca0012_3d.geo, n = 1): straight tetrahedra, the
+// header's counts, the three boundary names, every wall vertex on the section's formula (closed
+// trailing edge) and every symmetry vertex on z = 0 or z = span.
+TEST(ExampleMeshes, TheExtrudedNaca0012SectionIsOnItsFormula) {
+  const Mesh mesh = read_example("naca0012_3d_n1.msh");
+  EXPECT_EQ(mesh.dimension, 3);
+  EXPECT_EQ(counts(mesh), (std::map<ElementType, int>{{ElementType::tetrahedron4, 27768}}));
+  const std::map<std::string, int> facets = facets_by_name(mesh);
+  EXPECT_EQ(facets.at("airfoil"), 592);
+  EXPECT_EQ(facets.at("farfield"), 256);
+  EXPECT_EQ(facets.at("symmetry"), 9256);
+  double largest = 0, off_plane = 0;
+  for (const auto& facet : mesh.tagged_facets) {
+    const std::string& name = mesh.boundary_names.at(facet.tag);
+    for (int k = 0; k < 3; ++k) {
+      const Point3 x = mesh.nodes[facet.vertices[k]];
+      if (name == "airfoil") {
+        const double t = std::clamp(x.x, 0.0, 1.0);
+        const double half = 0.6 * (0.2969 * std::sqrt(t) - 0.1260 * t - 0.3516 * t * t + 0.2843 * t * t * t - 0.1036 * t * t * t * t);
+        largest = std::max(largest, std::abs(std::abs(x.y) - half));
+      } else if (name == "symmetry") {
+        off_plane = std::max(off_plane, std::min(std::abs(x.z), std::abs(x.z - 0.25)));
+      }
+    }
+  }
+  EXPECT_LT(largest, 1e-8);
+  EXPECT_LT(off_plane, 1e-12);
+}

@@ -1,9 +1,13 @@
 // Built-in meshes: exact counts, exact geometry, and every connectivity invariant.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "flowdg/core/error.hpp"
@@ -11,6 +15,7 @@
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/lagrange.hpp"
+#include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/mesh/validate.hpp"
 #include "mesh_invariants.hpp"
 
@@ -45,6 +50,36 @@ double total_area(const Mesh& mesh) {
 // Euler's formula for a triangulated disk: vertices - edges + faces = 1.
 void expect_disk_topology(const Mesh& mesh, const Connectivity& connectivity) {
   EXPECT_EQ(n_vertex_nodes(mesh) - connectivity.n_faces() + mesh.n_elements(), 1);
+}
+
+bool same_point(Point3 a, Point3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+Mesh box_of(bool hexahedra, double lx, double ly, double lz, int nx, int ny, int nz, double perturbation = 0.0,
+            std::uint64_t seed = 1) {
+  return hexahedra ? box_hexahedra(lx, ly, lz, nx, ny, nz, perturbation, seed)
+                   : box_tetrahedra(lx, ly, lz, nx, ny, nz, perturbation, seed);
+}
+
+// 6 x the signed volume of the tetrahedron (a, b, c, d): (b - a) . ((c - a) x (d - a)).
+double six_volume(Point3 a, Point3 b, Point3 c, Point3 d) { return dot(b - a, cross(c - a, d - a)); }
+
+// The Jacobian determinants of hexahedron e's trilinear map at its 8 corners, up to the factor 1/8
+// of the reference cube [-1, 1]^3: at corner (a, b, c) in {0, 1}^3 the derivatives are the edges
+// from x(0, b, c) to x(1, b, c), from x(a, 0, c) to x(a, 1, c) and from x(a, b, 0) to x(a, b, 1).
+std::array<double, 8> hexahedron_corner_jacobians(const Mesh& mesh, index_t e) {
+  constexpr int corners[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  const auto x = [&](int a, int b, int c) {
+    for (int k = 0; k < 8; ++k)
+      if (corners[k][0] == a && corners[k][1] == b && corners[k][2] == c)
+        return flowdg::testing::element_vertex(mesh, e, k);
+    return Point3{};
+  };
+  std::array<double, 8> jacobians{};
+  for (int k = 0; k < 8; ++k) {
+    const int a = corners[k][0], b = corners[k][1], c = corners[k][2];
+    jacobians[k] = dot(x(1, b, c) - x(0, b, c), cross(x(a, 1, c) - x(a, 0, c), x(a, b, 1) - x(a, b, 0)));
+  }
+  return jacobians;
 }
 
 }  // namespace
@@ -249,6 +284,201 @@ TEST(Generators, BoxHexahedraIsConformingWithExactVolumeAndTheTetrahedraBoxsTags
   }
 }
 
+TEST(Generators, PerturbedBoxMovesEveryInteriorNodeWithinTheBoundAndNoBoundaryNode) {
+  const int nx = 6, ny = 5, nz = 4;
+  const double lx = 1.2, ly = 1.0, lz = 0.6, perturbation = 0.2;
+  const double bound = perturbation * std::min({lx / nx, ly / ny, lz / nz});  // lz / nz = 0.15
+  for (const bool hexahedra : {false, true}) {
+    SCOPED_TRACE(hexahedra ? "hexahedra" : "tetrahedra");
+    const Mesh plain = box_of(hexahedra, lx, ly, lz, nx, ny, nz);
+    const Mesh mesh = box_of(hexahedra, lx, ly, lz, nx, ny, nz, perturbation, 7);
+    ASSERT_EQ(mesh.n_nodes(), plain.n_nodes());
+    EXPECT_EQ(mesh.element_types, plain.element_types);
+    EXPECT_EQ(mesh.element_nodes, plain.element_nodes);
+    EXPECT_EQ(mesh.boundary_names, plain.boundary_names);
+    ASSERT_EQ(mesh.tagged_facets.size(), plain.tagged_facets.size());
+    for (std::size_t f = 0; f < mesh.tagged_facets.size(); ++f) {
+      EXPECT_EQ(mesh.tagged_facets[f].vertices, plain.tagged_facets[f].vertices);
+      EXPECT_EQ(mesh.tagged_facets[f].tag, plain.tagged_facets[f].tag);
+    }
+    int boundary = 0, interior = 0, moved = 0;
+    double largest = 0;
+    for (index_t n = 0; n < mesh.n_nodes(); ++n) {
+      const Point3 p = mesh.nodes[n], q = plain.nodes[n];
+      if (q.x == 0 || q.x == lx || q.y == 0 || q.y == ly || q.z == 0 || q.z == lz) {
+        ++boundary;
+        EXPECT_TRUE(same_point(p, q)) << "boundary node " << n << " moved";
+      } else {
+        ++interior;
+        const double distance = flowdg::testing::length(p - q);
+        EXPECT_LE(distance, bound * (1 + 1e-15)) << "node " << n;
+        moved += !same_point(p, q);
+        largest = std::max(largest, distance);
+      }
+    }
+    EXPECT_EQ(interior, (nx - 1) * (ny - 1) * (nz - 1));
+    EXPECT_EQ(boundary + interior, (nx + 1) * (ny + 1) * (nz + 1));
+    EXPECT_EQ(moved, interior);
+    // Uniform in the ball: 60 draws that all stay within 0.8 of the radius would have probability 0.512^60.
+    EXPECT_GT(largest, 0.8 * bound);
+    // The faces stay flat: every tagged facet's vertices keep the coordinate of their side.
+    for (const TaggedFacet& facet : mesh.tagged_facets) {
+      const std::string& name = mesh.boundary_names[facet.tag];
+      const int axis = name[0] - 'x';
+      const double side = name.ends_with("min") ? 0.0 : std::array{lx, ly, lz}[axis];
+      for (int k = 0; k < facet.n_vertices; ++k) {
+        const Point3 p = mesh.nodes[facet.vertices[k]];
+        EXPECT_EQ((std::array{p.x, p.y, p.z}[axis]), side) << name;
+      }
+    }
+    expect_valid_connectivity(mesh, build_connectivity(mesh));
+    EXPECT_EQ(mesh.source, hexahedra ? "builtin:box(1.2 x 1 x 0.6, 6 x 5 x 4 hexahedra, perturbation 0.2, seed 7)"
+                                     : "builtin:box(1.2 x 1 x 0.6, 6 x 5 x 4 cells of 6 tetrahedra, perturbation 0.2, seed 7)");
+  }
+  // Both cell kinds share the nodes, and so the perturbation; perturbation 0 is the plain box.
+  const Mesh tetrahedra = box_tetrahedra(lx, ly, lz, nx, ny, nz, perturbation, 7);
+  const Mesh hexahedra = box_hexahedra(lx, ly, lz, nx, ny, nz, perturbation, 7);
+  for (index_t n = 0; n < tetrahedra.n_nodes(); ++n) EXPECT_TRUE(same_point(tetrahedra.nodes[n], hexahedra.nodes[n])) << n;
+  const Mesh unperturbed = box_tetrahedra(lx, ly, lz, nx, ny, nz, 0.0, 7), plain = box_tetrahedra(lx, ly, lz, nx, ny, nz);
+  for (index_t n = 0; n < plain.n_nodes(); ++n) EXPECT_TRUE(same_point(unperturbed.nodes[n], plain.nodes[n])) << n;
+  EXPECT_EQ(unperturbed.source, "builtin:box(1.2 x 1 x 0.6, 6 x 5 x 4 cells of 6 tetrahedra)");
+}
+
+TEST(Generators, PerturbedBoxIsReproducibleBySeed) {
+  const int nx = 5, ny = 4, nz = 4;
+  for (const bool hexahedra : {false, true}) {
+    SCOPED_TRACE(hexahedra ? "hexahedra" : "tetrahedra");
+    const Mesh plain = box_of(hexahedra, 1, 2, 1, nx, ny, nz);
+    const Mesh mesh = box_of(hexahedra, 1, 2, 1, nx, ny, nz, 0.25, 7);
+    const Mesh again = box_of(hexahedra, 1, 2, 1, nx, ny, nz, 0.25, 7);
+    const Mesh other_seed = box_of(hexahedra, 1, 2, 1, nx, ny, nz, 0.25, 8);
+    ASSERT_EQ(again.n_nodes(), mesh.n_nodes());
+    ASSERT_EQ(other_seed.n_nodes(), mesh.n_nodes());
+    int differing = 0, interior = 0;
+    for (index_t n = 0; n < mesh.n_nodes(); ++n) {
+      EXPECT_TRUE(same_point(again.nodes[n], mesh.nodes[n])) << "node " << n;
+      const bool moved = !same_point(mesh.nodes[n], plain.nodes[n]);
+      interior += moved;
+      differing += !same_point(other_seed.nodes[n], mesh.nodes[n]);
+      if (!moved) {
+        EXPECT_TRUE(same_point(other_seed.nodes[n], mesh.nodes[n])) << "node " << n;
+      }
+    }
+    EXPECT_EQ(interior, (nx - 1) * (ny - 1) * (nz - 1));
+    EXPECT_EQ(differing, interior);
+  }
+}
+
+// 0.28 is the largest perturbation allowed; cubic cells (the 6 x 5 x 4 box of sides 6, 5, 4) are the
+// tightest case of the validity argument, stretched ones (the unit box) have room to spare.
+TEST(Generators, PerturbedBoxKeepsEveryElementPositiveAtTheLargestPerturbation) {
+  const int nx = 6, ny = 5, nz = 4;
+  const double perturbation = 0.28;
+  for (const auto& [lx, ly, lz] : {std::array{6.0, 5.0, 4.0}, std::array{1.0, 1.0, 1.0}}) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      SCOPED_TRACE(cat(lx, " x ", ly, " x ", lz, ", seed ", seed));
+      const Mesh tetrahedra = box_tetrahedra(lx, ly, lz, nx, ny, nz, perturbation, seed);
+      ASSERT_EQ(tetrahedra.n_elements(), 6 * nx * ny * nz);
+      double volume = 0, smallest = INFINITY;
+      for (index_t e = 0; e < tetrahedra.n_elements(); ++e) {
+        const auto v = [&](int k) { return flowdg::testing::element_vertex(tetrahedra, e, k); };
+        const double six = six_volume(v(0), v(1), v(2), v(3));
+        EXPECT_GT(six, 0) << "tetrahedron " << e;
+        smallest = std::min(smallest, six / 6);
+        volume += six / 6;
+      }
+      // Only the interior moved: the tetrahedra still fill the box exactly.
+      EXPECT_NEAR(volume, lx * ly * lz, 1e-13 * lx * ly * lz);
+      // ... and they did move: the smallest is well below the unperturbed volume.
+      EXPECT_LT(smallest, 0.8 * lx * ly * lz / (6.0 * nx * ny * nz));
+      Mesh checked = tetrahedra;
+      EXPECT_TRUE(validate_mesh(checked).ok());
+
+      const Mesh hexahedra = box_hexahedra(lx, ly, lz, nx, ny, nz, perturbation, seed);
+      ASSERT_EQ(hexahedra.n_elements(), nx * ny * nz);
+      for (index_t e = 0; e < hexahedra.n_elements(); ++e) {
+        const std::array<double, 8> jacobians = hexahedron_corner_jacobians(hexahedra, e);
+        for (int k = 0; k < 8; ++k) {
+          EXPECT_GT(jacobians[k], 0) << "hexahedron " << e << " corner " << k;
+          // The library's Jacobian at the reference corner agrees (x 8: the reference cube is [-1, 1]^3).
+          const double library = element_jacobian(hexahedra, e, reference_vertex(Shape::hexahedron, k)).det;
+          EXPECT_NEAR(8 * library, jacobians[k], 1e-12 * std::abs(jacobians[k])) << "hexahedron " << e << " corner " << k;
+        }
+      }
+      checked = hexahedra;
+      EXPECT_TRUE(validate_mesh(checked).ok());
+    }
+  }
+}
+
+TEST(Generators, PerturbedBoxOutOfRangeIsAnInputError) {
+  for (const bool hexahedra : {false, true}) {
+    SCOPED_TRACE(hexahedra ? "hexahedra" : "tetrahedra");
+    // 0.3, the rectangle's limit, can flatten a tetrahedron of a cubic cell (see generators.cpp).
+    for (const double perturbation : {0.5, -0.1, 0.3, 0.2800001, static_cast<double>(NAN)}) {
+      try {
+        box_of(hexahedra, 1, 1, 1, 4, 4, 4, perturbation, 1);
+        ADD_FAILURE() << "perturbation " << perturbation << " was accepted";
+      } catch (const InputError& error) {
+        EXPECT_TRUE(flowdg::testing::contains(error.what(), "perturbation must be in [0, 0.28] of the cell size"));
+      }
+    }
+    EXPECT_NO_THROW(box_of(hexahedra, 1, 1, 1, 4, 4, 4, 0.28, 1));
+    EXPECT_NO_THROW(box_of(hexahedra, 1, 1, 1, 4, 4, 4, 0.0, 1));
+  }
+  EXPECT_THROW(load_mesh("builtin:box?perturbation=0.5"), InputError);
+  EXPECT_THROW(load_mesh("builtin:box?cells=hexahedra&perturbation=-0.1"), InputError);
+  EXPECT_THROW(load_mesh("builtin:box?perturbation=0.2&seed=-1"), InputError);
+}
+
+TEST(Generators, BoxSpecPerturbationAndSeedKeysReachTheGeneratorAndOrderTwoFollowsTheVertices) {
+  const std::string keys = "builtin:box?lx=1.2&nx=6&ny=5&nz=4&perturbation=0.2&seed=7";
+  for (const bool hexahedra : {false, true}) {
+    SCOPED_TRACE(hexahedra ? "hexahedra" : "tetrahedra");
+    const std::string spec = keys + (hexahedra ? "&cells=hexahedra" : "");
+    const Mesh expected = box_of(hexahedra, 1.2, 1, 1, 6, 5, 4, 0.2, 7);
+    const Mesh loaded = load_mesh(spec);
+    ASSERT_EQ(loaded.n_nodes(), expected.n_nodes());
+    for (index_t n = 0; n < expected.n_nodes(); ++n) EXPECT_TRUE(same_point(loaded.nodes[n], expected.nodes[n])) << n;
+    EXPECT_EQ(loaded.element_nodes, expected.element_nodes);
+    EXPECT_EQ(loaded.source, spec);
+    const Mesh default_seed = load_mesh(keys.substr(0, keys.find("&seed")) + (hexahedra ? "&cells=hexahedra" : ""));
+    const Mesh seed_one = box_of(hexahedra, 1.2, 1, 1, 6, 5, 4, 0.2, 1);
+    for (index_t n = 0; n < seed_one.n_nodes(); ++n) EXPECT_TRUE(same_point(default_seed.nodes[n], seed_one.nodes[n])) << n;
+
+    // Order 2: the perturbed vertices keep their numbers and coordinates, and every node of an
+    // element lies where the element's straight (affine or trilinear) map of those vertices puts it.
+    const Mesh curved = load_mesh(spec + "&order=2");
+    ASSERT_EQ(curved.n_elements(), expected.n_elements());
+    ASSERT_GT(curved.n_nodes(), expected.n_nodes());
+    for (index_t n = 0; n < expected.n_nodes(); ++n) EXPECT_TRUE(same_point(curved.nodes[n], expected.nodes[n])) << n;
+    int checked_nodes = 0;
+    for (index_t e = 0; e < curved.n_elements(); ++e) {
+      ASSERT_EQ(geometric_order(curved.element_types[e]), 2);
+      const std::vector<Point3> reference = reference_nodes(curved.element_types[e]);
+      const auto vertex = [&](int k) { return flowdg::testing::element_vertex(expected, e, k); };
+      for (std::size_t k = 0; k < reference.size(); ++k) {
+        const double r = 0.5 * (1 + reference[k].x), s = 0.5 * (1 + reference[k].y), t = 0.5 * (1 + reference[k].z);
+        Point3 x{};
+        if (hexahedra) {
+          for (int v = 0; v < 8; ++v) {
+            const Point3 corner = reference_vertex(Shape::hexahedron, v);
+            x = x + ((corner.x > 0 ? r : 1 - r) * (corner.y > 0 ? s : 1 - s) * (corner.z > 0 ? t : 1 - t)) * vertex(v);
+          }
+        } else {
+          x = (1 - r - s - t) * vertex(0) + r * vertex(1) + s * vertex(2) + t * vertex(3);
+        }
+        const Point3 node = curved.nodes[curved.element_node_ids(e)[k]];
+        ASSERT_LT(flowdg::testing::length(node - x), 1e-14) << "element " << e << " node " << k;
+        ++checked_nodes;
+      }
+    }
+    EXPECT_EQ(checked_nodes, curved.n_elements() * (hexahedra ? 27 : 10));
+    Mesh validated = curved;
+    EXPECT_TRUE(validate_mesh(validated).ok());
+  }
+}
+
 TEST(Generators, CurvedQuarterAnnulusOfOrderOneIsTheStraightOneBitForBit) {
   const Mesh straight = quarter_annulus(), curved = curved_quarter_annulus(1);
   EXPECT_EQ(curved.element_types, straight.element_types);
@@ -321,6 +551,8 @@ TEST(Generators, BadArgumentsAreInputErrors) {
   EXPECT_THROW(quarter_annulus(1.0, 0.5), InputError);
   EXPECT_THROW(box_tetrahedra(1, -1, 1, 2, 2, 2), InputError);
   EXPECT_THROW(box_hexahedra(1, 1, 1, 2, 0, 2), InputError);
+  EXPECT_THROW(box_tetrahedra(1, 1, 1, 2, 2, 2, 0.5), InputError);
+  EXPECT_THROW(box_hexahedra(1, 1, 1, 2, 2, 2, -0.1), InputError);
   EXPECT_THROW(curved_quarter_annulus(5), InputError);
   EXPECT_THROW(curved_quarter_annulus(0), InputError);
   EXPECT_THROW(curved_annulus(rectangle_quadrilaterals(1, 2, 1, 2, 2, 2), 2), InputError);

@@ -153,6 +153,31 @@ physics::BoundaryKind parse_boundary_kind(const std::string& name, const std::st
   }
 }
 
+/// [artificial_viscosity]: Persson & Peraire's shock capturing for the 3D Euler equations
+/// (physics/euler/artificial_viscosity.hpp): enabled (default true when the table is there),
+/// epsilon0, kappa, s0.
+void read_artificial_viscosity(const Config& config, Case& problem) {
+  if (!config.has("artificial_viscosity")) return;
+  const Config table = config.table("artificial_viscosity");
+  table.allow_only({"enabled", "epsilon0", "kappa", "s0"});
+  dg::ArtificialViscosityOptions& av = problem.options.artificial_viscosity;
+  av.enabled = table.bool_or("enabled", true);
+  if (!av.enabled) return;
+  if (problem.options.viscous.enabled)
+    throw InputError(cat(table.where(), ": artificial viscosity is for the Euler equations ([physics] equations = \"euler\")"));
+  if (problem.mesh.dimension != 3)
+    throw InputError(cat(table.where(), ": artificial viscosity runs on 3D meshes; ", problem.mesh.source, " is ", problem.mesh.dimension,
+                         "D (2D triangle meshes have [solver] limiter = \"barth-jespersen\")"));
+  av.epsilon0 = table.double_or("epsilon0", av.epsilon0);
+  av.kappa = table.double_or("kappa", av.kappa);
+  if (!(av.epsilon0 > 0 && av.epsilon0 <= 10)) throw InputError(cat(table.where(), " epsilon0: must be in (0, 10] (got ", av.epsilon0, ")"));
+  if (!(av.kappa > 0 && av.kappa <= 20)) throw InputError(cat(table.where(), " kappa: must be in (0, 20] (got ", av.kappa, ")"));
+  if (const auto s0 = table.get_double("s0")) {
+    if (!(*s0 <= 0 && *s0 >= -20)) throw InputError(cat(table.where(), " s0: must be in [-20, 0], a log10 (got ", *s0, ")"));
+    av.s0 = *s0;
+  }
+}
+
 std::string resolve_mesh_path(const std::string& spec, const std::string& directory) {
   if (spec.rfind("builtin:", 0) == 0 || directory.empty() || std::filesystem::path(spec).is_absolute()) return spec;
   const auto relative = std::filesystem::path(directory) / spec;
@@ -369,7 +394,7 @@ void read_boundaries(const Config& config, Case& problem) {
 }  // namespace
 
 Case load_case(const Config& config, Backend backend) {
-  config.allow_only({"case", "mesh", "physics", "flow", "solver", "time", "boundary", "output", "forces"});
+  config.allow_only({"case", "mesh", "physics", "flow", "solver", "time", "boundary", "output", "forces", "artificial_viscosity"});
   Case problem;
   problem.toml = config.to_toml();
   const Config case_table = config.table("case");
@@ -383,11 +408,13 @@ Case load_case(const Config& config, Backend backend) {
   read_mesh(config, problem);
   const int dim = problem.mesh.dimension;
   const bool viscous = problem.options.viscous.enabled;
+  read_artificial_viscosity(config, problem);
+  const bool artificial_viscosity = problem.options.artificial_viscosity.enabled;
   if (viscous && problem.options.precision != dg::Precision::double_precision)
     throw InputError(cat(config.table("solver").where(), " precision: the Navier-Stokes equations run in double precision only"));
   if (viscous && (problem.options.limiter != dg::Limiter::none || problem.options.positivity))
     throw InputError(cat(config.table("solver").where(), ": the limiter and the positivity scaling are for the Euler equations"));
-  const int highest = dg::core_max_order(dim, problem.options.precision, viscous);
+  const int highest = dg::core_max_order(dim, problem.options.precision, viscous, artificial_viscosity);
   if (problem.options.order < 0 || problem.options.order > highest)
     throw InputError(cat(config.table("solver").where(), " order: ", problem.options.order, " is out of range (0..", highest, ")"));
   // What only the tuned triangle kernels have, refused now rather than at set-up.

@@ -13,5 +13,7 @@ std::unique_ptr<Operator> make_euler3d_double(const Mesh&, const Connectivity&, 
 std::unique_ptr<Operator> make_euler3d_float(const Mesh&, const Connectivity&, const OperatorOptions&);
 std::unique_ptr<Operator> make_navier_stokes2d_double(const Mesh&, const Connectivity&, const OperatorOptions&);
 std::unique_ptr<Operator> make_navier_stokes3d_double(const Mesh&, const Connectivity&, const OperatorOptions&);
+std::unique_ptr<Operator> make_euler_av3d_double(const Mesh&, const Connectivity&, const OperatorOptions&);
+std::unique_ptr<Operator> make_euler_av3d_float(const Mesh&, const Connectivity&, const OperatorOptions&);
 
 }  // namespace flowdg::dg

@@ -25,6 +25,7 @@
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
+#include "flowdg/physics/euler/artificial_viscosity.hpp"
 #include "flowdg/physics/euler/boundary.hpp"
 #include "flowdg/physics/euler/euler.hpp"
 #include "flowdg/physics/euler/flows.hpp"
@@ -469,6 +470,17 @@ inline std::vector<double> core_tensor_tables(const CoreTensorLayout& t, const s
   return a;
 }
 
+/// The physics as element e evaluates it: with a viscosity per element (artificial viscosity,
+/// physics/euler/artificial_viscosity.hpp) the element's eps set, else the physics itself.
+template <class Physics>
+FLOWDG_HD FLOWDG_FORCEINLINE Physics element_physics(const Physics& physics, View<const typename Physics::real> viscosity, index_t e) {
+  Physics local = physics;
+  if constexpr (physics::has_element_viscosity<Physics>) local.epsilon = viscosity[e];
+  (void)viscosity;
+  (void)e;
+  return local;
+}
+
 /// The viscous time-step limit's constant (TimeStepKernel): see there, and docs/user-guide.md.
 constexpr double viscous_step_factor = 2.5;
 
@@ -492,15 +504,56 @@ struct TimeStepKernel {
   index_t Ks = 0;
   int Np = 0, order = 0;
   Real mean_factor = 0;   ///< phi_0 = 1 / sqrt(reference measure)
+  int low = 0;            ///< artificial viscosity: the first mode of degree p (the sensor's)
   FLOWDG_HD double operator()(index_t e) const {
     typename Physics::State mean;
     for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
     if (!physics.is_admissible(mean)) return -1.0;
+    Physics local = physics;  // with artificial viscosity, the element's eps (the sensor's, as the stage computes it)
+    if constexpr (physics::has_element_viscosity<Physics>) local.epsilon = physics.element_viscosity(u.data + e, Ks, Np, low, size[e], order, mean);
     const double h = static_cast<double>(size[e]), n = 2 * order + 1;
-    double rate = n * static_cast<double>(physics.max_wave_speed(mean));
+    double rate = n * static_cast<double>(local.max_wave_speed(mean));
     if constexpr (Physics::has_viscous_flux)
-      rate += viscous_step_factor * n * n * (order + 1) * (order + 1) * static_cast<double>(physics.max_diffusivity(mean)) / h;
+      rate += viscous_step_factor * n * n * (order + 1) * (order + 1) * static_cast<double>(local.max_diffusivity(mean)) / h;
     return h / rate;
+  }
+};
+
+/// Artificial viscosity's sensor per element (physics/euler/artificial_viscosity.hpp): eps of each
+/// element from its density's modes, 0 where the mean is not admissible (the time step names it).
+/// In a step (dt > 0, or the elements' local steps), eps is capped at what the step allows: the
+/// time step was taken from an earlier state (at the step's start, or dt_every steps before), and a
+/// shock that has just appeared would otherwise get a viscosity the explicit step cannot carry (a
+/// jump at element faces has no high modes at first: eps = 0 sets a convective step, and the first
+/// stage's eps_max is then 10-20 times beyond its diffusive limit). The cap inverts TimeStepKernel's
+/// rate at cfl 1, h / dt = (2p + 1) lambda + viscous_step_factor (2p + 1)^2 (p + 1)^2 eps / h.
+template <class Physics>
+struct ViscositySensorKernel {
+  using Real = typename Physics::real;
+  Physics physics;
+  View<const Real> u;
+  View<const Real> size;
+  View<Real> viscosity;
+  index_t Ks = 0;
+  int Np = 0, low = 0, order = 0;
+  Real mean_factor = 0;
+  Real dt = 0;                 ///< the step's dt (0: no cap, e.g. a residual or the output's eps)
+  View<const Real> local_dt;   ///< local time stepping: each element's dt (then dt is ignored)
+  FLOWDG_HD void operator()(index_t e) const {
+    typename Physics::State mean;
+    for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
+    if (!physics.is_admissible(mean)) {
+      viscosity[e] = Real(0);
+      return;
+    }
+    Real eps = physics.element_viscosity(u.data + e, Ks, Np, low, size[e], order, mean);
+    const Real step = local_dt.size() > 0 ? local_dt[e] : dt;
+    if (eps > Real(0) && step > Real(0)) {
+      const Real h = size[e], n = Real(2 * order + 1), m = Real(order + 1);
+      const Real allowed = (h / step - n * physics.max_wave_speed(mean)) * h / (Real(viscous_step_factor) * n * n * m * m);
+      eps = eps < allowed ? eps : (allowed > Real(0) ? allowed : Real(0));
+    }
+    viscosity[e] = eps;
   }
 };
 

@@ -52,6 +52,8 @@ std::vector<Real> pad_rows(const std::vector<double>& values, index_t rows, inde
 /// in 3D (operator.cpp's core_max_order says the same).
 template <class Physics>
 constexpr int compiled_max_order() {
+  // Artificial viscosity: the inviscid physics' orders (the paper's p = 4 in 3D).
+  if constexpr (physics::has_element_viscosity<Physics>) return FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4;
   if constexpr (Physics::has_viscous_flux) return FLOWDG_MAX_ORDER < (Physics::dim == 2 ? 4 : 3) ? FLOWDG_MAX_ORDER : (Physics::dim == 2 ? 4 : 3);
   constexpr bool full = Physics::dim == 2 && std::is_same_v<typename Physics::real, double>;
   return full ? FLOWDG_MAX_ORDER : (FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4);
@@ -78,6 +80,11 @@ class DgOperator final : public Operator {
   using State = typename Physics::State;
   static constexpr int dim = Physics::dim, NV = Physics::n_variables;
   static constexpr int max_order = compiled_max_order<Physics>();
+  /// Artificial viscosity (physics/euler/artificial_viscosity.hpp): a viscosity per element from the
+  /// smoothness sensor, through the same BR2 lifting as the Navier-Stokes equations.
+  static constexpr bool artificial_viscosity = physics::has_element_viscosity<Physics>;
+  /// The Navier-Stokes equations: a viscous physics with walls, temperatures and scales.
+  static constexpr bool navier_stokes = Physics::has_viscous_flux && !artificial_viscosity;
   /// Whether the registry has a tuned specialisation for this physics (tuned_triangles.hpp: 2D
   /// Euler on affine triangles in double precision).
   static constexpr bool has_tuned_triangles = std::is_same_v<Physics, physics::Euler<2, double>>;
@@ -116,6 +123,23 @@ class DgOperator final : public Operator {
   std::string describe_bad_state() const override;
   std::string implementation() const override;
   double stage_bytes(const RungeKuttaScheme& scheme) const override;
+  std::vector<double> element_viscosity() const override {
+    if constexpr (artificial_viscosity) {
+      const StreamScope on_stream(*stream_);
+      std::vector<double> out(static_cast<std::size_t>(mesh_.n_elements()), 0.0);
+      for (std::size_t g = 0; g < elements_.size(); ++g) {
+        const ElementData& d = elements_[g];
+        Array<Real> values(space_of(options_.backend), d.Ks);
+        for_each(options_.backend, d.K, sensor_kernel(d, values.view()));
+        const std::vector<Real> host = values.to_host();
+        const std::vector<index_t>& members = setup_.groups.element_groups[g].elements;
+        for (std::size_t e = 0; e < members.size(); ++e) out[static_cast<std::size_t>(members[e])] = static_cast<double>(host[e]);
+      }
+      return out;
+    } else {
+      return {};
+    }
+  }
 
  private:
   struct ElementData;
@@ -138,6 +162,7 @@ class DgOperator final : public Operator {
     Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
     Array<Real> face_lifting; ///< viscous physics: BR2's face lifting matrices (setup.hpp: face_lifting_tables)
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
+    Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity)
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
     ElementLaunch launch = nullptr;
@@ -203,6 +228,28 @@ class DgOperator final : public Operator {
   void viscous_pass(double t) {
     for (std::size_t g = 0; g < elements_.size(); ++g) elements_[g].launch(*this, static_cast<int>(g), StageUpdate<Real>{}, Pass::viscous);
     for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t, Pass::viscous);
+  }
+  /// Artificial viscosity's sensor: the first mode of degree p of a group (N(p - 1)), and each
+  /// element's eps from the current state (ViscositySensorKernel), before every stage's lifting.
+  int sensor_low(const ElementData& d) const { return order_ > 0 ? n_basis(d.shape, order_ - 1) : 0; }
+  ViscositySensorKernel<Physics> sensor_kernel(const ElementData& d, View<Real> out) const {
+    return {physics_, d.u.view(), d.size.view(), out, d.Ks, d.Np, sensor_low(d), order_,
+            static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), Real(0), View<const Real>{}};
+  }
+  /// in_step: capped by the stage's step dt (with local steps each element's own); a residual
+  /// evaluation is not.
+  void update_viscosity(bool in_step, double dt) {
+    if constexpr (artificial_viscosity)
+      for (ElementData& d : elements_) {
+        ViscositySensorKernel<Physics> sensor = sensor_kernel(d, d.viscosity.view());
+        if (in_step) {
+          if (local_steps_)
+            sensor.local_dt = d.local_dt.view();
+          else
+            sensor.dt = static_cast<Real>(dt);
+        }
+        for_each(options_.backend, d.K, sensor);
+      }
   }
   /// registers: what the stage reads and stores besides u (stage_registers; the first stage of a
   /// scheme with u0 stores it, StageUpdate::start_u0).
@@ -278,7 +325,19 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   if (mesh.dimension != dim)
     throw InputError(cat(Physics::name(), " needs a ", dim, "D mesh; ", mesh.source, " is ", mesh.dimension, "D"));
   physics_.gamma = static_cast<Real>(options.gamma);
-  if constexpr (Physics::has_viscous_flux) {
+  if constexpr (physics::has_element_viscosity<Physics>) {
+    const physics::ArtificialViscosityParameters& av = options.artificial_viscosity;
+    const double s0 = std::isnan(av.s0) ? physics::ArtificialViscosityParameters::default_s0(order_) : av.s0;
+    if (!(av.epsilon0 > 0 && std::isfinite(av.epsilon0)) || !(av.kappa > 0 && std::isfinite(av.kappa)) || !std::isfinite(s0) || s0 > 0)
+      throw InputError(cat("artificial viscosity: epsilon0 and kappa must be positive and s0 <= 0 (a log10 of the highest modes' share ",
+                           "of the indicator's energy; got epsilon0 ", av.epsilon0, ", kappa ", av.kappa, ", s0 ", s0, ")"));
+    if (options.viscous.eta < 0) throw InputError(cat("BR2: eta must be positive (0: the number of faces), not ", options.viscous.eta));
+    physics_.epsilon0 = static_cast<Real>(av.epsilon0);
+    physics_.kappa = static_cast<Real>(av.kappa);
+    physics_.s0 = static_cast<Real>(s0);
+    physics_.gamma = static_cast<Real>(options.gamma);
+    eta_ = static_cast<Real>(options.viscous.eta);
+  } else if constexpr (Physics::has_viscous_flux) {
     physics::NavierStokesScales scales = options.viscous.scales;
     scales.gamma = options.gamma;
     if (!(scales.mach > 0 && scales.reynolds > 0 && scales.prandtl > 0 && scales.reference_length > 0 &&
@@ -333,6 +392,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (group.geometry == GeometryKind::curved)
       d.inverse_mass = Array<Real>(space, pad_rows<Real>(host.inverse_mass, static_cast<index_t>(d.Np) * d.Np, d.K, d.Ks));
     d.size = Array<Real>(space, pad_rows<Real>(host.size, 1, d.K, d.Ks));
+    if constexpr (artificial_viscosity) d.viscosity = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.Ks), Real(0)));
     std::vector<index_t> codes(static_cast<std::size_t>(n_faces(group.shape)) * d.Ks, 0);
     for (int l = 0; l < n_faces(group.shape); ++l)
       std::copy_n(host.codes.begin() + l * d.K, d.K, codes.begin() + l * d.Ks);
@@ -425,12 +485,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       if (group.tag >= static_cast<int>(options.boundary.size()))
         throw InputError(cat("boundary '", mesh.boundary_names[group.tag], "' of ", mesh.source, " has no boundary condition"));
       const BoundarySpec& spec = options.boundary[group.tag];
-      physics::check_supported(spec.kind, dim, Physics::has_viscous_flux);
+      physics::check_supported(spec.kind, dim, navier_stokes);
       physics::check_supported(spec.flow, dim, options.gamma);
       d.condition.kind = spec.kind;
       const double wall_velocity[3] = {spec.wall_velocity.x, spec.wall_velocity.y, spec.wall_velocity.z};
       for (int c = 0; c < dim; ++c) d.condition.wall_velocity[c] = static_cast<Real>(wall_velocity[c]);
-      if constexpr (Physics::has_viscous_flux) {
+      if constexpr (navier_stokes) {
         if (!(spec.wall_temperature > 0))
           throw InputError(cat("boundary '", mesh.boundary_names[group.tag], "': the wall temperature must be positive"));
         d.condition.wall_energy = physics_.internal_energy_at(static_cast<Real>(spec.wall_temperature));
@@ -539,6 +599,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
       lifting.viscous_rhs = d.viscous_rhs.view();
       lifting.face_lifting = d.face_lifting.view();
+      lifting.viscosity = d.viscosity.view();
 #if defined(__CUDACC__)
       if (d.block_lifting > 0) {
         launch_lifting_block_kernel(lifting, d.K, d.block_lifting);
@@ -685,6 +746,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
   //   3. per boundary face point, the condition's viscous flux, subtracted from flux_;
   // and the element kernel adds the volume term and subtracts both halves from each interior face's
   // flux (ElementKernel::face_flux). Inviscid physics compile none of it.
+  if constexpr (artificial_viscosity) update_viscosity(!residual_only, dt);
   if constexpr (Physics::has_viscous_flux) viscous_pass(t);
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     ElementData& d = elements_[g];
@@ -763,7 +825,7 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
   double smallest = std::numeric_limits<double>::infinity();
   for (const ElementData& d : elements_) {
     TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
-                                   static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape)))};
+                                   static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d)};
     const double value = reduce_min<double>(options_.backend, d.K, kernel);
     if (value < 0) {
       // Find the element on the host (a failure path: the cost does not matter).
@@ -796,7 +858,7 @@ double DgOperator<Physics>::set_local_time_steps(double cfl) {
   for (ElementData& d : elements_) {
     if (d.local_dt.size() != d.Ks) d.local_dt = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.Ks), Real(0)));
     const TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
-                                         static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape)))};
+                                         static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d)};
     const View<Real> out = d.local_dt.view();
     for_each(options_.backend, d.K, [=] FLOWDG_HD(index_t e) { out[e] = static_cast<Real>(cfl * kernel(e)); });
   }

@@ -116,6 +116,8 @@ struct LiftingElementKernel {
   /// The faces' lifting matrices (face_lifting_entry): affine [(l Nfq + a) Nfq + b] (reference),
   /// curved [((l Nfq + a) Nfq + b) Ks + e].
   View<const Real> face_lifting;
+  /// Physics with a viscosity per element (has_element_viscosity): eps per element [e].
+  View<const Real> viscosity;
 
   /// The solution u and the gradient theta at a point with basis values phi, from the coefficients
   /// c and the gradient's moments (rows d NV + v).
@@ -148,6 +150,25 @@ struct LiftingElementKernel {
   FLOWDG_HD void operator()(index_t e) const {
     const index_t Ks = base.Ks, Fs = base.Fs;
     const int Nq = base.Nq, Nfq = base.Nfq;
+    const Physics physics = element_physics(base.physics, viscosity, e);
+    if constexpr (physics::has_element_viscosity<Physics>) {
+      // An element without artificial viscosity (the smooth flow: most of them) contributes nothing:
+      // zero halves on its interior faces and a zero volume term (its boundary faces' flux is zero
+      // for this physics whatever the gradient).
+      if (physics.epsilon == Real(0)) {
+        for (int l = 0; l < n_element_faces; ++l) {
+          const index_t code = base.codes[l * Ks + e];
+          const index_t f = code_face(code);
+          if (f < out.n_boundary) continue;
+          const index_t side = code_plus_side(code) ? out.half_stride : 0;
+          for (int v = 0; v < NV; ++v)
+            for (int q = 0; q < Nfq; ++q) out.half[side + (static_cast<index_t>(v) * Nfq + q) * Fs + f] = Real(0);
+        }
+        for (int v = 0; v < NV; ++v)
+          for (int j = 0; j < Np; ++j) viscous_rhs[(static_cast<index_t>(v) * Np + j) * Ks + e] = Real(0);
+        return;
+      }
+    }
     Real c[NV][Np];
     for (int v = 0; v < NV; ++v)
       for (int j = 0; j < Np; ++j) c[v][j] = base.u[(static_cast<index_t>(v) * Np + j) * Ks + e];
@@ -226,7 +247,7 @@ struct LiftingElementKernel {
             for (int v = 0; v < NV; ++v) theta[d][v] += wn * out.jump[(static_cast<index_t>(v) * Nfq + b) * Fs + f];
           }
         }
-        store_lifting_face_point(base.physics, out, Nfq, Fs, f, plus, q, u, theta);
+        store_lifting_face_point(physics, out, Nfq, Fs, f, plus, q, u, theta);
       }
     }
 
@@ -240,7 +261,7 @@ struct LiftingElementKernel {
       State theta[dim];
       point_values(c, s, phi, uk, theta);
       State fv[dim];
-      base.physics.viscous_flux(uk, theta, fv);
+      physics.viscous_flux(uk, theta, fv);
       Real m[dim][dim];
       base.weighted_metric(k, e, affine, 1, m);
       for (int v = 0; v < NV; ++v) {

@@ -32,8 +32,9 @@ std::vector<double> change_order(const Groups& groups, const std::vector<double>
   return out;
 }
 
-int core_max_order(int dimension, Precision precision, bool viscous) {
+int core_max_order(int dimension, Precision precision, bool viscous, bool artificial_viscosity) {
   // dg_operator.hpp's compiled_max_order, without instantiating a physics here.
+  if (artificial_viscosity) return std::min(FLOWDG_MAX_ORDER, 4);
   if (viscous) return std::min(FLOWDG_MAX_ORDER, dimension == 2 ? 4 : 3);
   if (dimension == 2 && precision == Precision::double_precision) return FLOWDG_MAX_ORDER;
   return FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4;
@@ -45,6 +46,14 @@ std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& co
   // triangles unless the portable ones are asked for (tuned_triangles.hpp), the portable
   // instantiation otherwise (dg_operator.hpp's registry).
   const bool single = options.precision == Precision::single_precision;
+  if (options.artificial_viscosity.enabled) {
+    if (options.viscous.enabled)
+      throw InputError("artificial viscosity is for the Euler equations; the Navier-Stokes equations have their own viscosity");
+    if (mesh.dimension != 3)
+      throw InputError(cat("artificial viscosity runs on 3D meshes (", mesh.source, " is ", mesh.dimension,
+                           "D; 2D meshes of triangles have the limiter: [solver] limiter = \"barth-jespersen\")"));
+    return single ? make_euler_av3d_float(mesh, connectivity, options) : make_euler_av3d_double(mesh, connectivity, options);
+  }
   if (options.viscous.enabled) {
     if (single) throw InputError("the Navier-Stokes equations run in double precision only (solver.precision = \"double\")");
     switch (mesh.dimension) {

@@ -26,6 +26,7 @@
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/mesh.hpp"
+#include "flowdg/physics/euler/artificial_viscosity.hpp"
 #include "flowdg/physics/euler/boundary.hpp"
 #include "flowdg/physics/euler/flows.hpp"
 #include "flowdg/physics/euler/riemann.hpp"
@@ -54,6 +55,12 @@ struct ViscousOptions {
   bool enabled = false;
   physics::NavierStokesScales scales{};
   double eta = 0;  ///< 0: the element's number of faces (3 triangles, 4 quadrilaterals and tetrahedra, 6 hexahedra)
+};
+
+/// Persson & Peraire's artificial viscosity (physics/euler/artificial_viscosity.hpp) on the Euler
+/// equations: shock capturing through BR2 (the eta of ViscousOptions), 3D.
+struct ArtificialViscosityOptions : physics::ArtificialViscosityParameters {
+  bool enabled = false;
 };
 
 /// Which kernels run a group (the registry, dg_operator.hpp): automatic takes the tuned 2D Euler
@@ -91,6 +98,7 @@ struct OperatorOptions {
   /// Indexed by mesh boundary tag; every tag with faces must have one.
   std::vector<BoundarySpec> boundary;
   ViscousOptions viscous;
+  ArtificialViscosityOptions artificial_viscosity;
 };
 
 struct Norms {
@@ -193,6 +201,9 @@ class Operator {
   /// read once, every output written once; tables of a few kilobytes not counted), averaged over
   /// the scheme's stages: bytes / stage time over the copy bandwidth is the bandwidth efficiency.
   virtual double stage_bytes(const RungeKuttaScheme& scheme) const = 0;
+  /// Artificial viscosity: each mesh element's eps at the current state (the sensor's, as the next
+  /// stage computes it); empty for a physics without it.
+  virtual std::vector<double> element_viscosity() const { return {}; }
 };
 
 /// The operator for the mesh's dimension (Euler<2> or Euler<3>; NavierStokes<2> or <3> with
@@ -210,6 +221,6 @@ std::vector<double> change_order(const Groups& groups, const std::vector<double>
 
 /// Highest order the core's kernels are compiled for, by dimension and precision (viscous: the
 /// Navier-Stokes kernels').
-int core_max_order(int dimension, Precision precision, bool viscous = false);
+int core_max_order(int dimension, Precision precision, bool viscous = false, bool artificial_viscosity = false);
 
 }  // namespace flowdg::dg

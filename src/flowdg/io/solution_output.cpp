@@ -46,6 +46,13 @@ void write_solution_vtu(const std::string& path, const dg::Operator& op, double 
   point_fields.push_back({"mach", 1, std::move(mach)});
   point_fields.push_back({"energy", 1, std::move(energy)});
   std::vector<VtuField> cell_fields;
+  // Artificial viscosity: each element's eps (the sensor's at this state), cell by cell.
+  if (std::vector<double> viscosity = op.element_viscosity(); !viscosity.empty()) {
+    std::vector<double> by_cell;
+    by_cell.reserve(element.size());
+    for (const std::int64_t e : element) by_cell.push_back(viscosity[static_cast<std::size_t>(e)]);
+    cell_fields.push_back({"artificial_viscosity", 1, std::move(by_cell)});
+  }
   cell_fields.push_back({"element", 1, std::move(element)});
   write_vtu(path, cell_blocks, point_fields, cell_fields, time, cells);
 }

@@ -19,6 +19,14 @@ namespace {
 // triangle of a quadrilateral) positive: each altitude of the cell's right triangles is at least
 // min(dx, dy)/sqrt(2), and moving three vertices by at most d each shortens it by at most 2d.
 constexpr double max_perturbation = 0.3;
+// In 3D the same argument is too weak: four vertices that each move by at most d can only make a
+// tetrahedron flat if it fits between two parallel planes 2d apart, i.e. if 2d reaches its width
+// (its smallest extent over all directions). The box's tetrahedra (Kuhn's, and the corner
+// tetrahedra whose volumes are a hexahedron's corner Jacobians) are at least min(dx, dy, dz)/sqrt(3)
+// wide, e.g. a Kuhn tetrahedron of a cube between its edges from (0,0,0) to (1,1,0) and from
+// (1,0,0) to (1,1,1); so displacements below min(dx, dy, dz)/(2 sqrt 3) = 0.2887 min(dx, dy, dz)
+// keep every one positive, and 0.3 of a cube's side can flatten one.
+constexpr double max_perturbation_3d = 0.28;
 
 // Portable across standard libraries, unlike std::uniform_real_distribution.
 double unit_uniform(std::mt19937_64& random) {
@@ -184,12 +192,18 @@ namespace {
 
 /// [0,lx] x [0,ly] x [0,lz] in nx x ny x nz cells of 6 tetrahedra or of one hexahedron each, with
 /// the boundary tags xmin, xmax, ymin, ymax, zmin, zmax.
-Mesh box(double lx, double ly, double lz, int nx, int ny, int nz, bool hexahedra) {
+Mesh box(double lx, double ly, double lz, int nx, int ny, int nz, bool hexahedra, double perturbation,
+         std::uint64_t seed) {
   require_cells(nx, "nx");
   require_cells(ny, "ny");
   require_cells(nz, "nz");
   if (!(lx > 0 && ly > 0 && lz > 0))
     throw InputError(cat("generator: box sides must be positive (got ", lx, ", ", ly, ", ", lz, ")"));
+  if (!(perturbation >= 0.0 && perturbation <= max_perturbation_3d))
+    throw InputError(cat("generator: box perturbation must be in [0, ", number(max_perturbation_3d),
+                         "] of the cell size (got ", number(perturbation), ")"));
+  const double amplitude = perturbation * std::min({lx / nx, ly / ny, lz / nz});
+  std::mt19937_64 random(seed);
   Mesh mesh;
   mesh.dimension = 3;
   const int n[3] = {nx, ny, nz};
@@ -198,13 +212,25 @@ Mesh box(double lx, double ly, double lz, int nx, int ny, int nz, bool hexahedra
     return (static_cast<index_t>(ijk[2]) * (ny + 1) + ijk[1]) * (nx + 1) + ijk[0];
   };
   mesh.nodes.reserve(static_cast<std::size_t>(nx + 1) * (ny + 1) * (nz + 1));
+  // The perturbation draws random numbers node by node, in node order: this loop must stay serial.
   for (int k = 0; k <= nz; ++k)
     for (int j = 0; j <= ny; ++j)
       for (int i = 0; i <= nx; ++i) {
         const int ijk[3] = {i, j, k};
         double xyz[3];
         for (int d = 0; d < 3; ++d) xyz[d] = ijk[d] == n[d] ? length[d] : length[d] * ijk[d] / n[d];
-        mesh.nodes.push_back({xyz[0], xyz[1], xyz[2]});
+        Point3 p{xyz[0], xyz[1], xyz[2]};
+        if (amplitude > 0 && i > 0 && i < nx && j > 0 && j < ny && k > 0 && k < nz) {
+          // Uniform in a ball of radius `amplitude`, the bound the validity argument needs.
+          const double radius = amplitude * std::cbrt(unit_uniform(random));
+          const double cos_polar = 2 * unit_uniform(random) - 1;
+          const double azimuth = 2 * std::numbers::pi * unit_uniform(random);
+          const double sin_polar = std::sqrt(std::max(0.0, 1 - cos_polar * cos_polar));
+          p.x += radius * sin_polar * std::cos(azimuth);
+          p.y += radius * sin_polar * std::sin(azimuth);
+          p.z += radius * cos_polar;
+        }
+        mesh.nodes.push_back(p);
       }
   // Kuhn (Freudenthal) split: one tetrahedron per monotone path from the cell's lowest corner to
   // its highest, one axis step at a time. Every cell face is then cut along the diagonal from its
@@ -267,15 +293,20 @@ Mesh box(double lx, double ly, double lz, int nx, int ny, int nz, bool hexahedra
     }
   }
   mesh.source = cat("builtin:box(", number(lx), " x ", number(ly), " x ", number(lz), ", ", nx, " x ", ny, " x ", nz,
-                    hexahedra ? " hexahedra)" : " cells of 6 tetrahedra)");
+                    hexahedra ? " hexahedra" : " cells of 6 tetrahedra",
+                    perturbation > 0 ? cat(", perturbation ", number(perturbation), ", seed ", seed) : "", ")");
   return mesh;
 }
 
 }  // namespace
 
-Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz) { return box(lx, ly, lz, nx, ny, nz, false); }
+Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz, double perturbation, std::uint64_t seed) {
+  return box(lx, ly, lz, nx, ny, nz, false, perturbation, seed);
+}
 
-Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz) { return box(lx, ly, lz, nx, ny, nz, true); }
+Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz, double perturbation, std::uint64_t seed) {
+  return box(lx, ly, lz, nx, ny, nz, true, perturbation, seed);
+}
 
 Mesh curved_annulus(const Mesh& straight, int order) {
   if (order < 1 || order > 4) throw InputError(cat("generator: annulus order ", order, " is out of range (1..4)"));

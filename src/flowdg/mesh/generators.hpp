@@ -26,10 +26,16 @@ Mesh rectangle_quadrilaterals(double x0, double x1, double y0, double y1, int nx
 Mesh quarter_annulus(double r_inner = 1.0, double r_outer = 1.384, int n_radial = 5,
                      int n_angular = 18);
 /// [0,lx] x [0,ly] x [0,lz] in nx x ny x nz hexahedral cells, each split into 6 tetrahedra
-/// (conforming). Tags: xmin, xmax, ymin, ymax, zmin, zmax.
-Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz);
-/// The same box in nx x ny x nz hexahedra (8-node, Gmsh's vertex order), the same tags.
-Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz);
+/// (conforming). Tags: xmin, xmax, ymin, ymax, zmin, zmax. A `perturbation` in [0, 0.28] moves
+/// every node off the boundary by a random vector (uniform in a ball, drawn node by node from
+/// `seed`) of length at most perturbation x min(lx/nx, ly/ny, lz/nz); boundary nodes stay exactly in
+/// place, and every element keeps a positive volume.
+Mesh box_tetrahedra(double lx, double ly, double lz, int nx, int ny, int nz, double perturbation = 0.0,
+                    std::uint64_t seed = 1);
+/// The same box in nx x ny x nz hexahedra (8-node, Gmsh's vertex order), the same tags; the same
+/// perturbation and seed move the nodes exactly as box_tetrahedra does (positive corner Jacobians).
+Mesh box_hexahedra(double lx, double ly, double lz, int nx, int ny, int nz, double perturbation = 0.0,
+                   std::uint64_t seed = 1);
 /// The annulus (or any mesh of 3-node triangles around the origin) with triangles of geometric
 /// order 2..4 (6, 10, 15 nodes): every node placed by the polar map of the linear interpolation
 /// of its triangle's vertices in (r, theta), so edges on a circle r = const lie on that circle.

@@ -28,13 +28,15 @@ const char* const mesh_spec_help =
     "                     new nodes at the straight positions, e.g. to deform the mesh later)\n"
     "  builtin:box        [0,lx] x [0,ly] x [0,lz], tags xmin, xmax, ymin, ymax, zmin, zmax. Keys:\n"
     "                     lx=1, ly=1, lz=1, n=4 (or nx, ny, nz), cells=tetrahedra (6 per cube cell)\n"
-    "                     or hexahedra, order=1 (2..4 for tetrahedra, 2 for hexahedra)\n"
+    "                     or hexahedra, perturbation=0 (random moves of the nodes off the boundary,\n"
+    "                     of the smallest cell side, <= 0.28), seed=1, order=1 (2..4 for\n"
+    "                     tetrahedra, 2 for hexahedra)\n"
     "  builtin:double-mach [0,4] x [0,1] in 8 ny^2 triangles (perturbed), tags left, right, top,\n"
     "                     bottom-inflow (x < 1/6), wall. Keys: ny=30 (a multiple of 6),\n"
     "                     perturbation=0.25, seed=1. ny = 90, 180, 360 give about the 2015 paper's\n"
     "                     double Mach meshes A, B, C (64,800, 259,200, 1,036,800 triangles)\n"
     "Examples: builtin:annulus?refine=2&order=3, builtin:rectangle?nx=10&ny=5,\n"
-    "          builtin:box?n=4&cells=hexahedra&order=2";
+    "          builtin:box?n=4&cells=hexahedra&order=2, builtin:box?n=6&perturbation=0.2&seed=7";
 
 namespace {
 
@@ -127,13 +129,16 @@ Mesh builtin_mesh(const std::string& spec) {
     return elevated(refined(std::move(mesh), spec, p.get("refine", 0)), spec, p.get("order", 1));
   }
   if (name == "box") {
-    const Parameters p(spec, query, {"lx", "ly", "lz", "n", "nx", "ny", "nz", "cells", "order"});
+    const Parameters p(spec, query,
+                       {"lx", "ly", "lz", "n", "nx", "ny", "nz", "cells", "perturbation", "seed", "order"});
     const int n = p.get("n", 4);
     const std::string cells = p.text("cells", "tetrahedra");
     if (cells != "tetrahedra" && cells != "hexahedra")
       throw InputError(cat("mesh spec '", spec, "': cells must be tetrahedra or hexahedra, not '", cells, "'"));
-    return elevated((cells == "hexahedra" ? box_hexahedra : box_tetrahedra)(p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0),
-                                                                            p.get("nx", n), p.get("ny", n), p.get("nz", n)),
+    // The vertices are perturbed before elevation, so the new nodes of order >= 2 follow them.
+    return elevated((cells == "hexahedra" ? box_hexahedra : box_tetrahedra)(
+                        p.get("lx", 1.0), p.get("ly", 1.0), p.get("lz", 1.0), p.get("nx", n), p.get("ny", n),
+                        p.get("nz", n), p.get("perturbation", 0.0), p.get<std::uint64_t>("seed", 1)),
                     spec, p.get("order", 1));
   }
   if (name == "double-mach") {
