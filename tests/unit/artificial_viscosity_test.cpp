@@ -13,6 +13,7 @@
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/operator.hpp"
+#include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
@@ -76,7 +77,7 @@ std::vector<double> piecewise_constant(const dg::Operator& op, const Mesh& mesh,
   const double phi0 = 1 / std::sqrt(reference_measure(Shape::tetrahedron));  // the constant mode's value
   for (const dg::ElementGroup& group : op.groups().element_groups) {
     const index_t K = group.size();
-    const int Np = static_cast<int>((op.order() + 1) * (op.order() + 2) * (op.order() + 3) / 6);
+    const int Np = n_basis(Shape::tetrahedron, op.order());
     for (index_t e = 0; e < K; ++e) {
       const index_t element = group.elements[static_cast<std::size_t>(e)];
       const index_t* nodes = mesh.element_node_ids(element);
@@ -169,7 +170,7 @@ TubeResult shock_tube(int order, bool artificial_viscosity, int nx = 40) {
     }
   // L1 error of the means (tetrahedra of equal volume within the tube: each cube's six).
   const std::vector<double> c = op->coefficients();
-  const int Np = (order + 1) * (order + 2) * (order + 3) / 6;
+  const int Np = n_basis(Shape::tetrahedron, order);
   const index_t K = mesh.n_elements();
   double error = 0;
   result.min_mean = std::numeric_limits<double>::infinity();
