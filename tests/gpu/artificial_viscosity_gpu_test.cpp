@@ -1,6 +1,7 @@
 // Artificial viscosity (physics/euler/artificial_viscosity.hpp) on the GPU gives the CPU's numbers:
 // affine and curved tetrahedra, p = 1..4, the thread and the block lifting kernels, double and
-// single precision, a state with jumps so that the sensor is on in some elements and off in others.
+// single precision, element-wise and smoothed (vertex max, vertex mean), a state with jumps so that
+// the sensor is on in some elements and off in others.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,10 +56,17 @@ TEST(GpuArtificialViscosity, CudaAgreesWithTheCpu) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
       for (const char* kernel : {"thread", "block"})
+        for (const auto smoothing : {physics::ViscositySmoothing::none, physics::ViscositySmoothing::vertex_max,
+                                     physics::ViscositySmoothing::vertex_mean})
         for (int order = 1; order <= 4; ++order) {
           const bool single = precision == dg::Precision::single_precision;
-          const auto cpu = dg::make_operator(c.mesh, connectivity, av_options(c.mesh, order, Backend::cpu, precision));
+          const char* smoothed = smoothing == physics::ViscositySmoothing::none ? "element-wise"
+                                 : smoothing == physics::ViscositySmoothing::vertex_max ? "vertex-max" : "vertex-mean";
+          dg::OperatorOptions cpu_options = av_options(c.mesh, order, Backend::cpu, precision);
+          cpu_options.artificial_viscosity.smoothing = smoothing;
+          const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
           dg::OperatorOptions options = av_options(c.mesh, order, Backend::cuda, precision);
+          options.artificial_viscosity.smoothing = smoothing;
           options.element_kernel = kernel;
           options.face_kernel = std::string(kernel) == "thread" ? "point" : "block";
           const auto cuda = dg::make_operator(c.mesh, connectivity, options);
@@ -98,10 +106,10 @@ TEST(GpuArtificialViscosity, CudaAgreesWithTheCpu) {
             difference = std::max(difference, std::abs(a[i] - b[i]));
             finite = finite && std::isfinite(a[i]) && std::isfinite(b[i]);
           }
-          ASSERT_TRUE(finite) << c.name << " p = " << order << " " << kernel;
-          EXPECT_LT(difference, (single ? 2e-5 : 1e-12) * size) << c.name << " p = " << order << " " << kernel;
-          std::printf("artificial viscosity cpu - cuda %s %s p = %d %s: state %.2e (relative), eps max %.3e\n", c.name,
-                      single ? "float" : "double", order, kernel, difference / size, largest);
+          ASSERT_TRUE(finite) << c.name << " p = " << order << " " << kernel << " " << smoothed;
+          EXPECT_LT(difference, (single ? 2e-5 : 1e-12) * size) << c.name << " p = " << order << " " << kernel << " " << smoothed;
+          std::printf("artificial viscosity cpu - cuda %s %s p = %d %s %s: state %.2e (relative), eps max %.3e\n", c.name,
+                      single ? "float" : "double", order, kernel, smoothed, difference / size, largest);
           std::fflush(stdout);
         }
   }

@@ -12,7 +12,9 @@
 #include "flowdg/cases/case.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/dg/core_kernels.hpp"
 #include "flowdg/dg/operator.hpp"
+#include "flowdg/dg/setup.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
 #include "flowdg/mesh/connectivity.hpp"
@@ -123,10 +125,12 @@ struct TubeResult {
 /// one cell wide (a jump exactly at element faces has no high modes for the sensor to see in the
 /// first stage); the density's range over a lattice of points per element and over the means, and
 /// the means' L1 error against the exact solution.
-TubeResult shock_tube(int order, bool artificial_viscosity, int nx = 40) {
+TubeResult shock_tube(int order, bool artificial_viscosity, int nx = 40,
+                      physics::ViscositySmoothing smoothing = physics::ViscositySmoothing::none) {
   const Mesh mesh = box_tetrahedra(1, 0.05, 0.05, nx, 1, 1);
   const Connectivity connectivity = build_connectivity(mesh);
   dg::OperatorOptions options = options_for(mesh, order, physics::BoundaryKind::slip_wall, artificial_viscosity);
+  options.artificial_viscosity.smoothing = smoothing;
   const auto op = dg::make_operator(mesh, connectivity, options);
   const double width = 1.0 / nx;
   op->set_coefficients(piecewise_constant(*op, mesh, [&](Point3 x) {
@@ -284,8 +288,13 @@ TEST(ArtificialViscosity, WithTheSensorOffTheResidualIsEulers) {
 // moves mass, momentum and energy between elements only: the totals stay to rounding.
 TEST(ArtificialViscosity, ConservesOnAPeriodicBox) {
   auto [mesh, connectivity] = periodic_box(3);
-  for (int order : {2, 4}) {
-    const auto op = dg::make_operator(mesh, connectivity, options_for(mesh, order, physics::BoundaryKind::slip_wall, true));
+  using physics::ViscositySmoothing;
+  for (const auto& [order, smoothing] : {std::pair{2, ViscositySmoothing::none}, std::pair{4, ViscositySmoothing::none},
+                                        std::pair{2, ViscositySmoothing::vertex_max}, std::pair{3, ViscositySmoothing::vertex_mean}}) {
+    SCOPED_TRACE(::testing::Message() << "p = " << order << ", smoothing " << static_cast<int>(smoothing));
+    dg::OperatorOptions options = options_for(mesh, order, physics::BoundaryKind::slip_wall, true);
+    options.artificial_viscosity.smoothing = smoothing;
+    const auto op = dg::make_operator(mesh, connectivity, options);
     op->set_coefficients(piecewise_constant(*op, mesh, [](Point3 x) {
       const bool inside = std::abs(x.x - 0.5) < 0.3 && std::abs(x.y - 0.5) < 0.3 && std::abs(x.z - 0.5) < 0.3;
       return inside ? state(1.0, 0.3, 1.0) : state(0.3, -0.1, 0.4);
@@ -304,6 +313,151 @@ TEST(ArtificialViscosity, ConservesOnAPeriodicBox) {
     const std::vector<double> after = op->totals();
     for (std::size_t v = 0; v < before.size(); ++v) EXPECT_NEAR(after[v], before[v], 1e-13 * (1 + std::abs(before[v]))) << v;
   }
+}
+
+// The vertex functions of every shape in its modal basis (vertex_function_modes): exactly the
+// linear (multilinear) functions, 1 at their own vertex and 0 at the others, anywhere in the element.
+TEST(ArtificialViscosity, TheVertexFunctionsAreExactInTheBasis) {
+  for (Shape shape : {Shape::triangle, Shape::quadrilateral, Shape::tetrahedron, Shape::hexahedron}) {
+    SCOPED_TRACE(std::string(shape_name(shape)));
+    const int n = n_basis(shape, 1), nv = n_vertices(shape);
+    const std::vector<double> table = dg::vertex_function_modes(shape, n);
+    std::vector<double> phi(static_cast<std::size_t>(n));
+    std::vector<Point3> points;
+    for (int i = 0; i < nv; ++i) points.push_back(reference_vertex(shape, i));
+    const bool simplex = shape == Shape::triangle || shape == Shape::tetrahedron;
+    for (int k = 0; k < 20; ++k) {  // points inside: a pseudo-random lattice, folded into the simplex
+      Point3 x{std::fmod(0.37 * k + 0.11, 1.0) * 2 - 1, std::fmod(0.61 * k + 0.23, 1.0) * 2 - 1,
+               dimension(shape) == 3 ? std::fmod(0.83 * k + 0.05, 1.0) * 2 - 1 : 0.0};
+      if (simplex) {
+        const double sum = x.x + x.y + x.z + (dimension(shape) == 3 ? 3 : 2);
+        if (sum > 2) x = Point3{-1 + (x.x + 1) * 1.9 / sum, -1 + (x.y + 1) * 1.9 / sum, dimension(shape) == 3 ? -1 + (x.z + 1) * 1.9 / sum : 0.0};
+      }
+      points.push_back(x);
+    }
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      basis_values(shape, 1, points[k], phi.data());
+      double weights[8] = {};
+      element_vertex_weights(shape, points[k], weights);
+      double total = 0;
+      for (int i = 0; i < nv; ++i) {
+        double value = 0;
+        for (int j = 0; j < n; ++j) value += table[static_cast<std::size_t>(i) * n + j] * phi[static_cast<std::size_t>(j)];
+        EXPECT_NEAR(value, weights[i], 1e-13) << "vertex " << i << " at point " << k;
+        if (k < static_cast<std::size_t>(nv)) {
+          EXPECT_NEAR(value, k == static_cast<std::size_t>(i) ? 1.0 : 0.0, 1e-13);
+        }
+        total += value;
+      }
+      EXPECT_NEAR(total, 1.0, 1e-13);
+    }
+  }
+}
+
+// ViscositySmoothingKernel on a box of tetrahedra with eps given per element: at each element's
+// vertices the smoothed field equals the largest (the mean) eps of the elements around that mesh
+// vertex, so the field (linear in each element) is continuous; an element's cap bounds its own
+// vertex values only; the element's value is its largest vertex value.
+TEST(ArtificialViscosity, TheSmoothedFieldTakesTheVertexValuesAndIsContinuous) {
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 3, 3, 2);
+  const index_t K = mesh.n_elements(), Ks = K + 3;  // padded like a group
+  const int nv = 4, n_modes = 4;
+  std::vector<double> eps(static_cast<std::size_t>(K));
+  for (index_t e = 0; e < K; ++e) eps[static_cast<std::size_t>(e)] = (e % 5 == 0) ? 0.0 : std::fmod(0.7 * e + 0.3, 1.0);
+  std::vector<std::vector<index_t>> around(static_cast<std::size_t>(mesh.n_nodes()));
+  std::vector<index_t> vertices(static_cast<std::size_t>(nv) * Ks, 0);
+  for (index_t e = 0; e < K; ++e)
+    for (int i = 0; i < nv; ++i) {
+      const index_t node = mesh.element_node_ids(e)[i];
+      vertices[static_cast<std::size_t>(i) * Ks + e] = node;
+      around[static_cast<std::size_t>(node)].push_back(e);
+    }
+  std::vector<index_t> start{0}, elements;
+  for (const auto& list : around) {
+    elements.insert(elements.end(), list.begin(), list.end());
+    start.push_back(static_cast<index_t>(elements.size()));
+  }
+  const std::vector<double> table = dg::vertex_function_modes(Shape::tetrahedron, n_modes);
+  const index_t capped = 7;
+  const double cap = 0.05;
+  for (const bool mean : {false, true}) {
+    SCOPED_TRACE(mean ? "vertex mean" : "vertex max");
+    std::vector<double> element(static_cast<std::size_t>(Ks), dg::ViscositySensorKernel<AV>::no_cap), modes(static_cast<std::size_t>(n_modes) * Ks, -1.0);
+    element[capped] = cap;
+    const dg::ViscositySmoothingKernel<double> kernel{{eps.data(), K}, {start.data(), static_cast<index_t>(start.size())},
+                                                      {elements.data(), static_cast<index_t>(elements.size())},
+                                                      {vertices.data(), static_cast<index_t>(vertices.size())},
+                                                      {table.data(), static_cast<index_t>(table.size())},
+                                                      {element.data(), Ks}, {modes.data(), static_cast<index_t>(modes.size())},
+                                                      Ks, nv, n_modes, mean};
+    for (index_t e = 0; e < K; ++e) kernel(e);
+    double phi[4];
+    for (index_t e = 0; e < K; ++e) {
+      double largest = 0;
+      for (int i = 0; i < nv; ++i) {
+        const index_t node = vertices[static_cast<std::size_t>(i) * Ks + e];
+        double expected = 0;
+        for (index_t other : around[static_cast<std::size_t>(node)])
+          expected = mean ? expected + eps[static_cast<std::size_t>(other)] : std::max(expected, eps[static_cast<std::size_t>(other)]);
+        if (mean) expected /= static_cast<double>(around[static_cast<std::size_t>(node)].size());
+        if (e == capped) expected = std::min(expected, cap);
+        basis_values(Shape::tetrahedron, 1, reference_vertex(Shape::tetrahedron, i), phi);
+        double value = 0;
+        for (int j = 0; j < n_modes; ++j) value += modes[static_cast<std::size_t>(j) * Ks + e] * phi[j];
+        EXPECT_NEAR(value, expected, 1e-14) << "element " << e << ", vertex " << i;
+        largest = std::max(largest, expected);
+      }
+      EXPECT_NEAR(element[static_cast<std::size_t>(e)], largest, 1e-15) << "element " << e;
+    }
+  }
+}
+
+// Smoothing changes the artificial term (it is used) but keeps it zero where the sensor is off
+// everywhere: on the smooth vortex of WithTheSensorOffTheResidualIsEulers the residual with a
+// smoothed field of zeros is Euler's, and with a jump it differs from the element-wise one.
+TEST(ArtificialViscosity, TheSmoothedFieldEntersTheResidual) {
+  auto [mesh, connectivity] = periodic_box(3);
+  const auto jump = [](Point3 x) { return std::abs(x.x - 0.5) < 0.3 ? state(1.0, 0.3, 1.0) : state(0.3, -0.1, 0.4); };
+  std::vector<std::vector<double>> residuals;
+  for (const auto smoothing : {physics::ViscositySmoothing::none, physics::ViscositySmoothing::vertex_max,
+                               physics::ViscositySmoothing::vertex_mean}) {
+    dg::OperatorOptions options = options_for(mesh, 2, physics::BoundaryKind::slip_wall, true);
+    options.artificial_viscosity.smoothing = smoothing;
+    const auto op = dg::make_operator(mesh, connectivity, options);
+    op->set_coefficients(piecewise_constant(*op, mesh, jump));
+    residuals.push_back(op->residual(0));
+  }
+  dg::OperatorOptions euler = options_for(mesh, 2, physics::BoundaryKind::slip_wall, false);
+  const auto plain = dg::make_operator(mesh, connectivity, euler);
+  plain->set_coefficients(piecewise_constant(*plain, mesh, jump));
+  const std::vector<double> inviscid = plain->residual(0);
+  const auto distance = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double largest = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::abs(a[i] - b[i]));
+    return largest;
+  };
+  // Piecewise-constant data has no top modes: the sensor is off, every variant is Euler's.
+  for (const auto& r : residuals) EXPECT_LE(distance(r, inviscid), 1e-14);
+  // After a short Euler step the jump has its top modes and the sensor fires; on that same state
+  // the three fields give three residuals.
+  plain->step(runge_kutta_scheme("ssp-rk3"), 0, 1e-3);
+  const std::vector<double> stepped = plain->coefficients();
+  residuals.clear();
+  std::vector<double> eps;
+  for (const auto smoothing : {physics::ViscositySmoothing::none, physics::ViscositySmoothing::vertex_max,
+                               physics::ViscositySmoothing::vertex_mean}) {
+    dg::OperatorOptions options = options_for(mesh, 2, physics::BoundaryKind::slip_wall, true);
+    options.artificial_viscosity.smoothing = smoothing;
+    const auto op = dg::make_operator(mesh, connectivity, options);
+    op->set_coefficients(stepped);
+    if (eps.empty()) eps = op->element_viscosity();
+    residuals.push_back(op->residual(0));
+  }
+  ASSERT_GT(*std::max_element(eps.begin(), eps.end()), 0.0);
+  const double scale = std::abs(*std::max_element(residuals[0].begin(), residuals[0].end(),
+                                                  [](double a, double b) { return std::abs(a) < std::abs(b); }));
+  EXPECT_GT(distance(residuals[0], residuals[1]), 1e-6 * scale);
+  EXPECT_GT(distance(residuals[1], residuals[2]), 1e-6 * scale);
 }
 
 // Sod's shock tube in 3D at p = 2 and 3 with the default parameters: the plain DG run fails (a
@@ -327,6 +481,18 @@ TEST(ArtificialViscosity, KeepsA3DShockTubeBounded) {
       EXPECT_GT(without.l1_error, with.l1_error) << "p = " << order;
     }
   }
+}
+
+// The same tube at p = 2 with the smoothed field (vertex max, as PyFR): bounded the same way.
+TEST(ArtificialViscosity, KeepsA3DShockTubeBoundedWithTheSmoothedField) {
+  const TubeResult with = shock_tube(2, true, 40, physics::ViscositySmoothing::vertex_max);
+  std::printf("p = 2, vertex-max smoothing: means [%.4f, %.4f], points [%.4f, %.4f], L1 %.4e, eps max %.3e\n", with.min_mean,
+              with.max_mean, with.min_density, with.max_density, with.l1_error, with.largest_viscosity);
+  ASSERT_TRUE(with.finite);
+  EXPECT_GT(with.largest_viscosity, 0.0);
+  EXPECT_GE(with.min_mean, 0.125 - 0.02);
+  EXPECT_LE(with.max_mean, 1.0 + 0.02);
+  EXPECT_LT(with.l1_error, 0.025);
 }
 
 // The case file's [artificial_viscosity]: parameters read and checked, refused in 2D and with the
@@ -363,6 +529,7 @@ type = "slip-wall"
   EXPECT_EQ(problem.options.artificial_viscosity.epsilon0, 0.5);
   EXPECT_EQ(problem.options.artificial_viscosity.kappa, 2.0);
   EXPECT_EQ(problem.options.artificial_viscosity.s0, -3.0);
+  EXPECT_EQ(problem.options.artificial_viscosity.smoothing, physics::ViscositySmoothing::none);
   const auto refused = [&](const std::string& from, const std::string& to, const std::string& fragment) {
     std::string changed = base;
     changed.replace(changed.find(from), from.size(), to);
@@ -377,6 +544,13 @@ type = "slip-wall"
   refused("kappa = 2", "kappa = 0", "kappa: must be in (0, 20]");
   refused("s0 = -3", "s0 = 1", "s0: must be in [-20, 0]");
   refused("s0 = -3", "s0 = -3\nsmooth = true", "smooth");
+  refused("s0 = -3", "s0 = -3\nsmoothing = \"pyfr\"", "smoothing: unknown 'pyfr'");
+  {
+    std::string smooth = base;
+    smooth.replace(smooth.find("s0 = -3"), 7, "s0 = -3\nsmoothing = \"vertex-mean\"");
+    EXPECT_EQ(load_case(Config::from_string(smooth, "av case"), Backend::cpu).options.artificial_viscosity.smoothing,
+              physics::ViscositySmoothing::vertex_mean);
+  }
   refused("order = 4", "order = 5", "order: 5 is out of range (0..4)");
   // enabled = false: the plain Euler equations.
   std::string off = base;

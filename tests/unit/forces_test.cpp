@@ -420,3 +420,79 @@ TEST(Forces, ARestartAtAnotherOrderStartsFromTheSameFieldThenSteps) {
   }
   std::filesystem::remove_all(directory);
 }
+
+// [physics] lift_axis = "z" (a 3D wing with z up, as the ONERA M6's coordinates): the free stream
+// turns into the x-z plane by the angle of attack, the lift is the drag direction turned +90 degrees
+// in that plane (so C_L > 0 for a force along +z), the side force along e_D x e_L = -y; "y" (the
+// default) as before; refused in 2D and for another axis.
+TEST(Forces, TheLiftAxisTurnsTheFreeStreamAndTheLiftIntoTheXzPlane) {
+  const double alpha = 3.06 * M_PI / 180;
+  Point3 drag, lift;
+  force_directions({std::cos(alpha), 0, std::sin(alpha)}, drag, lift, 2);
+  EXPECT_NEAR(lift.x, -std::sin(alpha), 1e-15);
+  EXPECT_EQ(lift.y, 0.0);
+  EXPECT_NEAR(lift.z, std::cos(alpha), 1e-15);
+  EXPECT_NEAR(dot(drag, lift), 0.0, 1e-15);
+  force_directions({std::cos(alpha), std::sin(alpha), 0}, drag, lift);
+  EXPECT_NEAR(lift.x, -std::sin(alpha), 1e-15);
+  EXPECT_NEAR(lift.y, std::cos(alpha), 1e-15);
+
+  const std::string wing = R"(
+[mesh]
+file = "builtin:box?lx=1&ly=1&lz=1&nx=1&ny=1&nz=1"
+[physics]
+mach = 0.8395
+angle_of_attack = 3.06
+lift_axis = "z"
+[flow]
+kind = "free-stream"
+[time]
+max_steps = 1
+[forces]
+walls = ["zmin"]
+[boundary.zmin]
+type = "slip-wall"
+[boundary.zmax]
+type = "farfield"
+[boundary.xmin]
+type = "farfield"
+[boundary.xmax]
+type = "farfield"
+[boundary.ymin]
+type = "symmetry"
+[boundary.ymax]
+type = "farfield"
+)";
+  const Case problem = load_case(Config::from_string(wing, "wing"), Backend::cpu);
+  EXPECT_EQ(problem.lift_axis, 2);
+  EXPECT_EQ(problem.forces.lift_axis, 2);
+  EXPECT_NEAR(problem.initial.velocity.x, std::cos(alpha), 1e-15);
+  EXPECT_EQ(problem.initial.velocity.y, 0.0);
+  EXPECT_NEAR(problem.initial.velocity.z, std::sin(alpha), 1e-15);
+  // One wall point whose normal into the wall is +z and whose pressure exceeds the reference by 1:
+  // a unit force along +z, so C_L = cos(alpha) / (q A) and C_D = sin(alpha) / (q A).
+  dg::WallSamples samples;
+  samples.n_variables = 5;
+  samples.tag = {problem.mesh.require_tag("zmin")};
+  samples.element = {0};
+  samples.x = {{0.5, 0.5, 0}};
+  samples.normal = {{0, 0, 1}};
+  samples.weight = {1.0};
+  const double p_ref = problem.forces.pressure, p = p_ref + 1.0;
+  samples.state = {1.0, 0.0, 0.0, 0.0, p / 0.4};
+  samples.viscous_flux = {0, 0, 0, 0, 0};
+  const ForceCoefficients c = integrate_forces(samples, problem.forces, 3, 1.4);
+  const double q = 0.5 * problem.forces.density * dot(problem.forces.velocity, problem.forces.velocity) * problem.forces.reference_area;
+  EXPECT_NEAR(c.lift * q, std::cos(alpha), 1e-12);
+  EXPECT_NEAR(c.drag * q, std::sin(alpha), 1e-12);
+  EXPECT_NEAR(c.side, 0.0, 1e-12);
+  expect_error(couette_case(), {"physics.lift_axis=\"z\""}, "is for 3D meshes");
+  std::string other = wing;
+  other.replace(other.find("lift_axis = \"z\""), 15, "lift_axis = \"x\"");
+  try {
+    (void)load_case(Config::from_string(other, "wing"), Backend::cpu);
+    ADD_FAILURE() << "lift_axis x accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("lift_axis: 'x' (valid: y, z)"), std::string::npos) << error.what();
+  }
+}

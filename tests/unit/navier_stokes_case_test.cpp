@@ -469,3 +469,42 @@ TEST(NavierStokesCase, TheEntropyErrorIsReportedWhenAskedAndOnlyForAUniformFlow)
   std::filesystem::remove_all(directory);
   expect_error(couette_case(), {"output.entropy_error=true"}, "entropy_error: measured against a uniform [flow]");
 }
+
+// [time] cfl_start / cfl_ramp_steps: the CFL number rises geometrically from cfl_start to cfl over
+// the ramp's steps, and the run takes those steps (Couette: its steady state keeps dt proportional
+// to the CFL number, so 4 ramped steps from 0.1 to 0.4 advance 1 + 4^(1/4) + 4^(2/4) + 4^(3/4)
+// times the first step); bad values refused.
+TEST(NavierStokesCase, TheCflRampRisesGeometricallyFromItsStart) {
+  TimeControl control;
+  control.cfl = 0.4;
+  control.cfl_start = 0.1;
+  control.cfl_ramp_steps = 4;
+  EXPECT_DOUBLE_EQ(control.cfl_after(0), 0.1);
+  EXPECT_DOUBLE_EQ(control.cfl_after(2), 0.2);
+  EXPECT_DOUBLE_EQ(control.cfl_after(4), 0.4);
+  EXPECT_DOUBLE_EQ(control.cfl_after(100), 0.4);
+  control.cfl_ramp_steps = 0;
+  EXPECT_DOUBLE_EQ(control.cfl_after(0), 0.4);
+
+  const auto directory = std::filesystem::temp_directory_path() / cat("flowdg_cfl_ramp_", ::getpid());
+  std::filesystem::remove_all(directory);
+  RunOptions options;
+  options.quiet = true;
+  const auto run = [&](const std::vector<std::string>& extra, const std::string& name) {
+    std::vector<std::string> all = {"time.end_time=1000.0", "solver.order=1", "output.vtu=false", "time.max_steps=4"};
+    all.insert(all.end(), extra.begin(), extra.end());
+    Case problem = make(couette_case(), all);
+    problem.output_directory = (directory / name).string();
+    return run_case(problem, options);
+  };
+  const RunResult constant = run({"time.cfl=0.1", "time.max_steps=1"}, "constant");
+  const RunResult ramped = run({"time.cfl=0.4", "time.cfl_start=0.1", "time.cfl_ramp_steps=4"}, "ramped");
+  const double expected = 1 + std::pow(4.0, 0.25) + std::pow(4.0, 0.5) + std::pow(4.0, 0.75);
+  EXPECT_NEAR(ramped.time / constant.time, expected, 1e-3 * expected);
+  const RunResult plain = run({"time.cfl=0.4"}, "plain");
+  EXPECT_NEAR(plain.time / constant.time, 16.0, 1e-3 * 16);
+  expect_error(couette_case(), {"time.cfl=0.4", "time.cfl_start=0.5", "time.cfl_ramp_steps=10"}, "cfl_start: must be in (0, cfl] (got 0.5)");
+  expect_error(couette_case(), {"time.cfl_start=0.1"}, "cfl_start: needs cfl_ramp_steps");
+  expect_error(couette_case(), {"time.cfl_ramp_steps=-2"}, "cfl_ramp_steps: must be >= 0");
+  std::filesystem::remove_all(directory);
+}

@@ -41,8 +41,8 @@ void read_state(const Config& table, int dim, physics::FlowSpec& flow) {
 /// [physics]: the equations (euler, navier-stokes) and the free stream's numbers.
 void read_physics(const Config& config, Case& problem) {
   const Config table = config.table("physics");
-  table.allow_only({"equations", "mach", "angle_of_attack", "reynolds", "reference_length", "prandtl", "free_stream_temperature",
-                    "viscosity"});
+  table.allow_only({"equations", "mach", "angle_of_attack", "lift_axis", "reynolds", "reference_length", "prandtl",
+                    "free_stream_temperature", "viscosity"});
   const std::string equations = table.string_or("equations", "euler");
   if (equations != "euler" && equations != "navier-stokes")
     throw InputError(cat(table.where(), " equations: '", equations, "' (valid: euler, navier-stokes)"));
@@ -63,6 +63,9 @@ void read_physics(const Config& config, Case& problem) {
     throw InputError(cat(table.where(), " mach: required for the Navier-Stokes equations (the free stream's Mach number)"));
   }
   problem.angle_of_attack = table.double_or("angle_of_attack", 0.0);
+  const std::string axis = table.string_or("lift_axis", "y");
+  if (axis != "y" && axis != "z") throw InputError(cat(table.where(), " lift_axis: '", axis, "' (valid: y, z)"));
+  problem.lift_axis = axis == "z" ? 2 : 1;
   if (!viscous.enabled) return;
   const auto reynolds = table.get_double("reynolds");
   if (!reynolds) throw InputError(cat(table.where(), " reynolds: required for the Navier-Stokes equations (on reference_length)"));
@@ -89,7 +92,7 @@ physics::FlowSpec read_flow(const Config& config, const Case& problem, int dim, 
   physics::FlowSpec flow;
   const std::string kind = table.string_or("kind", "uniform");
   if (kind == "free-stream") {
-    // rho = 1, |v| = 1 at the angle of attack (in the x-y plane), p = 1 / (gamma M^2).
+    // rho = 1, |v| = 1 at the angle of attack (in the x-y plane, or x-z with lift_axis z), p = 1 / (gamma M^2).
     if (!problem.free_stream_mach)
       throw InputError(cat(table.where(), " kind: 'free-stream' needs [physics] mach"));
     for (const char* key : {"rho", "u", "v", "w", "p"})
@@ -97,7 +100,7 @@ physics::FlowSpec read_flow(const Config& config, const Case& problem, int dim, 
     const double alpha = problem.angle_of_attack * 3.14159265358979323846 / 180.0;
     flow.kind = physics::FlowKind::uniform;
     flow.density = 1.0;
-    flow.velocity = {std::cos(alpha), std::sin(alpha), 0.0};
+    flow.velocity = problem.lift_axis == 2 ? Point3{std::cos(alpha), 0.0, std::sin(alpha)} : Point3{std::cos(alpha), std::sin(alpha), 0.0};
     flow.pressure = 1.0 / (gamma * *problem.free_stream_mach * *problem.free_stream_mach);
     physics::check_supported(flow, dim, gamma);
     return flow;
@@ -155,11 +158,11 @@ physics::BoundaryKind parse_boundary_kind(const std::string& name, const std::st
 
 /// [artificial_viscosity]: Persson & Peraire's shock capturing for the 3D Euler equations
 /// (physics/euler/artificial_viscosity.hpp): enabled (default true when the table is there),
-/// epsilon0, kappa, s0.
+/// epsilon0, kappa, s0, smoothing.
 void read_artificial_viscosity(const Config& config, Case& problem) {
   if (!config.has("artificial_viscosity")) return;
   const Config table = config.table("artificial_viscosity");
-  table.allow_only({"enabled", "epsilon0", "kappa", "s0"});
+  table.allow_only({"enabled", "epsilon0", "kappa", "s0", "smoothing"});
   dg::ArtificialViscosityOptions& av = problem.options.artificial_viscosity;
   av.enabled = table.bool_or("enabled", true);
   if (!av.enabled) return;
@@ -176,6 +179,16 @@ void read_artificial_viscosity(const Config& config, Case& problem) {
     if (!(*s0 <= 0 && *s0 >= -20)) throw InputError(cat(table.where(), " s0: must be in [-20, 0], a log10 (got ", *s0, ")"));
     av.s0 = *s0;
   }
+  const std::string smoothing = table.string_or("smoothing", "none");
+  if (smoothing == "none")
+    av.smoothing = physics::ViscositySmoothing::none;
+  else if (smoothing == "vertex-max")
+    av.smoothing = physics::ViscositySmoothing::vertex_max;
+  else if (smoothing == "vertex-mean")
+    av.smoothing = physics::ViscositySmoothing::vertex_mean;
+  else
+    throw InputError(cat(table.where(), " smoothing: unknown '", smoothing,
+                         "' (valid: none: constant per element; vertex-max, vertex-mean: a continuous field through the vertices)"));
 }
 
 std::string resolve_mesh_path(const std::string& spec, const std::string& directory) {
@@ -407,6 +420,8 @@ Case load_case(const Config& config, Backend backend) {
   read_physics(config, problem);
   read_mesh(config, problem);
   const int dim = problem.mesh.dimension;
+  if (problem.lift_axis == 2 && dim != 3)
+    throw InputError(cat(config.table("physics").where(), " lift_axis: \"z\" is for 3D meshes (a 2D flow turns in the x-y plane)"));
   const bool viscous = problem.options.viscous.enabled;
   read_artificial_viscosity(config, problem);
   const bool artificial_viscosity = problem.options.artificial_viscosity.enabled;
@@ -444,7 +459,7 @@ Case load_case(const Config& config, Backend backend) {
   const Config time = config.table("time");
   time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every",
                    "residual_every", "residual_tolerance", "local_time_step", "p_continuation", "p_continuation_tolerance",
-                   "p_continuation_steps"});
+                   "p_continuation_steps", "cfl_start", "cfl_ramp_steps"});
   problem.time.scheme = time.string_or("scheme", problem.time.scheme);
   (void)runge_kutta_scheme(problem.time.scheme);  // validates the name now
   problem.time.cfl = time.double_or("cfl", problem.time.cfl);
@@ -498,6 +513,15 @@ Case load_case(const Config& config, Backend backend) {
     problem.options.implementation = dg::Implementation::portable;
   }
   if (!(problem.time.cfl > 0)) throw InputError(cat(time.where(), " cfl: must be positive"));
+  problem.time.cfl_ramp_steps = time.integer_or("cfl_ramp_steps", 0);
+  problem.time.cfl_start = time.double_or("cfl_start", problem.time.cfl);
+  if (problem.time.cfl_ramp_steps < 0) throw InputError(cat(time.where(), " cfl_ramp_steps: must be >= 0 (0: no ramp)"));
+  if (time.get_double("cfl_start") && problem.time.cfl_ramp_steps == 0)
+    throw InputError(cat(time.where(), " cfl_start: needs cfl_ramp_steps (the steps over which the CFL number rises to cfl)"));
+  if (!(problem.time.cfl_start > 0 && problem.time.cfl_start <= problem.time.cfl))
+    throw InputError(cat(time.where(), " cfl_start: must be in (0, cfl] (got ", problem.time.cfl_start, ")"));
+  if (problem.time.cfl_ramp_steps > 0 && problem.time.fixed_dt)
+    throw InputError(cat(time.where(), " cfl_ramp_steps: the step is fixed by dt; a ramp needs cfl"));
   if (problem.time.fixed_dt && !(*problem.time.fixed_dt > 0)) throw InputError(cat(time.where(), " dt: must be positive"));
   if (problem.time.dt_every < 1) throw InputError(cat(time.where(), " dt_every: must be >= 1"));
   if (std::isinf(problem.time.end_time) && problem.time.max_steps < 0 && problem.time.steady_tolerance <= 0 &&
@@ -537,6 +561,7 @@ Case load_case(const Config& config, Backend backend) {
   if (config.has("forces")) {
     const double reference_length = viscous ? problem.options.viscous.scales.reference_length : 1.0;
     problem.forces = read_forces(config.table("forces"), problem.mesh, problem.initial, reference_length, problem.options.gamma);
+    problem.forces.lift_axis = problem.lift_axis;
   }
 
   const Config output = config.table("output");

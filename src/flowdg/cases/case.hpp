@@ -3,6 +3,7 @@
 // quadrilaterals, tetrahedra, hexahedra, affine or curved): mesh + flow + solver + boundary
 // conditions + time control + output, then the solver-agnostic time loop (cases/run.cpp) with
 // its hooks (time/hooks.hpp). Trixi-style composition: no case is coded into the loop.
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -43,6 +44,16 @@ struct TimeControl {
   std::vector<int> p_continuation;
   double p_continuation_tolerance = 0;
   long long p_continuation_steps = -1;
+  /// CFL ramp (steady states from an impulsive start): over the first cfl_ramp_steps steps of each
+  /// start (a run, a restart, each p-continuation stage) the CFL number rises geometrically from
+  /// cfl_start to cfl (0: no ramp).
+  double cfl_start = 0;
+  long long cfl_ramp_steps = 0;
+  /// The CFL number after `done` steps of a start (see cfl_ramp_steps).
+  double cfl_after(long long done) const {
+    if (cfl_ramp_steps <= 0 || done >= cfl_ramp_steps) return cfl;
+    return cfl_start * std::pow(cfl / cfl_start, static_cast<double>(done < 0 ? 0 : done) / static_cast<double>(cfl_ramp_steps));
+  }
 };
 
 struct OutputControl {
@@ -75,6 +86,9 @@ struct Case {
   OutputControl output;
   std::optional<double> free_stream_mach;  ///< [physics] mach
   double angle_of_attack = 0;              ///< [physics] angle_of_attack, degrees
+  /// [physics] lift_axis: the axis (1: y, 2: z; 3D only) the free stream turns towards with the
+  /// angle of attack and the lift points along: a wing with z up (the ONERA M6's axes) is "z".
+  int lift_axis = 1;
   /// "euler2d", "euler3d", "navier_stokes2d" or "navier_stokes3d" (the equations and the mesh's dimension).
   std::string physics() const {
     const char* equations = options.viscous.enabled ? "navier_stokes" : "euler";

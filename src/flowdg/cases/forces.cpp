@@ -40,10 +40,15 @@ Point3 traction_on_wall(const dg::WallSamples& samples, std::size_t i, int dim) 
 
 }  // namespace
 
-void force_directions(Point3 velocity, Point3& drag, Point3& lift) {
+void force_directions(Point3 velocity, Point3& drag, Point3& lift, int lift_axis) {
   const double speed = std::sqrt(dot(velocity, velocity));
   drag = scaled(velocity, 1 / speed);
-  // Lift: the drag direction's part in the x-y plane turned +90 degrees.
+  // Lift: the drag direction's part in the x-y (x-z) plane turned +90 degrees.
+  if (lift_axis == 2) {
+    const double planar = std::hypot(drag.x, drag.z);
+    lift = planar > 0 ? Point3{-drag.z / planar, 0, drag.x / planar} : Point3{0, 0, 1};
+    return;
+  }
   const double planar = std::hypot(drag.x, drag.y);
   lift = planar > 0 ? Point3{-drag.y / planar, drag.x / planar, 0} : Point3{0, 1, 0};
 }
@@ -111,7 +116,7 @@ ForceCoefficients integrate_forces(const dg::WallSamples& samples, const ForcesC
   }
   out.force = plus(out.force_pressure, out.force_viscous);
   Point3 drag, lift;
-  force_directions(control.velocity, drag, lift);
+  force_directions(control.velocity, drag, lift, control.lift_axis);
   const double q = 0.5 * control.density * dot(control.velocity, control.velocity);
   const double scale = 1 / (q * (dim == 3 ? control.reference_area : control.reference_length));
   out.drag_pressure = scale * dot(out.force_pressure, drag);
@@ -129,7 +134,7 @@ ForceCoefficients integrate_forces(const dg::WallSamples& samples, const ForcesC
 void write_wall_distribution(const std::string& path, const dg::WallSamples& samples, const ForcesControl& control,
                              const Mesh& mesh, int dim, double gamma) {
   Point3 drag, lift;
-  force_directions(control.velocity, drag, lift);
+  force_directions(control.velocity, drag, lift, control.lift_axis);
   const double q = 0.5 * control.density * dot(control.velocity, control.velocity);
   struct Row {
     int tag;
@@ -275,7 +280,7 @@ class ForcesHook final : public Hook {
     if (control_.wake_start) {
       const std::vector<double> values = state.op.evaluate_at(wake_elements_, wake_points_);
       Point3 drag, lift;
-      force_directions(control_.velocity, drag, lift);
+      force_directions(control_.velocity, drag, lift, control_.lift_axis);
       const int NV = state.op.n_variables();
       std::vector<double> u(wake_elements_.size());
       for (std::size_t k = 0; k < u.size(); ++k) u[k] = (values[k * NV + 1] * drag.x + values[k * NV + 2] * drag.y) / values[k * NV];

@@ -11,7 +11,8 @@
 // and tau.n the viscous flux's momentum part, the force on the body per unit span (2D) is
 //   F = sum_q w_q |N_q| ((p_b - p_ref) n - tau.n),
 // and C = F . e / (q_ref L_ref) (3D: / (q_ref A_ref)), q_ref = rho_ref |v_ref|^2 / 2, e the drag
-// direction (along v_ref) or the lift direction (e_D turned +90 degrees in the x-y plane).
+// direction (along v_ref) or the lift direction (e_D turned +90 degrees in the x-y plane, or the x-z
+// plane with [physics] lift_axis = "z").
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct ForcesControl {
   double reference_area = 1;        ///< 3D
   double density = 1, pressure = 1; ///< the reference (free-stream) state
   Point3 velocity{1, 0, 0};
+  int lift_axis = 1;                ///< the lift lies in the plane of x and this axis (1: y, 2: z; [physics] lift_axis)
   bool wall_distribution = true;    ///< walls.csv at the end of the run
   /// The wake line (recirculation length), when given: start (the body's rear) and end.
   std::optional<Point3> wake_start, wake_end;
@@ -50,12 +52,13 @@ ForcesControl read_forces(const Config& table, const Mesh& mesh, const physics::
 struct ForceCoefficients {
   double drag = 0, lift = 0;
   double drag_pressure = 0, drag_viscous = 0, lift_pressure = 0, lift_viscous = 0;
-  double side = 0;  ///< 3D: along z (e_D x e_L)
+  double side = 0;  ///< 3D: along e_D x e_L (z; -y with lift_axis z)
   Point3 force{}, force_pressure{}, force_viscous{};  ///< per unit span (2D), dimensional
 };
 
-/// The drag and lift directions of a reference velocity (2D and 3D: lift in the x-y plane).
-void force_directions(Point3 velocity, Point3& drag, Point3& lift);
+/// The drag and lift directions of a reference velocity: the lift is the drag direction's part in
+/// the plane of x and the lift axis (1: x-y, 2: x-z) turned +90 degrees in that plane.
+void force_directions(Point3 velocity, Point3& drag, Point3& lift, int lift_axis = 1);
 
 /// The coefficients on the samples whose tag is in control.tags.
 ForceCoefficients integrate_forces(const dg::WallSamples& samples, const ForcesControl& control, int dim, double gamma);

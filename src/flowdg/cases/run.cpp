@@ -565,8 +565,11 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
       // dt_every steps only, the step size kept in between.
       if (control.fixed_dt)
         dt = *control.fixed_dt;
-      else if ((state.step - state.first_step) % control.dt_every == 0)
-        dt = control.local_time_step ? op->set_local_time_steps(control.cfl) : op->stable_time_step(control.cfl);
+      else if ((state.step - state.first_step) % control.dt_every == 0 ||
+               (state.step - state.first_step) <= control.cfl_ramp_steps) {
+        const double cfl = control.cfl_after(state.step - state.first_step);
+        dt = control.local_time_step ? op->set_local_time_steps(cfl) : op->stable_time_step(cfl);
+      }
       state.dt = std::min(dt, control.end_time - state.t);
       op->step(scheme, state.t, state.dt, monitor_change);
       state.t += state.dt;

@@ -470,14 +470,46 @@ inline std::vector<double> core_tensor_tables(const CoreTensorLayout& t, const s
   return a;
 }
 
-/// The physics as element e evaluates it: with a viscosity per element (artificial viscosity,
-/// physics/euler/artificial_viscosity.hpp) the element's eps set, else the physics itself.
+/// Artificial viscosity's field as the kernels read it (physics/euler/artificial_viscosity.hpp):
+/// eps per element [e], and, smoothed (n_modes > 0), the continuous field's modes [j Ks + e],
+/// j < n_modes, in the element's basis (ViscositySmoothingKernel; eps per element is then the
+/// largest of the element's vertex values: the zero test and the time step use it).
+template <class Real>
+struct ViscosityField {
+  View<const Real> element;
+  View<const Real> modes;
+  index_t Ks = 0;
+  int n_modes = 0;
+};
+
+/// The physics as element e evaluates it: with a viscosity per element (artificial viscosity) the
+/// element's eps set, else the physics itself.
 template <class Physics>
-FLOWDG_HD FLOWDG_FORCEINLINE Physics element_physics(const Physics& physics, View<const typename Physics::real> viscosity, index_t e) {
+FLOWDG_HD FLOWDG_FORCEINLINE Physics element_physics(const Physics& physics, const ViscosityField<typename Physics::real>& field, index_t e) {
   Physics local = physics;
-  if constexpr (physics::has_element_viscosity<Physics>) local.epsilon = viscosity[e];
-  (void)viscosity;
+  if constexpr (physics::has_element_viscosity<Physics>) local.epsilon = field.element[e];
+  (void)field;
   (void)e;
+  return local;
+}
+
+/// The physics at a point of element e whose basis values are phi: the element's (element_physics),
+/// with a smoothed viscosity its field's value there.
+template <class Physics>
+FLOWDG_HD FLOWDG_FORCEINLINE Physics point_physics(const Physics& element, const ViscosityField<typename Physics::real>& field, index_t e,
+                                                   const typename Physics::real* phi) {
+  using Real = typename Physics::real;
+  Physics local = element;
+  if constexpr (physics::has_element_viscosity<Physics>) {
+    if (field.n_modes > 0) {
+      Real eps = 0;
+      for (int j = 0; j < field.n_modes; ++j) eps += field.modes[static_cast<index_t>(j) * field.Ks + e] * phi[j];
+      local.epsilon = eps > Real(0) ? eps : Real(0);
+    }
+  }
+  (void)field;
+  (void)e;
+  (void)phi;
   return local;
 }
 
@@ -505,12 +537,18 @@ struct TimeStepKernel {
   int Np = 0, order = 0;
   Real mean_factor = 0;   ///< phi_0 = 1 / sqrt(reference measure)
   int low = 0;            ///< artificial viscosity: the first mode of degree p (the sensor's)
+  /// Smoothed artificial viscosity: each element's largest vertex value from the last stage
+  /// (ViscositySmoothingKernel), taken where it exceeds the element's own sensor.
+  View<const Real> smoothed;
   FLOWDG_HD double operator()(index_t e) const {
     typename Physics::State mean;
     for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
     if (!physics.is_admissible(mean)) return -1.0;
     Physics local = physics;  // with artificial viscosity, the element's eps (the sensor's, as the stage computes it)
-    if constexpr (physics::has_element_viscosity<Physics>) local.epsilon = physics.element_viscosity(u.data + e, Ks, Np, low, size[e], order, mean);
+    if constexpr (physics::has_element_viscosity<Physics>) {
+      local.epsilon = physics.element_viscosity(u.data + e, Ks, Np, low, size[e], order, mean);
+      if (smoothed.size() > 0 && smoothed[e] > local.epsilon) local.epsilon = smoothed[e];
+    }
     const double h = static_cast<double>(size[e]), n = 2 * order + 1;
     double rate = n * static_cast<double>(local.max_wave_speed(mean));
     if constexpr (Physics::has_viscous_flux)
@@ -539,21 +577,77 @@ struct ViscositySensorKernel {
   Real mean_factor = 0;
   Real dt = 0;                 ///< the step's dt (0: no cap, e.g. a residual or the output's eps)
   View<const Real> local_dt;   ///< local time stepping: each element's dt (then dt is ignored)
+  /// Smoothing: eps goes uncapped to `viscosity` and the cap (or no_cap) to cap[e], which
+  /// ViscositySmoothingKernel applies to the element's vertex values.
+  View<Real> cap;
+  static constexpr Real no_cap = Real(1e30);
   FLOWDG_HD void operator()(index_t e) const {
     typename Physics::State mean;
     for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
     if (!physics.is_admissible(mean)) {
       viscosity[e] = Real(0);
+      if (cap.size() > 0) cap[e] = Real(0);
       return;
     }
     Real eps = physics.element_viscosity(u.data + e, Ks, Np, low, size[e], order, mean);
+    Real limit = no_cap;
     const Real step = local_dt.size() > 0 ? local_dt[e] : dt;
-    if (eps > Real(0) && step > Real(0)) {
+    if (step > Real(0)) {
       const Real h = size[e], n = Real(2 * order + 1), m = Real(order + 1);
       const Real allowed = (h / step - n * physics.max_wave_speed(mean)) * h / (Real(viscous_step_factor) * n * n * m * m);
-      eps = eps < allowed ? eps : (allowed > Real(0) ? allowed : Real(0));
+      limit = allowed > Real(0) ? allowed : Real(0);
+    }
+    if (cap.size() > 0) {
+      cap[e] = limit;
+    } else if (eps > limit) {
+      eps = limit;
     }
     viscosity[e] = eps;
+  }
+};
+
+/// Smoothed artificial viscosity (ViscositySmoothing vertex_max / vertex_mean), per element of a
+/// group after every group's sensor: each of the element's vertices takes the largest (or the mean)
+/// eps of the elements around it (a CSR from mesh vertices to elements numbered across groups: group
+/// g's element e is offset_g + e in `eps`), capped at the element's own step limit (the sensor's
+/// cap: only there does the field lose its continuity); the linear (multilinear) interpolant of
+/// those values in the element's basis goes to modes [j Ks + e] (`table` [i n_modes + j]: vertex i's
+/// function, setup.hpp's vertex_function_modes), and the largest vertex value to element[e] (which
+/// held the cap). Each element reads its neighbours' eps and writes only its own rows.
+template <class Real>
+struct ViscositySmoothingKernel {
+  View<const Real> eps;
+  View<const index_t> vertex_start, vertex_elements;
+  View<const index_t> vertices;  ///< [i Ks + e]: the mesh vertex of the element's vertex i
+  View<const Real> table;
+  View<Real> element;
+  View<Real> modes;
+  index_t Ks = 0;
+  int n_vertices = 0, n_modes = 0;
+  bool mean = false;
+  FLOWDG_HD void operator()(index_t e) const {
+    Real value[8];
+    Real largest = 0;
+    const Real limit = element[e];
+    for (int i = 0; i < n_vertices; ++i) {
+      const index_t w = vertices[static_cast<index_t>(i) * Ks + e];
+      const index_t begin = vertex_start[w], end = vertex_start[w + 1];
+      Real r = 0;
+      for (index_t k = begin; k < end; ++k) {
+        const Real x = eps[vertex_elements[k]];
+        r = mean ? r + x : (x > r ? x : r);
+      }
+      if (mean && end > begin) r /= static_cast<Real>(end - begin);
+      r = r < limit ? r : limit;
+      value[i] = r;
+      largest = r > largest ? r : largest;
+    }
+    for (int j = 0; j < n_modes; ++j) {
+      Real sum = 0;
+      for (int i = 0; i < n_vertices; ++i) sum += value[i] * table[static_cast<index_t>(i) * n_modes + j];
+      modes[static_cast<index_t>(j) * Ks + e] = sum;
+    }
+    element[e] = largest;
   }
 };
 

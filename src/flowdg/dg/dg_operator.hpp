@@ -162,7 +162,14 @@ class DgOperator final : public Operator {
     Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
     Array<Real> face_lifting; ///< viscous physics: BR2's face lifting matrices (setup.hpp: face_lifting_tables)
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
-    Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity)
+    Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity; smoothed: its largest vertex value)
+    /// Smoothed artificial viscosity (ViscositySmoothingKernel): the field's modes [j Ks + e], the
+    /// elements' mesh vertices [i Ks + e], the vertex functions' table, the group's first element
+    /// in viscosity_all_.
+    Array<Real> viscosity_modes, smoothing_table;
+    Array<index_t> vertices;
+    index_t viscosity_offset = 0;
+    int smoothing_modes = 0;
     Array<index_t> codes;
     Array<Real> volume_phi, volume_dphi, volume_weight, face_phi;
     ElementLaunch launch = nullptr;
@@ -234,14 +241,19 @@ class DgOperator final : public Operator {
   int sensor_low(const ElementData& d) const { return order_ > 0 ? n_basis(d.shape, order_ - 1) : 0; }
   ViscositySensorKernel<Physics> sensor_kernel(const ElementData& d, View<Real> out) const {
     return {physics_, d.u.view(), d.size.view(), out, d.Ks, d.Np, sensor_low(d), order_,
-            static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), Real(0), View<const Real>{}};
+            static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), Real(0), View<const Real>{}, View<Real>{}};
   }
   /// in_step: capped by the stage's step dt (with local steps each element's own); a residual
   /// evaluation is not.
+  /// Smoothed: every group's sensor into viscosity_all_ (its cap into each element's `viscosity`),
+  /// then every group's ViscositySmoothingKernel.
   void update_viscosity(bool in_step, double dt) {
-    if constexpr (artificial_viscosity)
+    if constexpr (artificial_viscosity) {
       for (ElementData& d : elements_) {
-        ViscositySensorKernel<Physics> sensor = sensor_kernel(d, d.viscosity.view());
+        const View<Real> all = viscosity_all_.view();
+        ViscositySensorKernel<Physics> sensor =
+            sensor_kernel(d, smoothed() ? View<Real>{all.data + d.viscosity_offset, d.K} : d.viscosity.view());
+        if (smoothed()) sensor.cap = d.viscosity.view();
         if (in_step) {
           if (local_steps_)
             sensor.local_dt = d.local_dt.view();
@@ -250,6 +262,15 @@ class DgOperator final : public Operator {
         }
         for_each(options_.backend, d.K, sensor);
       }
+      if (smoothed())
+        for (ElementData& d : elements_) {
+          const ViscositySmoothingKernel<Real> kernel{viscosity_all_.view(), vertex_start_.view(), vertex_elements_.view(),
+                                                      d.vertices.view(), d.smoothing_table.view(), d.viscosity.view(),
+                                                      d.viscosity_modes.view(), d.Ks, n_vertices(d.shape), d.smoothing_modes,
+                                                      smoothing_ == physics::ViscositySmoothing::vertex_mean};
+          for_each(options_.backend, d.K, kernel);
+        }
+    }
   }
   /// registers: what the stage reads and stores besides u (stage_registers; the first stage of a
   /// scheme with u0 stores it, StageUpdate::start_u0).
@@ -308,6 +329,16 @@ class DgOperator final : public Operator {
   std::unique_ptr<TunedTriangles> tuned_;
   bool snapshot_saved_ = false;
   bool local_steps_ = false;  ///< steps use each element's local_dt (set_local_time_steps)
+  /// Smoothed artificial viscosity: every element's sensor eps (groups one after another), the CSR
+  /// from mesh vertices to those elements, the kind (ViscositySmoothing).
+  Array<Real> viscosity_all_;
+  Array<index_t> vertex_start_, vertex_elements_;
+  physics::ViscositySmoothing smoothing_ = physics::ViscositySmoothing::none;
+  bool smoothed() const { return smoothing_ != physics::ViscositySmoothing::none; }
+  void setup_viscosity_smoothing();
+  ViscosityField<Real> viscosity_field(const ElementData& d) const {
+    return {d.viscosity.view(), d.viscosity_modes.view(), d.Ks, smoothed() ? d.smoothing_modes : 0};
+  }
   /// Every launch of the operator goes on this stream (each launching method opens a StreamScope).
   std::unique_ptr<Stream> stream_;
   double last_change_ = 0;
@@ -423,6 +454,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     host.metric = {};
     host.inverse_mass = {};
     host.codes = {};
+  }
+  if constexpr (artificial_viscosity) {
+    smoothing_ = options.artificial_viscosity.smoothing;
+    if (smoothed()) setup_viscosity_smoothing();
   }
 
   const index_t F = static_cast<index_t>(setup_.groups.faces.size());
@@ -599,7 +634,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
       lifting.viscous_rhs = d.viscous_rhs.view();
       lifting.face_lifting = d.face_lifting.view();
-      lifting.viscosity = d.viscosity.view();
+      lifting.viscosity = op.viscosity_field(d);
 #if defined(__CUDACC__)
       if (d.block_lifting > 0) {
         launch_lifting_block_kernel(lifting, d.K, d.block_lifting);
@@ -825,7 +860,8 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
   double smallest = std::numeric_limits<double>::infinity();
   for (const ElementData& d : elements_) {
     TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
-                                   static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d)};
+                                   static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d),
+                                   smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}};
     const double value = reduce_min<double>(options_.backend, d.K, kernel);
     if (value < 0) {
       // Find the element on the host (a failure path: the cost does not matter).
@@ -848,6 +884,48 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
 }
 
 template <class Physics>
+void DgOperator<Physics>::setup_viscosity_smoothing() {
+  const Space space = space_of(options_.backend);
+  const index_t n_nodes = mesh_.n_nodes();
+  std::vector<index_t> start(static_cast<std::size_t>(n_nodes) + 1, 0);
+  index_t offset = 0;
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    ElementData& d = elements_[g];
+    d.viscosity_offset = offset;
+    offset += d.K;
+    const int nv = n_vertices(d.shape);
+    const std::vector<index_t>& members = setup_.groups.element_groups[g].elements;
+    std::vector<index_t> vertices(static_cast<std::size_t>(nv) * d.Ks, 0);
+    for (index_t e = 0; e < d.K; ++e) {
+      const index_t* nodes = mesh_.element_node_ids(members[static_cast<std::size_t>(e)]);
+      for (int i = 0; i < nv; ++i) {
+        vertices[static_cast<std::size_t>(i) * d.Ks + e] = nodes[i];  // Gmsh order: the corners first
+        ++start[static_cast<std::size_t>(nodes[i]) + 1];
+      }
+    }
+    d.vertices = Array<index_t>(space, vertices);
+    d.smoothing_modes = n_basis(d.shape, std::min(order_, 1));
+    const std::vector<double> table = vertex_function_modes(d.shape, d.smoothing_modes);
+    d.smoothing_table = Array<Real>(space, std::vector<Real>(table.begin(), table.end()));
+    d.viscosity_modes = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.smoothing_modes) * d.Ks, Real(0)));
+  }
+  for (index_t w = 0; w < n_nodes; ++w) start[static_cast<std::size_t>(w) + 1] += start[static_cast<std::size_t>(w)];
+  std::vector<index_t> elements(static_cast<std::size_t>(start.back()));
+  std::vector<index_t> next(start.begin(), start.end() - 1);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    const std::vector<index_t>& members = setup_.groups.element_groups[g].elements;
+    for (index_t e = 0; e < d.K; ++e) {
+      const index_t* nodes = mesh_.element_node_ids(members[static_cast<std::size_t>(e)]);
+      for (int i = 0; i < n_vertices(d.shape); ++i) elements[static_cast<std::size_t>(next[static_cast<std::size_t>(nodes[i])]++)] = d.viscosity_offset + e;
+    }
+  }
+  vertex_start_ = Array<index_t>(space, start);
+  vertex_elements_ = Array<index_t>(space, elements);
+  viscosity_all_ = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(std::max<index_t>(offset, 1)), Real(0)));
+}
+
+template <class Physics>
 double DgOperator<Physics>::set_local_time_steps(double cfl) {
   if (tuned_ != nullptr)
     throw InputError("local time stepping runs the portable kernels (the tuned triangle kernels take one time step): "
@@ -858,7 +936,8 @@ double DgOperator<Physics>::set_local_time_steps(double cfl) {
   for (ElementData& d : elements_) {
     if (d.local_dt.size() != d.Ks) d.local_dt = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.Ks), Real(0)));
     const TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
-                                         static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d)};
+                                         static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d),
+                                   smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}};
     const View<Real> out = d.local_dt.view();
     for_each(options_.backend, d.K, [=] FLOWDG_HD(index_t e) { out[e] = static_cast<Real>(cfl * kernel(e)); });
   }

@@ -116,8 +116,8 @@ struct LiftingElementKernel {
   /// The faces' lifting matrices (face_lifting_entry): affine [(l Nfq + a) Nfq + b] (reference),
   /// curved [((l Nfq + a) Nfq + b) Ks + e].
   View<const Real> face_lifting;
-  /// Physics with a viscosity per element (has_element_viscosity): eps per element [e].
-  View<const Real> viscosity;
+  /// Physics with a viscosity per element (has_element_viscosity): eps per element, smoothed or not.
+  ViscosityField<Real> viscosity;
 
   /// The solution u and the gradient theta at a point with basis values phi, from the coefficients
   /// c and the gradient's moments (rows d NV + v).
@@ -247,7 +247,7 @@ struct LiftingElementKernel {
             for (int v = 0; v < NV; ++v) theta[d][v] += wn * out.jump[(static_cast<index_t>(v) * Nfq + b) * Fs + f];
           }
         }
-        store_lifting_face_point(physics, out, Nfq, Fs, f, plus, q, u, theta);
+        store_lifting_face_point(point_physics(physics, viscosity, e, phi), out, Nfq, Fs, f, plus, q, u, theta);
       }
     }
 
@@ -261,7 +261,7 @@ struct LiftingElementKernel {
       State theta[dim];
       point_values(c, s, phi, uk, theta);
       State fv[dim];
-      physics.viscous_flux(uk, theta, fv);
+      point_physics(physics, viscosity, e, phi).viscous_flux(uk, theta, fv);
       Real m[dim][dim];
       base.weighted_metric(k, e, affine, 1, m);
       for (int v = 0; v < NV; ++v) {

@@ -225,7 +225,8 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
           for (int v = 0; v < NV; ++v) theta[d][v] += a * integrand[(d * NV + v) * E];
       }
     }
-    store_lifting_face_point(element_physics(b.physics, k.viscosity, e0 + el), k.out, Nfq, Fs, f, plus, q, u, theta);
+    store_lifting_face_point(point_physics(element_physics(b.physics, k.viscosity, e0 + el), k.viscosity, e0 + el, phi), k.out, Nfq, Fs, f,
+                             plus, q, u, theta);
   }
   for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
     const int el = i % E, kq = i / E;
@@ -247,7 +248,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
         }
       }
     State fv[dim];
-    element_physics(b.physics, k.viscosity, e).viscous_flux(uk, theta, fv);
+    point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi).viscous_flux(uk, theta, fv);
     Real m[dim][dim];
     b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
     for (int v = 0; v < NV; ++v)

@@ -77,6 +77,28 @@ std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape sh
   return table;
 }
 
+std::vector<double> vertex_function_modes(Shape shape, int n_modes) {
+  const int order = n_modes > 1 ? 1 : 0;
+  if (n_modes != n_basis(shape, order))
+    throw InputError(cat("vertex_function_modes: ", n_modes, " modes are not a full degree of the ", shape_name(shape), " basis"));
+  const QuadratureRule rule = quadrature_rule(shape, 2);  // vertex function x mode: degree 2 (Q2 on tensor shapes)
+  const int nv = n_vertices(shape);
+  std::vector<double> table(static_cast<std::size_t>(nv) * n_modes, 0.0), norm(static_cast<std::size_t>(n_modes), 0.0);
+  std::vector<double> phi(static_cast<std::size_t>(n_modes));
+  double weights[8] = {};
+  for (int k = 0; k < rule.size(); ++k) {
+    basis_values(shape, order, rule.points[k], phi.data());
+    element_vertex_weights(shape, rule.points[k], weights);
+    for (int j = 0; j < n_modes; ++j) {
+      norm[j] += rule.weights[k] * phi[j] * phi[j];
+      for (int i = 0; i < nv; ++i) table[static_cast<std::size_t>(i) * n_modes + j] += rule.weights[k] * weights[i] * phi[j];
+    }
+  }
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < n_modes; ++j) table[static_cast<std::size_t>(i) * n_modes + j] /= norm[j];
+  return table;
+}
+
 bool invert_spd(std::vector<double>& a, int n) {
   // Cholesky a = L L^T, then a^-1 = L^-T L^-1 (the matrices here are at most a few hundred rows).
   std::vector<double> l(static_cast<std::size_t>(n) * n, 0.0);

@@ -58,6 +58,14 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order)
 std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape shape, GeometryKind geometry, int Nfq, index_t K,
                                         const std::vector<double>& inverse_mass);
 
+/// The element's vertex functions (element_vertex_weights: linear on simplices, multilinear on
+/// quadrilaterals and hexahedra) in its modal basis: [i * n_modes + j], the coefficient of mode j
+/// (j < n_modes) in vertex i's function, by L2 projection on the reference element. With n_modes =
+/// n_basis(shape, 1) the functions are exactly in the span (the basis is hierarchical), so
+/// sum_j table[i][j] phi_j(x) is vertex i's function itself; with n_modes = 1 (p = 0) its mean.
+/// For artificial viscosity's smoothed field (core_kernels.hpp: ViscositySmoothingKernel).
+std::vector<double> vertex_function_modes(Shape shape, int n_modes);
+
 /// In-place Cholesky inverse of a symmetric positive definite n x n matrix (row-major); false if
 /// it is not positive definite.
 bool invert_spd(std::vector<double>& matrix, int n);

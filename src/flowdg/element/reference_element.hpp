@@ -127,6 +127,30 @@ FLOWDG_HD constexpr void face_vertex_weights(Shape face, Point3 xi, double* weig
   }
 }
 
+/// Weights of an element's vertices at a point xi of its reference element: the linear
+/// (barycentric) vertex functions on simplices, the multilinear ones on quadrilaterals and
+/// hexahedra; 1 at their own vertex, 0 at the others, summing to 1.
+FLOWDG_HD constexpr void element_vertex_weights(Shape shape, Point3 xi, double* weights) {
+  switch (shape) {
+    case Shape::line:
+    case Shape::triangle:
+    case Shape::quadrilateral: face_vertex_weights(shape, xi, weights); break;
+    case Shape::tetrahedron:
+      weights[1] = 0.5 * (1.0 + xi.x);
+      weights[2] = 0.5 * (1.0 + xi.y);
+      weights[3] = 0.5 * (1.0 + xi.z);
+      weights[0] = 1.0 - weights[1] - weights[2] - weights[3];
+      break;
+    case Shape::hexahedron:
+      for (int v = 0; v < 8; ++v) {
+        const Point3 corner = reference_vertex(shape, v);
+        weights[v] = 0.125 * (1.0 + corner.x * xi.x) * (1.0 + corner.y * xi.y) * (1.0 + corner.z * xi.z);
+      }
+      break;
+    default: weights[0] = 1.0; break;
+  }
+}
+
 /// Maps a point of face `face`'s reference element into the element's reference coordinates.
 FLOWDG_HD constexpr Point3 face_to_element(Shape shape, int face, Point3 face_point) {
   double weights[4] = {0, 0, 0, 0};

@@ -32,12 +32,20 @@
 
 namespace flowdg::physics {
 
+/// How the elements' eps become the field the viscous term uses: none keeps eps constant per
+/// element; vertex_max and vertex_mean give each mesh vertex the largest (as PyFR does) or the mean
+/// eps of the elements around it and interpolate those vertex values linearly (multilinearly on
+/// quadrilaterals and hexahedra) over each element: a continuous field (dg/core_kernels.hpp:
+/// ViscositySmoothingKernel).
+enum class ViscositySmoothing : int { none, vertex_max, vertex_mean };
+
 /// The sensor's parameters (case file [artificial_viscosity]).
 struct ArtificialViscosityParameters {
   double epsilon0 = 1.0;  ///< eps_max = epsilon0 lambda h / p
   double kappa = 1.0;     ///< the ramp's half width in decades of S_k
   /// s0 (log10): NaN for the default log10(1 / p^4) - 2.
   double s0 = std::nan("");
+  ViscositySmoothing smoothing = ViscositySmoothing::none;
   /// The default s0 of an order: two decades below the paper's log10(1 / p^4) (docs/user-guide.md:
   /// with the paper's own s0 the sensor stays below 1e-3 of eps_max in a shock tube's shock).
   static double default_s0(int order) { return -4.0 * std::log10(order > 0 ? static_cast<double>(order) : 1.0) - 2.0; }
