@@ -230,6 +230,78 @@ if [ "${TETS_SPEED:-0}" = 1 ]; then
   done
 fi
 
+# 6e. 3D transonic cases (issue 16 item 6): AERO3D=1 runs side by side, each stopped after AERO_LIMIT
+#    seconds (default 450; SIGTERM: the run writes its checkpoint, forces.csv, residuals.csv, walls.csv):
+#    naca08: examples/naca0012_3d.toml (M 0.8, alpha 1.25, artificial viscosity), naca04: the same at
+#    M 0.4, alpha 0 without it, naca08f: naca08 in single precision, onera: examples/onera_m6.toml on the mesh curved here (AERO_ONERA_MESH,
+#    default .m6/onera_m6_n1_k2.msh.xz, unpacked). AERO_RUNS picks some; AERO_SET adds --set keys to all.
+if [ "${AERO3D:-0}" = 1 ]; then
+  declare -A aero_case aero_extra
+  aero_case[naca08]=examples/naca0012_3d.toml;  aero_extra[naca08]=""
+  aero_case[naca04]=examples/naca0012_3d.toml;  aero_extra[naca04]="--set physics.mach=0.4 --set physics.angle_of_attack=0.0 --set artificial_viscosity.enabled=false"
+  aero_case[naca08f]=examples/naca0012_3d.toml; aero_extra[naca08f]="--set solver.precision=\"single\""
+  aero_case[onera]=examples/onera_m6.toml;      aero_extra[onera]=""
+  mesh_xz=${AERO_ONERA_MESH:-.m6/onera_m6_n1_k2.msh.xz}
+  [ -f "$mesh_xz" ] && xz -dkf "$mesh_xz" && aero_extra[onera]="--set mesh.file=\"$PWD/${mesh_xz%.xz}\""
+  for name in ${AERO_RUNS:-naca08 naca08f naca04 onera}; do
+    dir="$out/aero/$name"
+    mkdir -p "$dir"
+    timeout -s TERM ${AERO_LIMIT:-450} .bundle/run flowdg run ${aero_case[$name]} --backend cuda ${aero_extra[$name]} ${AERO_SET:-} \
+      --set output.vtu=false --set time.progress_every=100000 --set output.checkpoint_every=0 \
+      --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1 &
+  done
+  wait
+  for name in ${AERO_RUNS:-naca08 naca08f naca04 onera}; do
+    dir="$out/aero/$name"
+    note "aero $name: $(grep -E '^flowdg: [0-9]+ steps|interrupted|error|failed' "$dir/run.log" | tail -2 | cut -c1-200 | tr '\n' ' ')"
+    note "  forces (step,time,cd,cl,...): $(tail -n 1 "$dir/forces.csv" 2>/dev/null)"
+    note "  residuals: $(tail -n 1 "$dir/residuals.csv" 2>/dev/null)"
+    rm -f "$dir"/*.vtu "$dir"/*.pvd "$dir"/last_good.h5 "$dir"/checkpoint.h5
+  done
+fi
+
+# 6f. p-continuation's saving (issue 16 item 7, the paper's Table 2): PCONT=1 runs examples/sphere.toml
+#    (n1, curved to order 4) to p = 4 and a residual of PCONT_TOLERANCE (default 1e-9), one run after the
+#    other (alone on the GPU, so the wall times compare): "chain", p = 1 -> 2 -> 3 each until the residual
+#    falls below PCONT_STAGE (default 1e-5, or 20000 steps), then p = 4; "direct", p = 4 from the free
+#    stream. Each stopped after PCONT_LIMIT seconds (default 280); wall time with the set-up (curving,
+#    tables) from the shell's clock, and the run's own stepping seconds per stage.
+if [ "${PCONT:-0}" = 1 ]; then
+  for variant in chain direct; do
+    dir="$out/pcont/$variant"
+    mkdir -p "$dir"
+    chain='[1, 2, 3]'; [ $variant = direct ] && chain='[]'
+    begin=$(date +%s.%N)
+    timeout -s TERM ${PCONT_LIMIT:-280} .bundle/run flowdg run examples/sphere.toml --backend cuda --set solver.order=4 \
+      --set "time.p_continuation=$chain" --set time.p_continuation_steps=20000 --set time.p_continuation_tolerance=${PCONT_STAGE:-1e-5} \
+      --set time.residual_tolerance=${PCONT_TOLERANCE:-1e-9} --set time.max_steps=400000 --set time.dt_every=20 \
+      --set time.residual_every=500 --set time.progress_every=100000 --set output.vtu=false \
+      --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1
+    code=$?
+    end=$(date +%s.%N)
+    note "pcont $variant: exit $code, wall $(awk "BEGIN{printf \"%.1f\", $end - $begin}") s | stages: $(grep -oE '^flowdg: [0-9]+ steps to t = [0-9.e+]+ in [0-9.]+ s' "$dir/run.log" | awk '{print $2 " steps " $9 " s"}' | tr '\n' ';') | $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | tail -1)"
+    rm -f "$dir/checkpoint.h5"
+  done
+fi
+
+# 6g. CPU against GPU on tetrahedra (issue 16 item 7, the paper's Table 1): TETS_CPU=1 runs
+#    examples/vortex3d_tetrahedra.toml on 162,000 tetrahedra (30^3 Kuhn-split cubes, perturbed by 0.2)
+#    at p = 1..4, RK4, double: the CPU backend with TETS_CPU_THREADS (default 16) OpenMP threads for
+#    TETS_CPU_STEPS steps (default 4), then the GPU for 40 steps; DOF-stage updates per second of each.
+if [ "${TETS_CPU:-0}" = 1 ]; then
+  for p in ${TETS_ORDERS:-1 2 3 4}; do
+    for backend in cpu cuda; do
+      steps=40; [ $backend = cpu ] && steps=${TETS_CPU_STEPS:-4}
+      log="$out/logs/tets_cpu_p${p}_$backend.log"
+      OMP_NUM_THREADS=${TETS_CPU_THREADS:-16} timeout 200 .bundle/run flowdg run examples/vortex3d_tetrahedra.toml --backend $backend \
+        --set "mesh.file=\"builtin:box?lx=6&ly=6&lz=6&nx=30&ny=30&nz=30&perturbation=0.2\"" --set solver.order=$p \
+        --set 'boundary.zmin.translation=[0.0, 0.0, 6.0]' --set 'solver.flux="rusanov"' --set time.max_steps=$steps \
+        --set time.end_time=1e9 --set time.dt_every=10 --set output.vtu=false --set 'output.directory="/tmp/flowdg-tets-cpu"' > "$log" 2>&1
+      note "tets cpu-vs-gpu p=$p $backend: exit $? | $(grep -oE '[0-9]+ steps to t = [0-9.e+-]+ in [0-9.]+ s \([0-9.e+]+ DOF-stages/s' "$log" | tail -1)"
+    done
+  done
+fi
+
 # 7. Navier-Stokes validation (issue 15, Tables 4 and 5): NS_VALIDATION=1 runs the cylinder (Re 40, M 0.2)
 #    and the NACA 0012 (Re 5000, M 0.5) to a steady state with local time steps, VALIDATION_CASES of
 #    cylinder_p2 cylinder_p3 naca_p3 naca_p4 (nacahalf_pN: the half C-mesh with its symmetry plane) one after the other (side by side they time-slice the GPU:
@@ -270,7 +342,7 @@ if [ "${NS_VALIDATION:-0}" = 1 ]; then
 fi
 
 # One archive: the device tool brings back only a few files per call.
-tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench validation sphere 2>/dev/null)
-rm -rf "$out/logs" "$out/convergence" "$out/bench" "$out/validation" "$out/sphere"
+tar czf "$out/results.tar.gz" -C "$out" $(cd "$out" && ls -d logs convergence bench validation sphere aero pcont 2>/dev/null)
+rm -rf "$out/logs" "$out/convergence" "$out/bench" "$out/validation" "$out/sphere" "$out/aero" "$out/pcont"
 echo "==== summary"
 cat "$summary"

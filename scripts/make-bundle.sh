@@ -16,7 +16,11 @@ bench=()
 tests=("$build/bin/flowdg_gpu_tests")
 [ -n "${FLOWDG_A:-}" ] && tests=()
 [ "${NO_TESTS:-0}" = 1 ] && tests=()  # flowdg alone (about 32 MB): room for meshes and checkpoints in the carry
-"$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "$build/bin/flowdg" "${tests[@]}" \
+main=("$build/bin/flowdg")
+# ONLY_TESTS=1: flowdg_gpu_tests alone (flowdg and the tests, about 41 MB each packed, no longer fit one
+# carry together: a test call and a run call each carry their own bundle).
+[ "${ONLY_TESTS:-0}" = 1 ] && main=()
+"$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "${main[@]}" "${tests[@]}" \
   "${bench[@]}" "$@" > /dev/null
 [ -n "${FLOWDG_A:-}" ] && cp -L "$FLOWDG_A" "$staging/bin/flowdg_A"
 # Symbol tables are not needed to run (3 of 53 MB per binary; compute-sanitizer and ncu still name
