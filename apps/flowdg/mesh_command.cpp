@@ -1,6 +1,9 @@
 // `flowdg mesh info MESH`: loads, validates and summarises a mesh file or built-in mesh.
 // `flowdg mesh curve MESH --wall ... --order K --output OUT.msh`: curves a straight mesh by linear
 // elasticity (mesh/curve.hpp) and writes the high-order mesh (Gmsh MSH 2.2).
+// `flowdg mesh partition MESH N`: METIS k-way partition of the elements (mesh/partition.hpp): the
+// balance, the cut faces, and optionally a VTU of the parts for ParaView.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -8,7 +11,10 @@
 
 #include "commands.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/io/vtu.hpp"
+#include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/curve.hpp"
+#include "flowdg/mesh/partition.hpp"
 #include "flowdg/mesh/gmsh_writer.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 
@@ -53,7 +59,8 @@ void add_mesh_commands(CLI::App& app) {
   command->add_option("MESH", curve->spec, "Gmsh file (or builtin:...) of straight-sided elements")->required();
   command->add_option("--wall", curve->walls,
                       "A wall and its true shape: NAME=sphere:cx,cy,cz,r | NAME=cylinder:cx,cy,cz,ax,ay,az,r | NAME=circle:cx,cy,r | "
-                      "NAME=naca:0012,cx,cy,chord (repeat for several walls)")
+                      "NAME=naca:0012,cx,cy,chord | NAME=cad:FILE[,surface tags] (STEP, IGES, BREP or .geo through Gmsh's API; "
+                      "repeat for several walls)")
       ->required();
   command->add_option("--order", curve->curving.order, "Geometric order of the result (2..4)")->default_val(2);
   command->add_option("--poisson", curve->curving.poisson, "Poisson ratio of the elastic material (0.45 rubber-like; ~0 for thin sections)")
@@ -82,6 +89,60 @@ void add_mesh_commands(CLI::App& app) {
                 static_cast<long long>(report.curved_elements), static_cast<long long>(curved.n_elements()), curving.order,
                 static_cast<long long>(report.unknowns), static_cast<long long>(report.wall_nodes), report.largest_wall_move,
                 report.min_scaled_jacobian, curved.element_label(report.worst_element).c_str(), curve->output.c_str());
+  });
+
+  struct PartitionCommand {
+    std::string spec, vtu;
+    PartitionOptions partition;
+  };
+  auto part = std::make_shared<PartitionCommand>();
+  auto* partition = mesh->add_subcommand(
+      "partition", "Partition a mesh's elements into N parts with METIS (k-way on the dual graph, each element weighted by its "
+                   "cost at the given order): prints each part's elements and load, the imbalance and the cut faces; --vtu "
+                   "writes the parts for ParaView.");
+  partition->add_option("MESH", part->spec, "Gmsh file or builtin:NAME?key=value&...")->required();
+  partition->add_option("N", part->partition.parts, "Number of parts")->required();
+  partition->add_option("--order", part->partition.order, "The solver's order, for the element weights")->default_val(1);
+  partition->add_option("--seed", part->partition.seed, "METIS's random seed")->default_val(1);
+  partition->add_option("--vtu", part->vtu, "Write the mesh with cell fields partition and element (linear cells)");
+  partition->callback([part] {
+    const Mesh loaded = load_mesh(part->spec);
+    const Connectivity connectivity = build_connectivity(loaded);
+    const Partition result = partition_mesh(loaded, connectivity, part->partition);
+    const int parts = part->partition.parts;
+    std::printf("flowdg: %s in %d parts (METIS k-way, weights at p = %d): imbalance %.4f, %lld cut faces of %lld interior, %s\n",
+                loaded.source.c_str(), parts, part->partition.order, result.imbalance, static_cast<long long>(result.cut_faces),
+                static_cast<long long>(connectivity.n_interior_faces()),
+                result.contiguous ? "every part connected" : "some parts in pieces");
+    const double total = [&] {
+      double sum = 0;
+      for (const double l : result.load) sum += l;
+      return sum;
+    }();
+    for (int p = 0; p < parts; ++p)
+      std::printf("  part %d: %lld elements, load %.4f of the mean\n", p, static_cast<long long>(result.elements[static_cast<std::size_t>(p)]),
+                  result.load[static_cast<std::size_t>(p)] / (total / parts));
+    if (!part->vtu.empty()) {
+      std::vector<VtuCellBlock> blocks;
+      std::vector<std::int64_t> part_of, element_of;
+      for (const Shape shape : {Shape::triangle, Shape::quadrilateral, Shape::tetrahedron, Shape::hexahedron}) {
+        VtuCellBlock block;
+        block.shape = shape;
+        block.order = 1;
+        for (index_t e = 0; e < loaded.n_elements(); ++e) {
+          if (shape_of(loaded.element_types[static_cast<std::size_t>(e)]) != shape) continue;
+          const index_t* nodes = loaded.element_node_ids(e);
+          for (int v = 0; v < n_vertices(shape); ++v) block.points.push_back(loaded.nodes[static_cast<std::size_t>(nodes[v])]);
+          ++block.n_cells;
+          part_of.push_back(result.part[static_cast<std::size_t>(e)]);
+          element_of.push_back(e);
+        }
+        if (block.n_cells > 0) blocks.push_back(std::move(block));
+      }
+      write_vtu(part->vtu, blocks, {}, {VtuField{"partition", 1, part_of}, VtuField{"element", 1, element_of}}, 0.0,
+                VtuCells::lagrange);
+      std::printf("flowdg: wrote %s\n", part->vtu.c_str());
+    }
   });
 }
 

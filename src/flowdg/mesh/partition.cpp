@@ -1,0 +1,158 @@
+#include "flowdg/mesh/partition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/dg/setup.hpp"
+#include "flowdg/element/basis.hpp"
+
+#if defined(FLOWDG_HAVE_METIS)
+#include <metis.h>
+#endif
+
+namespace flowdg {
+
+bool metis_available() {
+#if defined(FLOWDG_HAVE_METIS)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<double> element_costs(const Mesh& mesh, int order) {
+  // The cost of each (shape, geometric order) once: basis size x (volume points + faces x face points).
+  std::vector<double> cost_of(static_cast<std::size_t>(element_type_count), 0.0);
+  std::vector<double> costs(static_cast<std::size_t>(mesh.n_elements()));
+  for (index_t e = 0; e < mesh.n_elements(); ++e) {
+    const ElementType type = mesh.element_types[static_cast<std::size_t>(e)];
+    double& cost = cost_of[static_cast<std::size_t>(type)];
+    if (cost == 0) {
+      const Shape shape = shape_of(type);
+      const int g = geometric_order(type);
+      const dg::GeometryKind kind = g > 1 ? dg::GeometryKind::curved : dg::GeometryKind::affine;
+      const int volume = dg::volume_rule(shape, kind, order, g).size();
+      const int face = n_faces(shape) * dg::face_rule(face_shape(shape), dimension(shape), order, g).size();
+      cost = static_cast<double>(n_basis(shape, order)) * (volume + face);
+    }
+    costs[static_cast<std::size_t>(e)] = cost;
+  }
+  return costs;
+}
+
+namespace {
+
+/// The dual graph in CSR form: element e's neighbours through interior faces.
+void dual_graph(const Mesh& mesh, const Connectivity& connectivity, std::vector<index_t>& start, std::vector<index_t>& neighbours) {
+  const index_t K = mesh.n_elements();
+  start.assign(static_cast<std::size_t>(K) + 1, 0);
+  for (const Face& face : connectivity.faces)
+    if (face.element_p >= 0 && face.element_p != face.element_m) {
+      ++start[static_cast<std::size_t>(face.element_m) + 1];
+      ++start[static_cast<std::size_t>(face.element_p) + 1];
+    }
+  for (index_t e = 0; e < K; ++e) start[static_cast<std::size_t>(e) + 1] += start[static_cast<std::size_t>(e)];
+  neighbours.assign(static_cast<std::size_t>(start.back()), 0);
+  std::vector<index_t> next(start.begin(), start.end() - 1);
+  for (const Face& face : connectivity.faces)
+    if (face.element_p >= 0 && face.element_p != face.element_m) {
+      neighbours[static_cast<std::size_t>(next[static_cast<std::size_t>(face.element_m)]++)] = face.element_p;
+      neighbours[static_cast<std::size_t>(next[static_cast<std::size_t>(face.element_p)]++)] = face.element_m;
+    }
+}
+
+}  // namespace
+
+Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivity, std::vector<int> part, int parts,
+                               const std::vector<double>& weights) {
+  Partition result;
+  const index_t K = mesh.n_elements();
+  result.load.assign(static_cast<std::size_t>(parts), 0.0);
+  result.elements.assign(static_cast<std::size_t>(parts), 0);
+  for (index_t e = 0; e < K; ++e) {
+    const int p = part[static_cast<std::size_t>(e)];
+    result.load[static_cast<std::size_t>(p)] += weights[static_cast<std::size_t>(e)];
+    ++result.elements[static_cast<std::size_t>(p)];
+  }
+  for (const Face& face : connectivity.faces)
+    if (face.element_p >= 0 && part[static_cast<std::size_t>(face.element_m)] != part[static_cast<std::size_t>(face.element_p)])
+      ++result.cut_faces;
+  const double total = std::accumulate(result.load.begin(), result.load.end(), 0.0);
+  result.imbalance = total > 0 ? *std::max_element(result.load.begin(), result.load.end()) / (total / parts) : 1.0;
+  // Contiguity: one breadth-first search per part from its first element.
+  std::vector<index_t> start, neighbours;
+  dual_graph(mesh, connectivity, start, neighbours);
+  std::vector<char> seen(static_cast<std::size_t>(K), 0);
+  std::vector<index_t> queue;
+  std::vector<char> part_started(static_cast<std::size_t>(parts), 0);
+  for (index_t e = 0; e < K; ++e) {
+    if (seen[static_cast<std::size_t>(e)]) continue;
+    const int p = part[static_cast<std::size_t>(e)];
+    if (part_started[static_cast<std::size_t>(p)]) result.contiguous = false;  // a second piece of part p
+    part_started[static_cast<std::size_t>(p)] = 1;
+    queue.assign(1, e);
+    seen[static_cast<std::size_t>(e)] = 1;
+    while (!queue.empty()) {
+      const index_t a = queue.back();
+      queue.pop_back();
+      for (index_t k = start[static_cast<std::size_t>(a)]; k < start[static_cast<std::size_t>(a) + 1]; ++k) {
+        const index_t b = neighbours[static_cast<std::size_t>(k)];
+        if (!seen[static_cast<std::size_t>(b)] && part[static_cast<std::size_t>(b)] == p) {
+          seen[static_cast<std::size_t>(b)] = 1;
+          queue.push_back(b);
+        }
+      }
+    }
+  }
+  result.part = std::move(part);
+  return result;
+}
+
+Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, const PartitionOptions& options) {
+  const index_t K = mesh.n_elements();
+  if (options.parts < 1) throw InputError(cat("partition: the number of parts must be at least 1 (got ", options.parts, ")"));
+  if (options.parts > K)
+    throw InputError(cat("partition: ", options.parts, " parts for ", K, " elements of ", mesh.source, ": at most one part per element"));
+  std::vector<double> weights = options.weights.empty() ? element_costs(mesh, options.order) : options.weights;
+  if (static_cast<index_t>(weights.size()) != K)
+    throw InputError(cat("partition: ", weights.size(), " weights for ", K, " elements"));
+  for (const double w : weights)
+    if (!(w > 0 && std::isfinite(w))) throw InputError(cat("partition: element weights must be positive and finite (got ", w, ")"));
+  std::vector<int> part(static_cast<std::size_t>(K), 0);
+  if (options.parts == 1) return partition_statistics(mesh, connectivity, std::move(part), 1, weights);
+#if defined(FLOWDG_HAVE_METIS)
+  std::vector<index_t> start, neighbours;
+  dual_graph(mesh, connectivity, start, neighbours);
+  std::vector<idx_t> xadj(start.begin(), start.end()), adjncy(neighbours.begin(), neighbours.end());
+  // Integer vertex weights: the costs scaled so that the heaviest element weighs 1000 (METIS balances
+  // sums of integers; 1000 levels keep the rounding below 0.1%).
+  const double heaviest = *std::max_element(weights.begin(), weights.end());
+  std::vector<idx_t> vwgt(static_cast<std::size_t>(K));
+  for (index_t e = 0; e < K; ++e)
+    vwgt[static_cast<std::size_t>(e)] = std::max<idx_t>(1, static_cast<idx_t>(std::lround(1000.0 * weights[static_cast<std::size_t>(e)] / heaviest)));
+  idx_t n = static_cast<idx_t>(K), constraints = 1, parts = options.parts, cut = 0;
+  std::vector<idx_t> result(static_cast<std::size_t>(K), 0);
+  idx_t metis_options[METIS_NOPTIONS];
+  const auto run = [&](bool contiguous) {
+    METIS_SetDefaultOptions(metis_options);
+    metis_options[METIS_OPTION_NUMBERING] = 0;
+    metis_options[METIS_OPTION_SEED] = options.seed;
+    metis_options[METIS_OPTION_CONTIG] = contiguous ? 1 : 0;
+    return METIS_PartGraphKway(&n, &constraints, xadj.data(), adjncy.data(), vwgt.data(), nullptr, nullptr, &parts, nullptr,
+                               nullptr, metis_options, &cut, result.data());
+  };
+  int status = run(options.contiguous);
+  if (status != METIS_OK && options.contiguous) status = run(false);  // a dual graph in pieces has no contiguous partition
+  if (status != METIS_OK)
+    throw Error(cat("partition: METIS failed (status ", status, ") on the dual graph of ", mesh.source, " into ", options.parts, " parts"));
+  for (index_t e = 0; e < K; ++e) part[static_cast<std::size_t>(e)] = static_cast<int>(result[static_cast<std::size_t>(e)]);
+  return partition_statistics(mesh, connectivity, std::move(part), options.parts, weights);
+#else
+  throw InputError(cat("partition: this flowdg was built without METIS, which partitions meshes into ", options.parts,
+                       " parts (Debian: apt-get install libmetis-dev, then rebuild)"));
+#endif
+}
+
+}  // namespace flowdg

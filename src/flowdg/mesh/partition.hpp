@@ -1,0 +1,49 @@
+#pragma once
+// Partitioning a mesh into parts for distributed runs (issue 17): METIS's k-way partitioning of the
+// element dual graph (elements joined through their interior faces, periodic joins included), each
+// element weighted by its cost, the parts contiguous where the graph allows. METIS is an optional
+// component (Debian's libmetis-dev): without it, partition_mesh refuses with a message saying what
+// to install.
+#include <string>
+#include <vector>
+
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/mesh.hpp"
+
+namespace flowdg {
+
+struct PartitionOptions {
+  int parts = 1;
+  /// Per element (mesh order): its relative cost; empty: element_costs(mesh, order).
+  std::vector<double> weights;
+  int order = 1;           ///< the solver's order, for the default weights
+  int seed = 1;            ///< METIS's random seed: the same seed, the same partition
+  bool contiguous = true;  ///< ask METIS for connected parts (dropped if the dual graph is not connected)
+};
+
+struct Partition {
+  std::vector<int> part;          ///< per element (mesh order): its part, 0..parts-1
+  std::vector<double> load;       ///< per part: the sum of its elements' weights
+  std::vector<index_t> elements;  ///< per part: its number of elements
+  index_t cut_faces = 0;          ///< interior faces whose two elements are in different parts
+  double imbalance = 1;           ///< the largest load over the mean load
+  bool contiguous = true;         ///< whether every part is connected through interior faces
+};
+
+/// Whether this build has METIS.
+bool metis_available();
+
+/// Each element's cost for the partitioner: its basis size times its quadrature points (volume rule
+/// of the solver's order and the element's geometric order, plus its faces' points): the work of
+/// the element and face kernels, so a curved or hexahedral element weighs what it costs.
+std::vector<double> element_costs(const Mesh& mesh, int order);
+
+/// METIS k-way partition (or all in part 0 when parts = 1). InputError: parts < 1 or more parts than
+/// elements, weights of the wrong size or not positive, no METIS in this build.
+Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, const PartitionOptions& options);
+
+/// The statistics of a given assignment (load, cut faces, imbalance, contiguity).
+Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivity, std::vector<int> part, int parts,
+                               const std::vector<double>& weights);
+
+}  // namespace flowdg
