@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One GPU-machine session: the gpu-labelled tests, compute-sanitizer over them, the supersonic
 # vortex convergence table on the GPU, and throughput runs. Expects a bundle made here with
-#   ../shared/tools/bundle-libs .bundle build/bin/flowdg build/bin/flowdg_gpu_tests
+#   ONLY_TESTS=1 scripts/make-bundle.sh build   (the TESTS and SANITIZE parts), or
+#   NO_TESTS=1 scripts/make-bundle.sh build     (the flowdg runs: the two binaries no longer fit one carry)
 # and writes logs under $OUT (the device tool's output folder), a short summary last.
 # Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU, COUETTE,
-# NS_THROUGHPUT, NS_VALIDATION add parts.
+# NS_THROUGHPUT, NS_VALIDATION add parts. CORE_BENCH=1 keeps the gpu tests' throughput runs on 1M elements
+# (GpuDgCore.PortableThroughputOnAMillionElements: several minutes; off by default so the tests fit 300 s).
 set -uo pipefail
 # A bundle carried compressed (scripts/make-bundle.sh) is unpacked first.
 [ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
@@ -18,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 note "device: $(cat "$out/logs/device.txt")"
 
 # 1. gpu-labelled tests
-[ "${TESTS:-1}" = 1 ] && timeout 300 .bundle/run flowdg_gpu_tests > "$out/logs/gpu_tests.log" 2>&1
+[ "${TESTS:-1}" = 1 ] && FLOWDG_CORE_BENCH=${CORE_BENCH:-0} timeout 300 .bundle/run flowdg_gpu_tests > "$out/logs/gpu_tests.log" 2>&1
 [ "${TESTS:-1}" = 1 ] && note "gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED) ' "$out/logs/gpu_tests.log" | tr '\n' ' ')"
 [ "${TESTS:-1}" = 1 ] && grep -E "cpu - cuda|cuda - reference|FAILED|Failure|Expected|actual" "$out/logs/gpu_tests.log" | head -30 | tee -a "$summary"
 
