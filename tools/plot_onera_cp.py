@@ -11,7 +11,8 @@ x/c is measured from the local leading edge over the local chord of the planform
 by the sign of the normal's z component (walls.csv's `side`). The figure has one panel per station,
 Cp axis reversed; a CSV of the sampled points (station, x/c, cp, side) is written beside the PNG,
 and the RMS of Cp minus the experiment's (interpolated along each side at the taps) per station is
-printed. Bad input is one line on stderr and exit code 2.
+printed (at each tap the median of the side's 5 samples nearest to its x/c).
+Bad input is one line on stderr and exit code 2.
 """
 import argparse
 import csv
@@ -64,20 +65,20 @@ def sample(walls, eta, band):
     return points
 
 
-def interpolate(points, x):
-    """Piecewise-linear through the points' running means in bins of x/c (the samples scatter)."""
-    if not points:
-        return None
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
-        if x0 <= x <= x1:
-            return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-    return None
+def at_tap(points, x, k=5):
+    """Cp at x/c = x from one side's samples: the median of the k nearest in x/c."""
+    near = sorted(cp for _, cp, _ in sorted(points, key=lambda p: abs(p[0] - x))[:k])
+    return near[len(near) // 2] if near else None
 
 
-def binned(points, bins=60):
+def binned(points, bins=80):
+    """Running means in bins of x/c spaced as cosines (fine at the leading and trailing edges)."""
+    edges = [0.5 * (1 - math.cos(math.pi * i / bins)) for i in range(bins + 1)]
     sums = {}
     for x, cp, _ in points:
-        k = min(bins - 1, max(0, int(x * bins)))
+        k = 0
+        while k < bins - 1 and x > edges[k + 1]:
+            k += 1
         s = sums.setdefault(k, [0.0, 0.0, 0])
         s[0] += x
         s[1] += cp
@@ -115,7 +116,7 @@ def main():
             ax.plot([float(r["x_over_c"]) for r in exp], [float(r["cp"]) for r in exp], "o", mfc="none", color="k",
                     ms=4, label="experiment" if side == 1 else None)
             for r in exp:
-                value = interpolate(curve, float(r["x_over_c"]))
+                value = at_tap(mine, float(r["x_over_c"]))
                 if value is not None:
                     errors.append(value - float(r["cp"]))
         rms = math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else float("nan")
