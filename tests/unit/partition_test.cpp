@@ -19,6 +19,7 @@
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/mesh/partition.hpp"
+#include "flowdg/mesh/periodic.hpp"
 
 using namespace flowdg;
 
@@ -168,4 +169,107 @@ TEST(Partition, TheCommandPrintsThePartsAndWritesTheirVtu) {
   const std::string bad = std::string(FLOWDG_CLI) + " mesh partition 'builtin:box?nx=1&ny=1&nz=1' 9 > /dev/null 2>&1";
   const int code = std::system(bad.c_str());
   EXPECT_TRUE(WIFEXITED(code) && WEXITSTATUS(code) == 2);
+}
+
+// Each part as its rank holds it (extract_part): the owned elements of all parts are the mesh, each
+// once; the ghosts are exactly the other parts' face neighbours; the part's own connectivity builds,
+// with as many owned-owned faces as the whole mesh has inside the part, one owned-ghost interior
+// face per cut face of the part, its owned boundary faces under their tags, and the layer's outside
+// under the ghost tag; every local element sits where the global one does.
+TEST(Partition, EachPartHoldsItsElementsAndOneLayerOfGhosts) {
+  for (const bool curved : {false, true}) {
+    SCOPED_TRACE(curved ? "curved 10-node tetrahedra" : "box of tetrahedra");
+    const Mesh mesh = curved ? read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh") : box_tetrahedra(1, 1, 1, 6, 6, 6);
+    const Connectivity connectivity = build_connectivity(mesh);
+    const int parts = 3;
+    std::vector<int> assignment(static_cast<std::size_t>(mesh.n_elements()));
+    if (metis_available()) {
+      PartitionOptions options;
+      options.parts = parts;
+      assignment = partition_mesh(mesh, connectivity, options).part;
+    } else {  // index slabs: the extraction itself does not need METIS
+      for (index_t e = 0; e < mesh.n_elements(); ++e) assignment[static_cast<std::size_t>(e)] = static_cast<int>(e * parts / mesh.n_elements());
+    }
+    std::vector<int> seen(static_cast<std::size_t>(mesh.n_elements()), 0);
+    for (int k = 0; k < parts; ++k) {
+      const MeshPart held = extract_part(mesh, connectivity, assignment, k);
+      const Connectivity local = build_connectivity(held.mesh);
+      // Owned and ghost elements.
+      std::vector<index_t> expected_ghosts;
+      index_t inside = 0, cut = 0, boundary = 0;
+      for (const Face& face : connectivity.faces) {
+        const bool m = assignment[static_cast<std::size_t>(face.element_m)] == k;
+        if (face.element_p < 0) {
+          boundary += m;
+          continue;
+        }
+        const bool p = assignment[static_cast<std::size_t>(face.element_p)] == k;
+        if (m && p) ++inside;
+        if (m != p) {
+          ++cut;
+          expected_ghosts.push_back(m ? face.element_p : face.element_m);
+        }
+      }
+      std::sort(expected_ghosts.begin(), expected_ghosts.end());
+      expected_ghosts.erase(std::unique(expected_ghosts.begin(), expected_ghosts.end()), expected_ghosts.end());
+      const std::vector<index_t> ghosts(held.global_element.begin() + held.n_owned, held.global_element.end());
+      EXPECT_EQ(ghosts, expected_ghosts);
+      for (index_t i = 0; i < held.n_owned; ++i) {
+        EXPECT_EQ(held.owner[static_cast<std::size_t>(i)], k);
+        ++seen[static_cast<std::size_t>(held.global_element[static_cast<std::size_t>(i)])];
+      }
+      for (std::size_t i = static_cast<std::size_t>(held.n_owned); i < held.owner.size(); ++i) EXPECT_NE(held.owner[i], k);
+      // The part's faces.
+      index_t owned_owned = 0, owned_ghost = 0, owned_boundary = 0, ghost_boundary = 0;
+      const int ghost_tag = held.mesh.require_tag(ghost_boundary_name);
+      for (const Face& face : local.faces) {
+        const bool m = face.element_m < held.n_owned;
+        if (face.element_p < 0) {
+          if (face.tag == ghost_tag) {
+            EXPECT_FALSE(m) << "an owned element's face tagged ghost";
+            ++ghost_boundary;
+          } else {
+            EXPECT_TRUE(m) << "a ghost's face under a real tag";
+            EXPECT_EQ(held.mesh.boundary_names[static_cast<std::size_t>(face.tag)], mesh.boundary_names[static_cast<std::size_t>(face.tag)]);
+            ++owned_boundary;
+          }
+          continue;
+        }
+        const bool p = face.element_p < held.n_owned;
+        if (m && p) ++owned_owned;
+        if (m != p) ++owned_ghost;
+      }
+      EXPECT_EQ(owned_owned, inside);
+      EXPECT_EQ(owned_ghost, cut);
+      EXPECT_EQ(owned_boundary, boundary);
+      EXPECT_GT(ghost_boundary, 0);
+      // Geometry: every node of every local element where the whole mesh has it.
+      for (index_t e = 0; e < held.mesh.n_elements(); ++e) {
+        const index_t g = held.global_element[static_cast<std::size_t>(e)];
+        ASSERT_EQ(held.mesh.element_types[static_cast<std::size_t>(e)], mesh.element_types[static_cast<std::size_t>(g)]);
+        for (int i = 0; i < mesh.element_n_nodes(g); ++i) {
+          const Point3 a = held.mesh.nodes[static_cast<std::size_t>(held.mesh.element_node_ids(e)[i])];
+          const Point3 b = mesh.nodes[static_cast<std::size_t>(mesh.element_node_ids(g)[i])];
+          EXPECT_EQ(a.x, b.x);
+          EXPECT_EQ(a.y, b.y);
+          EXPECT_EQ(a.z, b.z);
+        }
+      }
+    }
+    for (const int count : seen) EXPECT_EQ(count, 1);
+  }
+}
+
+TEST(Partition, APeriodicMeshIsRefusedForExtraction) {
+  Mesh mesh = box_tetrahedra(1, 1, 1, 3, 3, 3);
+  Connectivity connectivity = build_connectivity(mesh);
+  make_periodic(mesh, connectivity, mesh.require_tag("xmin"), mesh.require_tag("xmax"), {1, 0, 0});
+  std::vector<int> assignment(static_cast<std::size_t>(mesh.n_elements()), 0);
+  for (index_t e = mesh.n_elements() / 2; e < mesh.n_elements(); ++e) assignment[static_cast<std::size_t>(e)] = 1;
+  try {
+    (void)extract_part(mesh, connectivity, assignment, 0);
+    ADD_FAILURE() << "a periodic mesh was split";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("periodic"), std::string::npos) << error.what();
+  }
 }

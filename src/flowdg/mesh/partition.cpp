@@ -155,4 +155,94 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
 #endif
 }
 
+namespace {
+
+/// The node ids of local face l of element e (its vertices, in the reference face's order).
+std::vector<index_t> face_vertex_ids(const Mesh& mesh, index_t e, int l) {
+  const Shape shape = mesh.element_shape(e);
+  std::vector<index_t> ids;
+  for (int i = 0; i < n_face_vertices(shape); ++i) ids.push_back(mesh.element_node_ids(e)[face_vertex(shape, l, i)]);
+  return ids;
+}
+
+}  // namespace
+
+MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k) {
+  const index_t K = mesh.n_elements();
+  if (static_cast<index_t>(part.size()) != K) throw InputError(cat("extract_part: ", part.size(), " part numbers for ", K, " elements"));
+  if (std::find(part.begin(), part.end(), k) == part.end()) throw InputError(cat("extract_part: no element is in part ", k));
+  if (mesh.find_tag(ghost_boundary_name) >= 0)
+    throw InputError(cat("extract_part: ", mesh.source, " already has a boundary named '", ghost_boundary_name, "'"));
+  MeshPart result;
+  std::vector<index_t> local(static_cast<std::size_t>(K), -1);
+  for (index_t e = 0; e < K; ++e)
+    if (part[static_cast<std::size_t>(e)] == k) {
+      local[static_cast<std::size_t>(e)] = static_cast<index_t>(result.global_element.size());
+      result.global_element.push_back(e);
+    }
+  result.n_owned = static_cast<index_t>(result.global_element.size());
+  std::vector<index_t> ghosts;
+  for (const Face& face : connectivity.faces) {
+    if (face.element_p < 0) continue;
+    std::vector<index_t> a = face_vertex_ids(mesh, face.element_m, face.local_face_m), b = face_vertex_ids(mesh, face.element_p, face.local_face_p);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    const bool in_m = part[static_cast<std::size_t>(face.element_m)] == k, in_p = part[static_cast<std::size_t>(face.element_p)] == k;
+    if (a != b && (in_m || in_p))
+      throw InputError(cat("extract_part: ", mesh.source, " has periodic joins (", mesh.element_label(face.element_m), " and ",
+                           mesh.element_label(face.element_p), "): partitions of periodic meshes are not supported yet"));
+    if (in_m && !in_p) ghosts.push_back(face.element_p);
+    if (in_p && !in_m) ghosts.push_back(face.element_m);
+  }
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  for (const index_t g : ghosts) {
+    local[static_cast<std::size_t>(g)] = static_cast<index_t>(result.global_element.size());
+    result.global_element.push_back(g);
+  }
+  for (const index_t g : result.global_element) result.owner.push_back(part[static_cast<std::size_t>(g)]);
+
+  Mesh& out = result.mesh;
+  out.dimension = mesh.dimension;
+  out.boundary_names = mesh.boundary_names;
+  out.boundary_circles = mesh.boundary_circles;
+  out.source = cat(mesh.source, " (part ", k, ")");
+  const int ghost_tag = out.tag_id(ghost_boundary_name);
+  std::vector<index_t> node(static_cast<std::size_t>(mesh.n_nodes()), -1);
+  const bool file_tags = static_cast<index_t>(mesh.element_file_tags.size()) == K;
+  for (const index_t g : result.global_element) {
+    std::vector<index_t> ids;
+    for (int i = 0; i < mesh.element_n_nodes(g); ++i) {
+      const index_t old = mesh.element_node_ids(g)[i];
+      if (node[static_cast<std::size_t>(old)] < 0) {
+        node[static_cast<std::size_t>(old)] = out.n_nodes();
+        out.nodes.push_back(mesh.nodes[static_cast<std::size_t>(old)]);
+      }
+      ids.push_back(node[static_cast<std::size_t>(old)]);
+    }
+    out.add_element(mesh.element_types[static_cast<std::size_t>(g)], ids.data());
+    if (file_tags) out.element_file_tags.push_back(mesh.element_file_tags[static_cast<std::size_t>(g)]);
+  }
+  const auto add_facet = [&](index_t e, int l, int tag) {
+    TaggedFacet facet;
+    const std::vector<index_t> ids = face_vertex_ids(mesh, e, l);
+    facet.n_vertices = static_cast<int>(ids.size());
+    for (int i = 0; i < facet.n_vertices; ++i) facet.vertices[static_cast<std::size_t>(i)] = node[static_cast<std::size_t>(ids[static_cast<std::size_t>(i)])];
+    facet.tag = tag;
+    out.tagged_facets.push_back(facet);
+  };
+  const auto owned = [&](index_t e) { return part[static_cast<std::size_t>(e)] == k; };
+  const auto held = [&](index_t e) { return e >= 0 && local[static_cast<std::size_t>(e)] >= 0; };
+  for (const Face& face : connectivity.faces) {
+    if (face.element_p < 0) {  // a boundary face of the whole mesh
+      if (held(face.element_m)) add_facet(face.element_m, face.local_face_m, owned(face.element_m) ? face.tag : ghost_tag);
+      continue;
+    }
+    const bool m = held(face.element_m), p = held(face.element_p);
+    if (m && !p) add_facet(face.element_m, face.local_face_m, ghost_tag);  // only a ghost can miss its neighbour
+    if (p && !m) add_facet(face.element_p, face.local_face_p, ghost_tag);
+  }
+  return result;
+}
+
 }  // namespace flowdg

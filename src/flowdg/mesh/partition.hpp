@@ -46,4 +46,26 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
 Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivity, std::vector<int> part, int parts,
                                const std::vector<double>& weights);
 
+/// The boundary name of the faces around a part's ghost layer (extract_part).
+inline constexpr const char* ghost_boundary_name = "partition-ghost";
+
+/// One part of a partitioned mesh as its rank holds it: its own elements first (in the mesh's
+/// order), then one layer of ghost elements (the other parts' elements across its partition faces,
+/// by their number in the whole mesh), with the nodes they use renumbered in that order. Tagged
+/// facets: the owned elements' boundary faces with their tags, and every face of a ghost element
+/// that no owned element shares (the layer's outside, and ghosts' own boundary faces) tagged
+/// ghost_boundary_name. build_connectivity on the part then gives each partition face as an
+/// interior face between an owned and a ghost element, oriented as the whole mesh's is.
+struct MeshPart {
+  Mesh mesh;
+  index_t n_owned = 0;
+  std::vector<index_t> global_element;  ///< per local element: its number in the whole mesh
+  std::vector<int> owner;               ///< per local element: its part (the part's own for the first n_owned)
+};
+
+/// Part k of `part` (one entry per element). InputError: k out of range, a mesh whose connectivity
+/// has periodic joins (their ghosts would not be face neighbours in space; not supported yet), a mesh
+/// that already has a boundary named ghost_boundary_name.
+MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k);
+
 }  // namespace flowdg
