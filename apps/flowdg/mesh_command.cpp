@@ -92,7 +92,7 @@ void add_mesh_commands(CLI::App& app) {
   });
 
   struct PartitionCommand {
-    std::string spec, vtu;
+    std::string spec, vtu, output;
     PartitionOptions partition;
   };
   auto part = std::make_shared<PartitionCommand>();
@@ -105,6 +105,9 @@ void add_mesh_commands(CLI::App& app) {
   partition->add_option("--order", part->partition.order, "The solver's order, for the element weights")->default_val(1);
   partition->add_option("--seed", part->partition.seed, "METIS's random seed")->default_val(1);
   partition->add_option("--vtu", part->vtu, "Write the mesh with cell fields partition and element (linear cells)");
+  partition->add_option("--output,-o", part->output,
+                        "Write the partitioned mesh to this directory: per part a Gmsh file of its elements and one layer of "
+                        "ghost elements, and the list of their global numbers and owners");
   partition->callback([part] {
     const Mesh loaded = load_mesh(part->spec);
     const Connectivity connectivity = build_connectivity(loaded);
@@ -122,6 +125,10 @@ void add_mesh_commands(CLI::App& app) {
     for (int p = 0; p < parts; ++p)
       std::printf("  part %d: %lld elements, load %.4f of the mean\n", p, static_cast<long long>(result.elements[static_cast<std::size_t>(p)]),
                   result.load[static_cast<std::size_t>(p)] / (total / parts));
+    if (!part->output.empty()) {
+      write_partitioned_mesh(part->output, loaded, connectivity, result.part, parts);
+      std::printf("flowdg: wrote %s/{partition.toml, part_0..%d.msh, .elements}\n", part->output.c_str(), parts - 1);
+    }
     if (!part->vtu.empty()) {
       std::vector<VtuCellBlock> blocks;
       std::vector<std::int64_t> part_of, element_of;

@@ -273,3 +273,53 @@ TEST(Partition, APeriodicMeshIsRefusedForExtraction) {
     EXPECT_NE(std::string(error.what()).find("periodic"), std::string::npos) << error.what();
   }
 }
+
+// The partitioned mesh on disk: each part read back alone equals extract_part's (element types and
+// order, node positions, global numbers, owners, the ghost tag), and the directory's part count;
+// bad directories and part numbers are refused.
+TEST(Partition, APartitionedMeshReadsBackOnePartAtATime) {
+  const Mesh mesh = read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh");
+  const Connectivity connectivity = build_connectivity(mesh);
+  const int parts = 2;
+  std::vector<int> assignment(static_cast<std::size_t>(mesh.n_elements()));
+  for (index_t e = 0; e < mesh.n_elements(); ++e) assignment[static_cast<std::size_t>(e)] = static_cast<int>(e * parts / mesh.n_elements());
+  const auto directory = std::filesystem::temp_directory_path() / ("flowdg-parts-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  write_partitioned_mesh(directory.string(), mesh, connectivity, assignment, parts);
+  EXPECT_EQ(partitioned_mesh_parts(directory.string()), parts);
+  for (int k = 0; k < parts; ++k) {
+    const MeshPart expected = extract_part(mesh, connectivity, assignment, k);
+    const MeshPart read = read_mesh_part(directory.string(), k);
+    EXPECT_EQ(read.n_owned, expected.n_owned);
+    EXPECT_EQ(read.global_element, expected.global_element);
+    EXPECT_EQ(read.owner, expected.owner);
+    ASSERT_EQ(read.mesh.n_elements(), expected.mesh.n_elements());
+    EXPECT_EQ(read.mesh.element_types, expected.mesh.element_types);
+    for (index_t e = 0; e < read.mesh.n_elements(); ++e)
+      for (int i = 0; i < read.mesh.element_n_nodes(e); ++i) {
+        const Point3 a = read.mesh.nodes[static_cast<std::size_t>(read.mesh.element_node_ids(e)[i])];
+        const Point3 b = expected.mesh.nodes[static_cast<std::size_t>(expected.mesh.element_node_ids(e)[i])];
+        EXPECT_NEAR(a.x, b.x, 1e-14);
+        EXPECT_NEAR(a.y, b.y, 1e-14);
+        EXPECT_NEAR(a.z, b.z, 1e-14);
+      }
+    const Connectivity local = build_connectivity(read.mesh);
+    EXPECT_EQ(local.n_faces(), build_connectivity(expected.mesh).n_faces());
+    EXPECT_GE(read.mesh.find_tag(ghost_boundary_name), 0);
+  }
+  for (const auto& [k, fragment] : {std::pair{2, std::string("has 2 parts: no part 2")}, std::pair{-1, std::string("no part -1")}}) {
+    try {
+      (void)read_mesh_part(directory.string(), k);
+      ADD_FAILURE() << "part " << k << " read";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+    }
+  }
+  try {
+    (void)read_mesh_part(std::filesystem::temp_directory_path().string(), 0);
+    ADD_FAILURE() << "a directory without partition.toml was read";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a partitioned mesh"), std::string::npos) << error.what();
+  }
+  std::filesystem::remove_all(directory);
+}

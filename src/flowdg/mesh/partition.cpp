@@ -4,7 +4,14 @@
 #include <cmath>
 #include <numeric>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/mesh/gmsh_writer.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/element/basis.hpp"
 
@@ -243,6 +250,68 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
     if (p && !m) add_facet(face.element_p, face.local_face_p, ghost_tag);
   }
   return result;
+}
+
+namespace {
+
+std::string part_path(const std::string& directory, int k, const char* extension) {
+  return (std::filesystem::path(directory) / cat("part_", k, extension)).string();
+}
+
+}  // namespace
+
+void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
+                            const std::vector<int>& part, int parts) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) throw InputError(cat("cannot create the directory ", directory, ": ", error.message()));
+  for (int k = 0; k < parts; ++k) {
+    const MeshPart held = extract_part(mesh, connectivity, part, k);
+    write_gmsh(held.mesh, part_path(directory, k, ".msh"));
+    const std::string path = part_path(directory, k, ".elements");
+    std::ofstream out(path);
+    out << "n_owned " << held.n_owned << "\n";
+    for (std::size_t i = 0; i < held.global_element.size(); ++i) out << held.global_element[i] << " " << held.owner[i] << "\n";
+    if (!out) throw InputError(cat("cannot write ", path));
+  }
+  const std::string manifest = (std::filesystem::path(directory) / "partition.toml").string();
+  std::ofstream out(manifest);
+  out << "# flowdg partitioned mesh: part_K.msh (the part's elements and its ghost layer) and part_K.elements\n"
+      << "parts = " << parts << "\nelements = " << mesh.n_elements() << "\nsource = \"" << mesh.source << "\"\n";
+  if (!out) throw InputError(cat("cannot write ", manifest));
+}
+
+int partitioned_mesh_parts(const std::string& directory) {
+  const std::string manifest = (std::filesystem::path(directory) / "partition.toml").string();
+  if (!std::filesystem::exists(manifest)) throw InputError(cat(directory, " is not a partitioned mesh (no partition.toml)"));
+  const Config config = Config::from_file(manifest);
+  const long long parts = config.integer_or("parts", 0);
+  if (parts < 1) throw InputError(cat(manifest, ": parts must be a positive integer"));
+  return static_cast<int>(parts);
+}
+
+MeshPart read_mesh_part(const std::string& directory, int k) {
+  const int parts = partitioned_mesh_parts(directory);
+  if (k < 0 || k >= parts) throw InputError(cat(directory, " has ", parts, " parts: no part ", k));
+  MeshPart held;
+  held.mesh = read_gmsh(part_path(directory, k, ".msh"));
+  const std::string path = part_path(directory, k, ".elements");
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word >> held.n_owned) || word != "n_owned") throw InputError(cat(path, ": expected \"n_owned N\" first"));
+  index_t global = 0;
+  int owner = 0;
+  while (in >> global >> owner) {
+    held.global_element.push_back(global);
+    held.owner.push_back(owner);
+  }
+  if (static_cast<index_t>(held.global_element.size()) != held.mesh.n_elements() || held.n_owned < 1 ||
+      held.n_owned > held.mesh.n_elements())
+    throw InputError(cat(path, " lists ", held.global_element.size(), " elements (", held.n_owned, " owned) for the ",
+                         held.mesh.n_elements(), " of ", part_path(directory, k, ".msh")));
+  for (index_t i = 0; i < held.n_owned; ++i)
+    if (held.owner[static_cast<std::size_t>(i)] != k) throw InputError(cat(path, ": owned element ", i, " has owner ", held.owner[static_cast<std::size_t>(i)]));
+  return held;
 }
 
 }  // namespace flowdg

@@ -68,4 +68,19 @@ struct MeshPart {
 /// that already has a boundary named ghost_boundary_name.
 MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k);
 
+/// A partitioned mesh on disk, so that each rank reads only its part: DIRECTORY/partition.toml (the
+/// number of parts, the source mesh and its element count), and per part k DIRECTORY/part_k.msh (its
+/// MeshPart's mesh, Gmsh MSH 2.2: gmsh opens it) and DIRECTORY/part_k.elements (text: "n_owned N",
+/// then a line "global owner" per local element, in the .msh's element order). InputError: the
+/// directory cannot be written.
+void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
+                            const std::vector<int>& part, int parts);
+
+/// The number of parts of a partitioned mesh's directory (its partition.toml).
+int partitioned_mesh_parts(const std::string& directory);
+
+/// Part k of a partitioned mesh's directory. InputError: a missing or malformed file, k out of
+/// range, an element list that does not match the part's mesh.
+MeshPart read_mesh_part(const std::string& directory, int k);
+
 }  // namespace flowdg
