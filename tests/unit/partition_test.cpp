@@ -323,3 +323,46 @@ TEST(Partition, APartitionedMeshReadsBackOnePartAtATime) {
   }
   std::filesystem::remove_all(directory);
 }
+
+// The halo plans of all parts fit together: what part k sends to part r is, element for element in
+// the same order, what part r receives from k (by global number), and every ghost of every part is
+// received from its owner exactly once; neighbours are mutual.
+TEST(Partition, TheHaloPlansOfThePartsMatchElementForElement) {
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 6, 6, 6);
+  const Connectivity connectivity = build_connectivity(mesh);
+  const int parts = 4;
+  std::vector<int> assignment(static_cast<std::size_t>(mesh.n_elements()));
+  if (metis_available()) {
+    PartitionOptions options;
+    options.parts = parts;
+    assignment = partition_mesh(mesh, connectivity, options).part;
+  } else {
+    for (index_t e = 0; e < mesh.n_elements(); ++e) assignment[static_cast<std::size_t>(e)] = static_cast<int>(e * parts / mesh.n_elements());
+  }
+  std::vector<MeshPart> held;
+  std::vector<HaloPlan> plans;
+  for (int k = 0; k < parts; ++k) {
+    held.push_back(extract_part(mesh, connectivity, assignment, k));
+    plans.push_back(make_halo_plan(held.back()));
+  }
+  const auto globals = [&](int k, const std::vector<index_t>& locals) {
+    std::vector<index_t> out;
+    for (const index_t l : locals) out.push_back(held[static_cast<std::size_t>(k)].global_element[static_cast<std::size_t>(l)]);
+    return out;
+  };
+  for (int k = 0; k < parts; ++k) {
+    index_t received = 0;
+    for (const HaloPlan::Neighbour& n : plans[static_cast<std::size_t>(k)].neighbours) {
+      ASSERT_NE(n.part, k);
+      EXPECT_FALSE(n.send.empty());
+      received += static_cast<index_t>(n.receive.size());
+      for (const index_t l : n.send) EXPECT_LT(l, held[static_cast<std::size_t>(k)].n_owned);
+      for (const index_t l : n.receive) EXPECT_EQ(held[static_cast<std::size_t>(k)].owner[static_cast<std::size_t>(l)], n.part);
+      const auto& other = plans[static_cast<std::size_t>(n.part)].neighbours;
+      const auto back = std::find_if(other.begin(), other.end(), [&](const HaloPlan::Neighbour& m) { return m.part == k; });
+      ASSERT_NE(back, other.end()) << "part " << n.part << " does not list part " << k;
+      EXPECT_EQ(globals(k, n.send), globals(n.part, back->receive)) << k << " -> " << n.part;
+    }
+    EXPECT_EQ(received, held[static_cast<std::size_t>(k)].mesh.n_elements() - held[static_cast<std::size_t>(k)].n_owned);
+  }
+}

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "flowdg/core/config.hpp"
@@ -250,6 +251,34 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
     if (p && !m) add_facet(face.element_p, face.local_face_p, ghost_tag);
   }
   return result;
+}
+
+HaloPlan make_halo_plan(const MeshPart& held) {
+  const Connectivity local = build_connectivity(held.mesh);
+  std::map<int, HaloPlan::Neighbour> by_part;
+  std::map<int, std::vector<index_t>> send;
+  for (const Face& face : local.faces) {
+    if (face.element_p < 0) continue;
+    const bool m = face.element_m < held.n_owned, p = face.element_p < held.n_owned;
+    if (m == p) continue;  // owned-owned or ghost-ghost
+    const index_t owned = m ? face.element_m : face.element_p, ghost = m ? face.element_p : face.element_m;
+    send[held.owner[static_cast<std::size_t>(ghost)]].push_back(owned);
+  }
+  for (index_t g = held.n_owned; g < held.mesh.n_elements(); ++g) by_part[held.owner[static_cast<std::size_t>(g)]].receive.push_back(g);
+  const auto by_global = [&](index_t a, index_t b) {
+    return held.global_element[static_cast<std::size_t>(a)] < held.global_element[static_cast<std::size_t>(b)];
+  };
+  HaloPlan plan;
+  for (auto& [part, neighbour] : by_part) {
+    neighbour.part = part;
+    std::vector<index_t>& out = send[part];
+    std::sort(out.begin(), out.end(), by_global);
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    neighbour.send = std::move(out);
+    std::sort(neighbour.receive.begin(), neighbour.receive.end(), by_global);
+    plan.neighbours.push_back(std::move(neighbour));
+  }
+  return plan;
 }
 
 namespace {

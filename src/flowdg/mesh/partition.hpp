@@ -68,6 +68,23 @@ struct MeshPart {
 /// that already has a boundary named ghost_boundary_name.
 MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k);
 
+/// What a part exchanges with each neighbouring part every stage: its owned elements that are
+/// ghosts there (send) and its ghosts owned there (receive), both in ascending global number, which
+/// is the order both sides hold them in (extract_part sorts the ghost layer so), so that a send
+/// list's i-th element is the receiving part's i-th ghost from it. Local element indices.
+struct HaloPlan {
+  struct Neighbour {
+    int part = -1;
+    std::vector<index_t> send;     ///< owned local elements, ascending global number
+    std::vector<index_t> receive;  ///< ghost local elements owned by `part`, ascending global number
+  };
+  std::vector<Neighbour> neighbours;  ///< by ascending part number
+};
+
+/// The halo plan of a part, from the part alone (its connectivity gives the owned elements next to
+/// each neighbour's ghosts: no communication needed).
+HaloPlan make_halo_plan(const MeshPart& held);
+
 /// A partitioned mesh on disk, so that each rank reads only its part: DIRECTORY/partition.toml (the
 /// number of parts, the source mesh and its element count), and per part k DIRECTORY/part_k.msh (its
 /// MeshPart's mesh, Gmsh MSH 2.2: gmsh opens it) and DIRECTORY/part_k.elements (text: "n_owned N",
