@@ -13,6 +13,15 @@
 #include "flowdg/mesh/validate.hpp"
 
 namespace flowdg {
+
+int face_vertex_ids(const Mesh& mesh, index_t element, int local_face, index_t* ids) {
+  const Shape shape = mesh.element_shape(element);
+  const index_t* nodes = mesh.element_node_ids(element);
+  const int n = n_face_vertices(shape);
+  for (int k = 0; k < n; ++k) ids[k] = nodes[face_vertex(shape, local_face, k)];
+  return n;
+}
+
 namespace {
 
 // How many offending items a message lists before giving only the count.
@@ -30,14 +39,6 @@ struct HalfFace {
   index_t element;
   int local_face;
 };
-
-int face_vertex_ids(const Mesh& mesh, index_t element, int local_face, index_t* ids) {
-  const Shape shape = mesh.element_shape(element);
-  const index_t* nodes = mesh.element_node_ids(element);
-  const int n = n_face_vertices(shape);
-  for (int k = 0; k < n; ++k) ids[k] = nodes[face_vertex(shape, local_face, k)];
-  return n;
-}
 
 FaceKey sorted_key(const index_t* ids, int n) {
   FaceKey key;

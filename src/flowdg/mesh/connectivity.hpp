@@ -44,6 +44,10 @@ struct Connectivity {
   index_t n_interior_faces() const { return n_faces() - n_boundary_faces(); }
 };
 
+/// The node ids of local face `local_face` of `element` (its vertices, in the reference face's
+/// order) into ids (at least 4); returns their number.
+int face_vertex_ids(const Mesh& mesh, index_t element, int local_face, index_t* ids);
+
 /// Builds faces from the element vertices. Errors (InputError, naming element/face ids): a face
 /// shared by more than two elements, a hanging (non-conforming) face, a boundary face without a
 /// tag (all listed, up to a limit).

@@ -1,6 +1,7 @@
 #include "flowdg/mesh/partition.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -73,8 +74,11 @@ void dual_graph(const Mesh& mesh, const Connectivity& connectivity, std::vector<
 
 }  // namespace
 
-Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivity, std::vector<int> part, int parts,
-                               const std::vector<double>& weights) {
+namespace {
+
+/// partition_statistics on a dual graph already built.
+Partition statistics(const Mesh& mesh, const Connectivity& connectivity, std::vector<int> part, int parts,
+                     const std::vector<double>& weights, const std::vector<index_t>& start, const std::vector<index_t>& neighbours) {
   Partition result;
   const index_t K = mesh.n_elements();
   result.load.assign(static_cast<std::size_t>(parts), 0.0);
@@ -90,8 +94,6 @@ Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivit
   const double total = std::accumulate(result.load.begin(), result.load.end(), 0.0);
   result.imbalance = total > 0 ? *std::max_element(result.load.begin(), result.load.end()) / (total / parts) : 1.0;
   // Contiguity: one breadth-first search per part from its first element.
-  std::vector<index_t> start, neighbours;
-  dual_graph(mesh, connectivity, start, neighbours);
   std::vector<char> seen(static_cast<std::size_t>(K), 0);
   std::vector<index_t> queue;
   std::vector<char> part_started(static_cast<std::size_t>(parts), 0);
@@ -116,6 +118,15 @@ Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivit
   }
   result.part = std::move(part);
   return result;
+}
+
+}  // namespace
+
+Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivity, std::vector<int> part, int parts,
+                               const std::vector<double>& weights) {
+  std::vector<index_t> start, neighbours;
+  dual_graph(mesh, connectivity, start, neighbours);
+  return statistics(mesh, connectivity, std::move(part), parts, weights, start, neighbours);
 }
 
 Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, const PartitionOptions& options) {
@@ -156,24 +167,12 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
   if (status != METIS_OK)
     throw Error(cat("partition: METIS failed (status ", status, ") on the dual graph of ", mesh.source, " into ", options.parts, " parts"));
   for (index_t e = 0; e < K; ++e) part[static_cast<std::size_t>(e)] = static_cast<int>(result[static_cast<std::size_t>(e)]);
-  return partition_statistics(mesh, connectivity, std::move(part), options.parts, weights);
+  return statistics(mesh, connectivity, std::move(part), options.parts, weights, start, neighbours);
 #else
   throw InputError(cat("partition: this flowdg was built without METIS, which partitions meshes into ", options.parts,
                        " parts (Debian: apt-get install libmetis-dev, then rebuild)"));
 #endif
 }
-
-namespace {
-
-/// The node ids of local face l of element e (its vertices, in the reference face's order).
-std::vector<index_t> face_vertex_ids(const Mesh& mesh, index_t e, int l) {
-  const Shape shape = mesh.element_shape(e);
-  std::vector<index_t> ids;
-  for (int i = 0; i < n_face_vertices(shape); ++i) ids.push_back(mesh.element_node_ids(e)[face_vertex(shape, l, i)]);
-  return ids;
-}
-
-}  // namespace
 
 MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k) {
   const index_t K = mesh.n_elements();
@@ -192,11 +191,14 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
   std::vector<index_t> ghosts;
   for (const Face& face : connectivity.faces) {
     if (face.element_p < 0) continue;
-    std::vector<index_t> a = face_vertex_ids(mesh, face.element_m, face.local_face_m), b = face_vertex_ids(mesh, face.element_p, face.local_face_p);
+    const bool in_m = part[static_cast<std::size_t>(face.element_m)] == k, in_p = part[static_cast<std::size_t>(face.element_p)] == k;
+    if (!in_m && !in_p) continue;
+    std::array<index_t, 4> a{-1, -1, -1, -1}, b{-1, -1, -1, -1};  // unused entries equal on both sides
+    face_vertex_ids(mesh, face.element_m, face.local_face_m, a.data());
+    face_vertex_ids(mesh, face.element_p, face.local_face_p, b.data());
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
-    const bool in_m = part[static_cast<std::size_t>(face.element_m)] == k, in_p = part[static_cast<std::size_t>(face.element_p)] == k;
-    if (a != b && (in_m || in_p))
+    if (a != b)
       throw InputError(cat("extract_part: ", mesh.source, " has periodic joins (", mesh.element_label(face.element_m), " and ",
                            mesh.element_label(face.element_p), "): partitions of periodic meshes are not supported yet"));
     if (in_m && !in_p) ghosts.push_back(face.element_p);
@@ -233,9 +235,9 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
   }
   const auto add_facet = [&](index_t e, int l, int tag) {
     TaggedFacet facet;
-    const std::vector<index_t> ids = face_vertex_ids(mesh, e, l);
-    facet.n_vertices = static_cast<int>(ids.size());
-    for (int i = 0; i < facet.n_vertices; ++i) facet.vertices[static_cast<std::size_t>(i)] = node[static_cast<std::size_t>(ids[static_cast<std::size_t>(i)])];
+    index_t ids[4];
+    facet.n_vertices = face_vertex_ids(mesh, e, l, ids);
+    for (int i = 0; i < facet.n_vertices; ++i) facet.vertices[static_cast<std::size_t>(i)] = node[static_cast<std::size_t>(ids[i])];
     facet.tag = tag;
     out.tagged_facets.push_back(facet);
   };
