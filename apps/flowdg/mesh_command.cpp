@@ -92,8 +92,9 @@ void add_mesh_commands(CLI::App& app) {
   });
 
   struct PartitionCommand {
-    std::string spec, vtu, output;
+    std::string spec, vtu, output, rings = "face";
     PartitionOptions partition;
+    int depth = 1;
   };
   auto part = std::make_shared<PartitionCommand>();
   auto* partition = mesh->add_subcommand(
@@ -108,6 +109,14 @@ void add_mesh_commands(CLI::App& app) {
   partition->add_option("--output,-o", part->output,
                         "Write the partitioned mesh to this directory: per part a Gmsh file of its elements and one layer of "
                         "ghost elements, and the list of their global numbers and owners");
+  partition->add_option("--ghost-depth", part->depth,
+                        "Rings of ghost elements per part (-o): 1 face ring runs Euler and Navier-Stokes; the limiter and "
+                        "vertex-smoothed artificial viscosity need 2 vertex rings")
+      ->default_val(1)
+      ->check(CLI::PositiveNumber);
+  partition->add_option("--ghost-rings", part->rings, "What joins a ring to the next: face or vertex")
+      ->default_val("face")
+      ->check(CLI::IsMember({"face", "vertex"}));
   partition->callback([part] {
     const Mesh loaded = load_mesh(part->spec);
     const Connectivity connectivity = build_connectivity(loaded);
@@ -126,8 +135,10 @@ void add_mesh_commands(CLI::App& app) {
       std::printf("  part %d: %lld elements, load %.4f of the mean\n", p, static_cast<long long>(result.elements[static_cast<std::size_t>(p)]),
                   result.load[static_cast<std::size_t>(p)] / (total / parts));
     if (!part->output.empty()) {
-      write_partitioned_mesh(part->output, loaded, connectivity, result.part, parts);
-      std::printf("flowdg: wrote %s/{partition.toml, part_0..%d.msh, .elements}\n", part->output.c_str(), parts - 1);
+      const GhostLayers layers{part->depth, part->rings == "vertex"};
+      write_partitioned_mesh(part->output, loaded, connectivity, result.part, parts, layers);
+      std::printf("flowdg: wrote %s/{partition.toml, part_0..%d.msh, .elements} (ghost layers: %s)\n", part->output.c_str(), parts - 1,
+                  describe(layers).c_str());
     }
     if (!part->vtu.empty()) {
       std::vector<VtuCellBlock> blocks;

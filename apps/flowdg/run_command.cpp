@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "flowdg/backend/backend.hpp"
+#include "flowdg/cases/distributed.hpp"
 #include "flowdg/cases/run.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
@@ -45,7 +46,7 @@ Config read_config(const CaseArguments& arguments, Backend backend) {
 
 Backend choose_backend(const std::string& name) {
   const Backend backend = parse_backend(name);
-  std::printf("flowdg: backend %s\n", describe(backend).c_str());
+  if (world()->rank() == 0) std::printf("flowdg: backend %s\n", describe(backend).c_str());
   return backend;
 }
 
@@ -81,7 +82,8 @@ void add_run_commands(CLI::App& app) {
   run->callback([] {
     const Backend backend = choose_backend(run_arguments.backend);
     const Config config = read_config(run_arguments, backend);
-    const Case problem = load_case(config, backend);
+    Case problem = load_case(config, backend);
+    distribute_case(problem, world());  // mpirun -np N: this rank's part (one rank: the whole mesh)
     RunOptions options;
     options.restart = run_arguments.restart;
     run_case(problem, options);
@@ -98,6 +100,7 @@ void add_run_commands(CLI::App& app) {
     const std::vector<int> orders = parse_int_list(orders_text, "--orders");
     const std::vector<int> levels = parse_int_list(levels_text, "--levels");
     if (!convergence_arguments.restart.empty()) throw InputError("convergence does not take --restart");
+    if (world()->size() > 1) throw InputError("convergence runs on one rank (its runs are small); run it without mpirun");
     const Backend backend = choose_backend(convergence_arguments.backend);
     const Config base = read_config(convergence_arguments, backend);
     const long long base_refine = base.table("mesh").integer_or("refine", 0);

@@ -18,6 +18,7 @@
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
+#include "flowdg/io/checkpoint.hpp"
 #include "flowdg/mesh/partition.hpp"
 #include "flowdg/mesh/periodic.hpp"
 
@@ -175,7 +176,8 @@ TEST(Partition, TheCommandPrintsThePartsAndWritesTheirVtu) {
 // once; the ghosts are exactly the other parts' face neighbours; the part's own connectivity builds,
 // with as many owned-owned faces as the whole mesh has inside the part, one owned-ghost interior
 // face per cut face of the part, its owned boundary faces under their tags, and the layer's outside
-// under the ghost tag; every local element sits where the global one does.
+// under the ghost tag (the ghosts' own boundary faces keep their tags); every local element sits
+// where the global one does.
 TEST(Partition, EachPartHoldsItsElementsAndOneLayerOfGhosts) {
   for (const bool curved : {false, true}) {
     SCOPED_TRACE(curved ? "curved 10-node tetrahedra" : "box of tetrahedra");
@@ -228,10 +230,9 @@ TEST(Partition, EachPartHoldsItsElementsAndOneLayerOfGhosts) {
           if (face.tag == ghost_tag) {
             EXPECT_FALSE(m) << "an owned element's face tagged ghost";
             ++ghost_boundary;
-          } else {
-            EXPECT_TRUE(m) << "a ghost's face under a real tag";
+          } else {  // the whole mesh's boundary faces keep their tags, a ghost's too
             EXPECT_EQ(held.mesh.boundary_names[static_cast<std::size_t>(face.tag)], mesh.boundary_names[static_cast<std::size_t>(face.tag)]);
-            ++owned_boundary;
+            owned_boundary += m;
           }
           continue;
         }
@@ -275,7 +276,8 @@ TEST(Partition, APeriodicMeshIsRefusedForExtraction) {
 }
 
 // The partitioned mesh on disk: each part read back alone equals extract_part's (element types and
-// order, node positions, global numbers, owners, the ghost tag), and the directory's part count;
+// order, node positions, global numbers, owners, ghost rings), the manifest (parts, elements, the
+// whole mesh's hash, the rings), and the directory's part count;
 // bad directories and part numbers are refused.
 TEST(Partition, APartitionedMeshReadsBackOnePartAtATime) {
   const Mesh mesh = read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh");
@@ -285,14 +287,20 @@ TEST(Partition, APartitionedMeshReadsBackOnePartAtATime) {
   for (index_t e = 0; e < mesh.n_elements(); ++e) assignment[static_cast<std::size_t>(e)] = static_cast<int>(e * parts / mesh.n_elements());
   const auto directory = std::filesystem::temp_directory_path() / ("flowdg-parts-" + std::to_string(::getpid()));
   std::filesystem::remove_all(directory);
-  write_partitioned_mesh(directory.string(), mesh, connectivity, assignment, parts);
+  const GhostLayers layers{2, true};
+  write_partitioned_mesh(directory.string(), mesh, connectivity, assignment, parts, layers);
   EXPECT_EQ(partitioned_mesh_parts(directory.string()), parts);
+  const PartitionedMeshInfo info = read_partitioned_mesh_info(directory.string());
+  EXPECT_EQ(info.elements, mesh.n_elements());
+  EXPECT_EQ(info.mesh_hash, mesh_hash(mesh));
+  EXPECT_EQ(info.layers, layers);
   for (int k = 0; k < parts; ++k) {
-    const MeshPart expected = extract_part(mesh, connectivity, assignment, k);
+    const MeshPart expected = extract_part(mesh, connectivity, assignment, k, layers);
     const MeshPart read = read_mesh_part(directory.string(), k);
     EXPECT_EQ(read.n_owned, expected.n_owned);
     EXPECT_EQ(read.global_element, expected.global_element);
     EXPECT_EQ(read.owner, expected.owner);
+    EXPECT_EQ(read.layers, layers);
     ASSERT_EQ(read.mesh.n_elements(), expected.mesh.n_elements());
     EXPECT_EQ(read.mesh.element_types, expected.mesh.element_types);
     for (index_t e = 0; e < read.mesh.n_elements(); ++e)
@@ -305,7 +313,6 @@ TEST(Partition, APartitionedMeshReadsBackOnePartAtATime) {
       }
     const Connectivity local = build_connectivity(read.mesh);
     EXPECT_EQ(local.n_faces(), build_connectivity(expected.mesh).n_faces());
-    EXPECT_GE(read.mesh.find_tag(ghost_boundary_name), 0);
   }
   for (const auto& [k, fragment] : {std::pair{2, std::string("has 2 parts: no part 2")}, std::pair{-1, std::string("no part -1")}}) {
     try {
@@ -328,6 +335,8 @@ TEST(Partition, APartitionedMeshReadsBackOnePartAtATime) {
 // the same order, what part r receives from k (by global number), and every ghost of every part is
 // received from its owner exactly once; neighbours are mutual.
 TEST(Partition, TheHaloPlansOfThePartsMatchElementForElement) {
+  for (const GhostLayers layers : {GhostLayers{1, false}, GhostLayers{2, false}, GhostLayers{2, true}}) {
+  SCOPED_TRACE(describe(layers));
   const Mesh mesh = box_tetrahedra(1, 1, 1, 6, 6, 6);
   const Connectivity connectivity = build_connectivity(mesh);
   const int parts = 4;
@@ -342,7 +351,7 @@ TEST(Partition, TheHaloPlansOfThePartsMatchElementForElement) {
   std::vector<MeshPart> held;
   std::vector<HaloPlan> plans;
   for (int k = 0; k < parts; ++k) {
-    held.push_back(extract_part(mesh, connectivity, assignment, k));
+    held.push_back(extract_part(mesh, connectivity, assignment, k, layers));
     plans.push_back(make_halo_plan(held.back()));
   }
   const auto globals = [&](int k, const std::vector<index_t>& locals) {
@@ -364,5 +373,65 @@ TEST(Partition, TheHaloPlansOfThePartsMatchElementForElement) {
       EXPECT_EQ(globals(k, n.send), globals(n.part, back->receive)) << k << " -> " << n.part;
     }
     EXPECT_EQ(received, held[static_cast<std::size_t>(k)].mesh.n_elements() - held[static_cast<std::size_t>(k)].n_owned);
+  }
+  }
+}
+
+// Deeper ghost layers: the ghosts of a part are exactly the other parts' elements within `depth`
+// rings of it, by a brute-force distance over the whole mesh (faces: shared facets; vertices: a
+// shared corner), and the extra rings' boundary faces keep their tags.
+TEST(Partition, GhostRingsAreTheElementsWithinTheirDepth) {
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 5, 5, 5);
+  const Connectivity connectivity = build_connectivity(mesh);
+  const index_t K = mesh.n_elements();
+  std::vector<int> assignment(static_cast<std::size_t>(K));
+  for (index_t e = 0; e < K; ++e) assignment[static_cast<std::size_t>(e)] = static_cast<int>(e * 3 / K);
+  const auto neighbours = [&](index_t a, index_t b, bool by_vertex) {
+    if (!by_vertex) {
+      for (const Face& face : connectivity.faces)
+        if ((face.element_m == a && face.element_p == b) || (face.element_m == b && face.element_p == a)) return true;
+      return false;
+    }
+    for (int i = 0; i < n_vertices(mesh.element_shape(a)); ++i)
+      for (int j = 0; j < n_vertices(mesh.element_shape(b)); ++j)
+        if (mesh.element_node_ids(a)[i] == mesh.element_node_ids(b)[j]) return true;
+    return false;
+  };
+  for (const GhostLayers layers : {GhostLayers{2, false}, GhostLayers{1, true}, GhostLayers{2, true}}) {
+    SCOPED_TRACE(describe(layers));
+    const int k = 1;
+    std::vector<int> distance(static_cast<std::size_t>(K), -1);
+    for (index_t e = 0; e < K; ++e)
+      if (assignment[static_cast<std::size_t>(e)] == k) distance[static_cast<std::size_t>(e)] = 0;
+    for (int r = 1; r <= layers.depth; ++r)
+      for (index_t e = 0; e < K; ++e) {
+        if (distance[static_cast<std::size_t>(e)] >= 0) continue;
+        for (index_t f = 0; f < K; ++f)
+          if (distance[static_cast<std::size_t>(f)] == r - 1 && neighbours(e, f, layers.by_vertex)) {
+            distance[static_cast<std::size_t>(e)] = r;
+            break;
+          }
+      }
+    std::vector<index_t> expected;
+    for (index_t e = 0; e < K; ++e)
+      if (distance[static_cast<std::size_t>(e)] > 0) expected.push_back(e);
+    const MeshPart held = extract_part(mesh, connectivity, assignment, k, layers);
+    EXPECT_EQ(std::vector<index_t>(held.global_element.begin() + held.n_owned, held.global_element.end()), expected);
+    EXPECT_EQ(held.layers, layers);
+    // Tags: the part's boundary faces on the whole mesh's boundary keep theirs, the rest are the ghost tag.
+    const Connectivity local = build_connectivity(held.mesh);
+    const int ghost_tag = held.mesh.require_tag(ghost_boundary_name);
+    index_t whole_boundary = 0, expected_boundary = 0;
+    for (const Face& face : local.faces)
+      if (face.element_p < 0 && face.tag != ghost_tag) ++whole_boundary;
+    for (const Face& face : connectivity.faces)
+      if (face.element_p < 0 && distance[static_cast<std::size_t>(face.element_m)] >= 0) ++expected_boundary;
+    EXPECT_EQ(whole_boundary, expected_boundary);
+  }
+  try {
+    (void)extract_part(mesh, connectivity, assignment, 0, GhostLayers{0, false});
+    ADD_FAILURE() << "an empty ghost layer was accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("at least one ring"), std::string::npos) << error.what();
   }
 }

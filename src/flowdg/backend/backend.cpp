@@ -106,6 +106,20 @@ int device_compute_capability() noexcept {
 #endif
 }
 
+void select_cuda_device(int index) {
+#if defined(FLOWDG_HAVE_CUDA)
+  const int count = cuda_device_count();
+  if (count == 0) return;
+  const int device = ((index % count) + count) % count;
+  if (cudaSetDevice(device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw Error(cat("cannot select CUDA device ", device, " of ", count));
+  }
+#else
+  (void)index;
+#endif
+}
+
 Backend default_backend() noexcept { return cuda_device_count() > 0 ? Backend::cuda : Backend::cpu; }
 
 Backend parse_backend(const std::string& name) {

@@ -5,6 +5,7 @@
 // its hooks (time/hooks.hpp). Trixi-style composition: no case is coded into the loop.
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "flowdg/mesh/mesh.hpp"
 
 namespace flowdg {
+
+struct Parallel;  // cases/distributed.hpp
 
 struct TimeControl {
   std::string scheme = "ssp-rk3";
@@ -84,6 +87,9 @@ struct Case {
   std::vector<std::string> notes;
   std::string output_directory;
   OutputControl output;
+  /// A distributed run's rank (cases/distributed.hpp: distribute_case): `mesh` is then its part;
+  /// null on one rank.
+  std::shared_ptr<const Parallel> parallel;
   std::optional<double> free_stream_mach;  ///< [physics] mach
   double angle_of_attack = 0;              ///< [physics] angle_of_attack, degrees
   /// [physics] lift_axis: the axis (1: y, 2: z; 3D only) the free stream turns towards with the

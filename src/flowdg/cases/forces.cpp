@@ -1,5 +1,7 @@
 #include "flowdg/cases/forces.hpp"
 
+#include "flowdg/cases/distributed.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -224,7 +226,10 @@ namespace {
 
 class ForcesHook final : public Hook {
  public:
-  ForcesHook(const Case& problem, const RunOptions& options) : control_(problem.forces), write_(options.write_summary) {
+  ForcesHook(const Case& problem, const RunOptions& options)
+      : control_(problem.forces), write_(options.write_summary && is_root(problem)) {
+    if (control_.wake_start && problem.parallel != nullptr)
+      throw InputError("[forces] wake lines are not supported in distributed runs yet (run on one rank, or drop wake_start/wake_end)");
     if (control_.wake_start) {
       const PointLocator locator(problem.mesh);
       const Point3 a = *control_.wake_start, b = *control_.wake_end;
@@ -272,10 +277,13 @@ class ForcesHook final : public Hook {
 
  private:
   void record(LoopState& state) {
-    samples_ = state.op.wall_samples(state.t);
+    // A distributed run: every rank's wall points on the root, which integrates and writes.
+    samples_ = gather_wall_samples(state.problem, state.op.wall_samples(state.t));
     const int dim = state.op.dimension();
     const ForceCoefficients c = integrate_forces(samples_, control_, dim, state.problem.options.gamma);
-    if (!std::isfinite(c.drag) || !std::isfinite(c.lift)) (void)state.op.stable_time_step(1.0);  // names a bad element
+    bool bad = !std::isfinite(c.drag) || !std::isfinite(c.lift);
+    if (state.problem.parallel != nullptr) bad = state.problem.parallel->communicator->any(bad);
+    if (bad) (void)state.op.stable_time_step(1.0);  // names a bad element
     double wake = 0;
     if (control_.wake_start) {
       const std::vector<double> values = state.op.evaluate_at(wake_elements_, wake_points_);

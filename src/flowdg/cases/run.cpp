@@ -11,6 +11,7 @@
 
 #include "flowdg/backend/backend.hpp"
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/cases/distributed.hpp"
 #include "flowdg/cases/forces.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
@@ -80,7 +81,7 @@ class ProgressHook final : public Hook {
       remaining = std::isfinite(remaining) ? std::min(remaining, by_steps) : by_steps;
     }
     const bool steady = control.steady_tolerance > 0 || control.residual_tolerance > 0;
-    const double rate = elapsed > 0 ? static_cast<double>(state.op.dof()) * stages_ * static_cast<double>(done) / elapsed : 0.0;
+    const double rate = elapsed > 0 ? static_cast<double>(state.op.global_dof()) * stages_ * static_cast<double>(done) / elapsed : 0.0;
     char text[200];
     std::snprintf(text, sizeof text, "  step %lld  t = %.6g  dt = %.3e  wall %s  ETA %s  %.3g DOF-stages/s", state.step, state.t,
                   state.dt, format_duration(elapsed).c_str(), steady ? "steady" : format_duration(remaining).c_str(), rate);
@@ -141,20 +142,42 @@ class CheckHook final : public Hook {
   void after_step(LoopState& state) override { (void)state.op.stable_time_step(1.0); }
 };
 
-/// A ParaView series: solution_<step>.vtu every vtu_every steps and at the end, listed in
-/// solution.pvd (or one solution.vtu at the end when vtu_every is 0).
+/// The solution as ParaView reads it: OUTPUT/STEM.vtu on one rank; in a distributed run each
+/// rank's piece OUTPUT/STEM/STEM_<rank>.vtu (cells numbered as in the whole mesh) and the root's
+/// OUTPUT/STEM.pvtu listing them. Returns the file a series lists (relative to OUTPUT).
+std::string write_solution(const Case& problem, const dg::Operator& op, double time, const std::string& stem) {
+  const Parallel* parallel = problem.parallel.get();
+  if (parallel == nullptr) {
+    write_solution_vtu(output_path(problem, stem + ".vtu"), op, problem.options.gamma, time, cells_of(problem));
+    return stem + ".vtu";
+  }
+  std::filesystem::create_directories(output_path(problem, stem));
+  const auto piece = [&](int rank) { return cat(stem, "/", stem, "_", rank, ".vtu"); };
+  write_solution_vtu(output_path(problem, piece(parallel->rank())), op, problem.options.gamma, time, cells_of(problem),
+                     parallel->global_element);
+  if (parallel->root()) {
+    std::vector<std::string> pieces;
+    for (int r = 0; r < parallel->size(); ++r) pieces.push_back(piece(r));
+    write_solution_pvtu(output_path(problem, stem + ".pvtu"), pieces, !op.element_viscosity().empty(), time);
+  }
+  return stem + ".pvtu";
+}
+
+/// A ParaView series: solution_<step>.vtu (.pvtu in a distributed run) every vtu_every steps and at
+/// the end, listed in solution.pvd (or one solution.vtu at the end when vtu_every is 0).
 class VtuHook final : public Hook {
  public:
   VtuHook(const Case& problem, const RunOptions& options)
       : every_(problem.output.vtu_every), restarted_(!options.restart.empty() || options.start_from != nullptr),
-        series_(output_path(problem, "solution.pvd")) {}
+        root_(is_root(problem)), series_(output_path(problem, "solution.pvd")) {}
   std::string name() const override { return "vtu"; }
   void start(LoopState& state) override {
     if (every_ == 0) return;
-    if (restarted_)
-      series_.resume(state.t);
-    else
+    if (restarted_) {
+      if (root_) series_.resume(state.t);
+    } else {
       write(state);
+    }
   }
   void after_step(LoopState& state) override {
     if (every_ > 0 && state.step % every_ == 0) {
@@ -164,8 +187,7 @@ class VtuHook final : public Hook {
   }
   void finish(LoopState& state) override {
     if (every_ == 0)
-      write_solution_vtu(output_path(state.problem, "solution.vtu"), state.op, state.problem.options.gamma, state.t,
-                         cells_of(state.problem));
+      (void)write_solution(state.problem, state.op, state.t, "solution");
     else if (state.step % every_ != 0)
       write(state);
   }
@@ -173,30 +195,43 @@ class VtuHook final : public Hook {
  private:
   void write(LoopState& state) {
     const std::string step = std::to_string(state.step);
-    const std::string name = cat("solution_", std::string(8 - std::min<std::size_t>(8, step.size()), '0'), step, ".vtu");
-    write_solution_vtu(output_path(state.problem, name), state.op, state.problem.options.gamma, state.t, cells_of(state.problem));
-    series_.add(state.t, name);
+    const std::string stem = cat("solution_", std::string(8 - std::min<std::size_t>(8, step.size()), '0'), step);
+    const std::string name = write_solution(state.problem, state.op, state.t, stem);
+    if (root_) series_.add(state.t, name);
   }
   long long every_;
-  bool restarted_;
+  bool restarted_, root_;
   euler2d::PvdSeries series_;
 };
 
 /// checkpoint.h5 every checkpoint_every steps and at the end, written by a background thread while
 /// the run steps on (io/checkpoint_writer.hpp); the run waits only when the next checkpoint is due
-/// before the last one is on disk, and at the end.
+/// before the last one is on disk, and at the end. In a distributed run the state is gathered on the
+/// root in the whole mesh's layout (GlobalLayout: the file one rank writes) at the step, and the
+/// root's thread writes it.
 class CheckpointHook final : public Hook {
  public:
   explicit CheckpointHook(long long every) : every_(every) {}
   std::string name() const override { return "checkpoint"; }
-  void start(LoopState& state) override { mesh_hash_ = mesh_hash(state.problem.mesh); }  // once: it cannot change
+  void start(LoopState& state) override {
+    const Case& problem = state.problem;
+    mesh_hash_ = problem.parallel != nullptr ? problem.parallel->mesh_hash : mesh_hash(problem.mesh);  // once: it cannot change
+    if (problem.parallel != nullptr) layout_ = std::make_unique<GlobalLayout>(problem, state.op);
+  }
   void after_step(LoopState& state) override {
     if (every_ == 0 || state.step % every_ != 0) return;
     (void)state.op.stable_time_step(1.0);  // never write a broken state
+    writer_.wait();  // the previous checkpoint's read is over (and its error, if any, is thrown)
+    if (layout_ != nullptr) {
+      std::vector<double> whole = layout_->gather(state.op.coefficients(), state.op.order());
+      if (is_root(state.problem))
+        writer_.submit(output_path(state.problem, "checkpoint.h5"),
+                       case_checkpoint(state.problem, state.op, std::move(whole), state.t, state.step, mesh_hash_));
+      return;
+    }
     // The state goes into the device snapshot (a copy on the device, microseconds); the writer
     // thread reads it back and writes it while the run steps on. The snapshot is the last good
     // state as well: it is good (checked above) and the snapshot hook leaves it alone until read.
-    writer_.wait();  // the previous checkpoint's read is over (and its error, if any, is thrown)
     state.op.save_snapshot();
     state.saved_time = state.t;
     state.saved_step = state.step;
@@ -212,8 +247,11 @@ class CheckpointHook final : public Hook {
   }
   void finish(LoopState& state) override {
     writer_.wait();
-    writer_.submit(output_path(state.problem, "checkpoint.h5"),
-                   case_checkpoint(state.problem, state.op, state.op.coefficients(), state.t, state.step, mesh_hash_));
+    std::vector<double> whole =
+        layout_ != nullptr ? layout_->gather(state.op.coefficients(), state.op.order()) : state.op.coefficients();
+    if (is_root(state.problem))
+      writer_.submit(output_path(state.problem, "checkpoint.h5"),
+                     case_checkpoint(state.problem, state.op, std::move(whole), state.t, state.step, mesh_hash_));
     writer_.wait();
   }
   /// The write in flight finished (a failure path writes last_good.h5 after it).
@@ -223,6 +261,7 @@ class CheckpointHook final : public Hook {
  private:
   long long every_;
   std::uint64_t mesh_hash_ = 0;
+  std::unique_ptr<GlobalLayout> layout_;
   CheckpointWriter writer_;
 };
 
@@ -314,7 +353,7 @@ std::string norms_json(const std::vector<double>& values, int dim) {
 
 }  // namespace
 
-double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, double s_inf) {
+double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, double s_inf, const Communicator* communicator) {
   // One rule per shape, exact to 2p + 2 on the reference element.
   const std::size_t n_shapes = static_cast<std::size_t>(Shape::hexahedron) + 1;
   std::vector<std::vector<Point3>> points(n_shapes);
@@ -341,6 +380,10 @@ double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, dou
         integral += w * error * error;
         volume += w;
       }
+  }
+  if (communicator != nullptr) {
+    integral = communicator->sum(integral);
+    volume = communicator->sum(volume);
   }
   return std::sqrt(integral / volume);
 }
@@ -399,9 +442,9 @@ Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vec
                            long long step, std::uint64_t hash) {
   Checkpoint data;
   data.case_toml = problem.toml;
-  data.mesh_source = problem.mesh.source;
+  data.mesh_source = problem.parallel != nullptr ? problem.parallel->mesh_source : problem.mesh.source;
   data.mesh_hash = hash;
-  data.n_elements = op.n_elements();
+  data.n_elements = op.global_elements();
   data.order = op.order();
   data.n_variables = op.n_variables();
   data.time = time;
@@ -409,14 +452,20 @@ Checkpoint case_checkpoint(const Case& problem, const dg::Operator& op, std::vec
   data.scheme = problem.time.scheme;
   data.physics = problem.physics();
   // Meshes of triangles only keep the files of the 2D solver (no n_basis_total attribute).
-  const index_t basis_total = op.dof() / op.n_variables();
-  if (basis_total != n_basis(Shape::triangle, op.order()) * op.n_elements()) data.n_basis_total = basis_total;
+  const index_t basis_total = op.global_dof() / op.n_variables();
+  if (basis_total != n_basis(Shape::triangle, op.order()) * op.global_elements()) data.n_basis_total = basis_total;
   data.coefficients = std::move(coefficients);
   return data;
 }
 
 void write_case_checkpoint(const Case& problem, const dg::Operator& op, const std::vector<double>& coefficients, double time,
                            long long step, const std::string& name) {
+  if (problem.parallel != nullptr) {  // collective: the whole state on the root
+    const std::vector<double> whole = GlobalLayout(problem, op).gather(coefficients, op.order());
+    if (problem.parallel->root())
+      write_checkpoint(output_path(problem, name), case_checkpoint(problem, op, whole, time, step, problem.parallel->mesh_hash));
+    return;
+  }
   write_checkpoint(output_path(problem, name), case_checkpoint(problem, op, coefficients, time, step, mesh_hash(problem.mesh)));
 }
 
@@ -428,20 +477,21 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
       .add_string("physics", problem.physics())
       .add_string("backend", to_string(problem.options.backend))
       .add_string("device", describe(problem.options.backend))
-      .add_string("mesh", problem.mesh.source)
+      .add_string("mesh", problem.parallel != nullptr ? problem.parallel->mesh_source : problem.mesh.source)
+      .add_integer("ranks", problem.parallel != nullptr ? problem.parallel->size() : 1)
       .add_string("kernels", result.implementation)
       .add_string("groups", op.describe())
       .add_string("precision", op.precision() == dg::Precision::single_precision ? "single" : "double")
-      .add_integer("elements", op.n_elements())
+      .add_integer("elements", op.global_elements())
       .add_integer("order", op.order())
-      .add_integer("dof", op.dof())
+      .add_integer("dof", op.global_dof())
       .add_string("scheme", problem.time.scheme)
       .add_integer("steps", result.steps)
       .add_integer("stages", result.stages)
       .add_number("final_time", result.time)
       .add_number("setup_seconds", result.setup_seconds)
       .add_number("wall_seconds", result.wall_seconds);
-  const double updates = static_cast<double>(op.dof()) * result.stages * static_cast<double>(result.steps);
+  const double updates = static_cast<double>(op.global_dof()) * result.stages * static_cast<double>(result.steps);
   summary.add_number("throughput_dof_stage_per_second", result.wall_seconds > 0 ? updates / result.wall_seconds : 0.0);
   // The memory model's bytes per stage (docs/performance.md) and what the run moved by it per second.
   const double stage_bytes = op.stage_bytes(runge_kutta_scheme(problem.time.scheme));
@@ -449,7 +499,7 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
       .add_number("model_bytes_per_second",
                   result.wall_seconds > 0 ? stage_bytes * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0);
   summary.add_number("tk_microseconds",
-                     result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.dof()) : 0.0);
+                     result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.global_dof()) : 0.0);
   summary.add_bool("steady_converged", result.converged).add_number("last_change", result.last_change);
   if (result.errors) {
     json::Object errors;
@@ -473,15 +523,21 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
 namespace {
 
 /// One run at the case's order (run_case: a p-continuation runs one per order).
-RunResult run_one(const Case& problem, const RunOptions& run_options) {
+RunResult run_one(const Case& problem, const RunOptions& options_in) {
   const auto setup_start = Clock::now();
+  // A distributed run: the root rank prints; every rank writes its VTU piece, the root the rest.
+  RunOptions run_options = options_in;
+  if (!is_root(problem)) run_options.quiet = true;
+  const Parallel* parallel = problem.parallel.get();
+  const Communicator* communicator = parallel != nullptr ? parallel->communicator.get() : nullptr;
   if (!run_options.quiet) {
     for (const std::string& note : problem.notes) std::printf("flowdg: %s\n", note.c_str());
     for (const std::string& warning : problem.warnings) std::fprintf(stderr, "flowdg: warning: %s\n", warning.c_str());
   }
   const std::unique_ptr<dg::Operator> op = dg::make_operator(problem.mesh, problem.connectivity, problem.options);
   LoopState state{*op, problem};
-  state.write_files = run_options.write_summary;
+  state.write_files = run_options.write_summary && is_root(problem);
+  const GlobalLayout layout(problem, *op);  // checkpoints in the whole mesh's layout (collective)
   const bool restarted = run_options.start_from != nullptr || !run_options.restart.empty();
   if (restarted) {
     const std::string origin = run_options.start_from != nullptr ? "the last stage" : run_options.restart;
@@ -490,12 +546,19 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
     const Checkpoint& checkpoint = run_options.start_from != nullptr ? *run_options.start_from : *read;
     // p-continuation: a checkpoint of another order starts this run from its modes (hierarchical
     // bases: padded with zeros, or the highest dropped); everything else must match.
-    check_compatible(checkpoint, problem.mesh, checkpoint.order, problem.physics());
+    if (parallel != nullptr)
+      check_compatible(checkpoint, parallel->global_elements, parallel->mesh_hash, parallel->mesh_source, checkpoint.order,
+                       problem.physics());
+    else
+      check_compatible(checkpoint, problem.mesh, checkpoint.order, problem.physics());
+    // A file holds the whole mesh's layout; a p-continuation stage hands over this rank's own.
+    const std::vector<double> coefficients =
+        run_options.start_from != nullptr ? checkpoint.coefficients : layout.scatter(checkpoint.coefficients, checkpoint.order);
     if (checkpoint.order != problem.options.order) {
       if (!run_options.quiet)
         std::printf("flowdg: restarting at p = %d from the p = %d state of %s (%s)\n", problem.options.order, checkpoint.order,
                     origin.c_str(), checkpoint.order < problem.options.order ? "higher modes zero" : "highest modes dropped");
-      op->set_coefficients(dg::change_order(op->groups(), checkpoint.coefficients, op->n_variables(), checkpoint.order,
+      op->set_coefficients(dg::change_order(op->groups(), coefficients, op->n_variables(), checkpoint.order,
                                             problem.options.order));
       // The new order's quadrature points are not the old ones: a state kept admissible (limited,
       // positivity-scaled) at those may not be at these. The configured limiter first, as after a
@@ -506,7 +569,7 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
                              problem.options.order, " quadrature points: ", bad,
                              " (restart at the checkpoint's order, or with [solver] positivity = true where it runs)"));
     } else {
-      op->set_coefficients(checkpoint.coefficients);
+      op->set_coefficients(coefficients);
     }
     state.t = checkpoint.time;
     state.step = checkpoint.step;
@@ -522,7 +585,7 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
   result.implementation = op->implementation();
   synchronize(problem.options.backend);
   result.setup_seconds = std::chrono::duration<double>(Clock::now() - setup_start).count();
-  if (state.write_files) std::filesystem::create_directories(problem.output_directory);
+  if (run_options.write_summary) std::filesystem::create_directories(problem.output_directory);
 
   std::vector<std::unique_ptr<Hook>> owned = case_hooks(problem, run_options);
   std::vector<Hook*> hooks;
@@ -538,10 +601,13 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
   const InterruptGuard interrupts;  // SIGINT / SIGTERM: finish the step, save, stop (core/signals.hpp)
   int interrupted = 0;
   const TimeControl& control = problem.time;
+  if (!run_options.quiet && parallel != nullptr)
+    std::printf("flowdg: distributed over %s; %s (rank 0's part below)\n", communicator->describe().c_str(), parallel->summary.c_str());
   if (!run_options.quiet)
     std::printf("flowdg: %s on %s: %lld elements, p = %d, %lld DOF, %s, %s; %s%s\n", problem.name.c_str(),
-                describe(problem.options.backend).c_str(), static_cast<long long>(op->n_elements()), op->order(),
-                static_cast<long long>(op->dof()), scheme.name.c_str(), problem.mesh.source.c_str(), op->describe().c_str(),
+                describe(problem.options.backend).c_str(), static_cast<long long>(op->global_elements()), op->order(),
+                static_cast<long long>(op->global_dof()), scheme.name.c_str(),
+                (parallel != nullptr ? parallel->mesh_source : problem.mesh.source).c_str(), op->describe().c_str(),
                 !restarted ? ""
                            : cat(", restarted from ", run_options.start_from != nullptr ? "the last stage" : run_options.restart,
                                  " at t = ", state.t, ", step ", state.step)
@@ -578,7 +644,9 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
       result.steps = state.step - state.first_step;
       for (Hook* hook : hooks) hook->after_step(state);
       if (state.stop) break;
-      if ((interrupted = InterruptGuard::received()) != 0) break;
+      interrupted = InterruptGuard::received();
+      if (communicator != nullptr) interrupted = static_cast<int>(communicator->max(interrupted));  // every rank stops at the same step
+      if (interrupted != 0) break;
     }
     (void)op->stable_time_step(1.0);  // a broken final state is not "completed"
   } catch (const NumericalError& error) {
@@ -599,18 +667,19 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
     result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.status = cat("failed at step ", state.step, ", t = ", state.t, ": ", error.what(), checkpoint_failure);
     std::string saved_note;
-    if (state.write_files) {
+    if (run_options.write_summary) {  // every rank: the state is gathered, the pieces written by each
       const std::string where = op->describe_bad_state();
       const std::vector<double> good = op->snapshot();
       write_case_checkpoint(problem, *op, good, state.saved_time, state.saved_step, "last_good.h5");
+      std::string vtu_name;
       if (problem.output.vtu) {
         op->set_coefficients(good);
-        write_solution_vtu(output_path(problem, "last_good.vtu"), *op, problem.options.gamma, state.saved_time, cells_of(problem));
+        vtu_name = write_solution(problem, *op, state.saved_time, "last_good");
       }
-      write_summary(problem, *op, result);
+      if (state.write_files) write_summary(problem, *op, result);
       saved_note = cat(where.empty() ? "" : cat(" (", where, ")"), "; the last good state (step ", state.saved_step, ", t = ",
                        state.saved_time, ") is in ", problem.output_directory,
-                       "/last_good.h5 and last_good.vtu, the summary in summary.json");
+                       "/last_good.h5", vtu_name.empty() ? std::string() : cat(" and ", vtu_name), ", the summary in summary.json");
     }
     throw NumericalError(cat(error.what(), ", at step ", state.step, ", t = ", state.t, saved_note, checkpoint_failure));
   }
@@ -620,15 +689,16 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
   result.last_change = state.last_change;
   for (Hook* hook : hooks) hook->finish(state);
   if (run_options.keep_final != nullptr)
-    *run_options.keep_final = case_checkpoint(problem, *op, op->coefficients(), state.t, state.step, mesh_hash(problem.mesh));
+    *run_options.keep_final = case_checkpoint(problem, *op, op->coefficients(), state.t, state.step,
+                                              parallel != nullptr ? parallel->mesh_hash : mesh_hash(problem.mesh));
   if (interrupted != 0)
     result.status = cat("interrupted by ", signal_name(interrupted), " at step ", state.step, ", t = ", state.t);
   if (problem.has_exact) result.errors = op->errors(problem.initial, state.t);
   if (problem.output.entropy_error)
     result.entropy_error = entropy_error(*op, problem.mesh, problem.options.gamma,
-                                         problem.initial.pressure / std::pow(problem.initial.density, problem.options.gamma));
+                                         problem.initial.pressure / std::pow(problem.initial.density, problem.options.gamma), communicator);
   if (!run_options.quiet) {
-    const double rate = result.wall_seconds > 0 ? static_cast<double>(op->dof()) * result.stages * static_cast<double>(result.steps) /
+    const double rate = result.wall_seconds > 0 ? static_cast<double>(op->global_dof()) * result.stages * static_cast<double>(result.steps) /
                                                       result.wall_seconds
                                                 : 0.0;
     const bool steady = control.steady_tolerance > 0 || control.residual_tolerance > 0;
@@ -652,7 +722,9 @@ RunResult run_one(const Case& problem, const RunOptions& run_options) {
 
 }  // namespace
 
-RunResult run_case(const Case& problem, const RunOptions& options) {
+RunResult run_case(const Case& problem, const RunOptions& options_in) {
+  RunOptions options = options_in;
+  if (!is_root(problem)) options.quiet = true;  // a distributed run: the root rank prints
   if (problem.time.p_continuation.empty()) return run_one(problem, options);
   // p-continuation: a run per order, each from the last one's final state (in memory; each stage's
   // checkpoint.h5, summary and histories are written as by any run, the histories continued), the

@@ -10,6 +10,8 @@
 
 namespace flowdg {
 
+class Communicator;
+
 struct RunResult {
   long long steps = 0;
   int stages = 0;
@@ -35,7 +37,8 @@ RunResult run_case(const Case& problem, const RunOptions& options = {});
 
 /// sqrt(int_domain (s / s_inf - 1)^2 dx / |domain|), s = p / rho^gamma, through a volume rule of
 /// degree 2p + 2 mapped by each element's own (curved) geometry, the state evaluated on the host.
-double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, double s_inf);
+/// A distributed run passes its communicator: the integrals are then the whole domain's.
+double entropy_error(const dg::Operator& op, const Mesh& mesh, double gamma, double s_inf, const Communicator* communicator = nullptr);
 
 /// Writes summary.json for a run (DESIGN.md's fields).
 void write_summary(const Case& problem, const dg::Operator& op, const RunResult& result);

@@ -12,6 +12,7 @@
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/parallel/communicator.hpp"
 #include "flowdg/dg/core_kernels.hpp"
 #include "flowdg/dg/lifting.hpp"
 #include "flowdg/dg/operator.hpp"
@@ -99,6 +100,9 @@ class DgOperator final : public Operator {
   Precision precision() const override { return options_.precision; }
   index_t n_elements() const override { return mesh_.n_elements(); }
   index_t dof() const override;
+  index_t global_elements() const override { return global_elements_; }
+  index_t global_dof() const override { return global_dof_; }
+  index_t owned_elements() const override { return n_owned_; }
   const Groups& groups() const override { return setup_.groups; }
   std::string describe() const override;
 
@@ -155,6 +159,7 @@ class DgOperator final : public Operator {
     Shape shape{};
     GeometryKind geometry{};
     index_t K = 0, Ks = 0;
+    index_t K_owned = 0;  ///< distributed runs: the group's first K_owned elements are owned (the rest ghosts)
     int Np = 0, Nq = 0;
     Array<Real> u, u0, q, residual, previous;  ///< previous: the coefficients before a monitored step
     Array<Real> saved;                         ///< save_snapshot()'s copy
@@ -342,6 +347,28 @@ class DgOperator final : public Operator {
   /// Every launch of the operator goes on this stream (each launching method opens a StreamScope).
   std::unique_ptr<Stream> stream_;
   double last_change_ = 0;
+
+  // ---- distributed runs (OperatorOptions::distribution) ----
+  const Communicator* communicator_ = nullptr;  ///< null: one rank, the whole mesh
+  index_t n_owned_ = 0, global_elements_ = 0, global_dof_ = 0;
+  /// The halo exchange, per element group: its elements sent (index in the group) with their
+  /// values' offset in the send buffer, and its ghosts received likewise; the buffers (one block of
+  /// NV Np values per element, neighbour after neighbour in the plan's order) on the device and
+  /// their host staging; the messages over the staging.
+  struct HaloGroup {
+    Array<index_t> send_element, send_offset, receive_element, receive_offset;
+    index_t n_send = 0, n_receive = 0;
+  };
+  std::vector<HaloGroup> halo_;
+  Array<Real> send_buffer_, receive_buffer_;
+  std::vector<Real> send_host_, receive_host_;
+  std::vector<Communicator::Message> sends_, receives_;
+  void setup_distribution(const Distribution& distribution);
+  /// Overwrites every ghost with its owner's coefficients (after each stage, projection, limiter).
+  void exchange_halo();
+  /// Global reductions (identity on one rank).
+  double global_min(double value) const { return communicator_ != nullptr ? communicator_->min(value) : value; }
+  double global_max(double value) const { return communicator_ != nullptr ? communicator_->max(value) : value; }
 };
 
 // ---- set-up -------------------------------------------------------------------------------------
@@ -388,7 +415,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp)"));
   }
   stream_ = std::make_unique<Stream>(options.backend);
-  setup_ = build_setup(mesh, connectivity, order_);
+  setup_ = build_setup(mesh, connectivity, order_,
+                       options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{});
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
   // hand-written kernels unless the portable ones are asked for.
   if constexpr (has_tuned_triangles) {
@@ -458,6 +486,16 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   if constexpr (artificial_viscosity) {
     smoothing_ = options.artificial_viscosity.smoothing;
     if (smoothed()) setup_viscosity_smoothing();
+  }
+  n_owned_ = mesh.n_elements();
+  for (ElementData& d : elements_) d.K_owned = d.K;
+  if (options.distribution != nullptr) setup_distribution(*options.distribution);
+  global_elements_ = n_owned_;
+  global_dof_ = 0;
+  for (const ElementData& d : elements_) global_dof_ += static_cast<index_t>(NV) * d.Np * d.K_owned;
+  if (communicator_ != nullptr) {
+    global_elements_ = static_cast<index_t>(communicator_->sum(static_cast<double>(global_elements_)));
+    global_dof_ = static_cast<index_t>(communicator_->sum(static_cast<double>(global_dof_)));
   }
 
   const index_t F = static_cast<index_t>(setup_.groups.faces.size());
@@ -805,6 +843,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     }
     d.launch(*this, static_cast<int>(g), update, Pass::stage);
   }
+  if (!residual_only) exchange_halo();
 }
 
 template <class Physics>
@@ -842,6 +881,7 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& requested, double t, doub
                               return change != change ? std::numeric_limits<double>::infinity() : (change < 0 ? -change : change);
                             }));
   }
+  last_change_ = global_max(last_change_);
 }
 
 template <class Physics>
@@ -858,29 +898,36 @@ template <class Physics>
 double DgOperator<Physics>::stable_time_step(double cfl) const {
   const StreamScope on_stream(*stream_);
   double smallest = std::numeric_limits<double>::infinity();
+  std::string bad;
   for (const ElementData& d : elements_) {
     TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
                                    static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d),
                                    smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}};
-    const double value = reduce_min<double>(options_.backend, d.K, kernel);
+    // Owned elements only: a ghost at the layer's rim may hold what no owner has (its viscosity
+    // smoothed over fewer elements), and every ghost is some rank's owned element.
+    const double value = reduce_min<double>(options_.backend, d.K_owned, kernel);
     if (value < 0) {
       // Find the element on the host (a failure path: the cost does not matter).
       const std::vector<Real> u = d.u.to_host();
-      for (index_t e = 0; e < d.K; ++e) {
+      for (index_t e = 0; e < d.K_owned; ++e) {
         State mean;
         for (int v = 0; v < NV; ++v) mean[v] = kernel.mean_factor * u[(static_cast<index_t>(v) * d.Np) * d.Ks + e];
-        if (!physics_.is_admissible(mean)) {
+        if (!physics_.is_admissible(mean) && bad.empty()) {
           const index_t element = setup_.groups.element_groups[&d - elements_.data()].elements[e];
-          throw NumericalError(cat("non-physical state (negative density or pressure, or NaN) in the mean of ",
-                                   mesh_.element_label(element), " (density ",
-                                   static_cast<double>(mean[0]), ", pressure ", static_cast<double>(physics_.pressure(mean)),
-                                   ")"));
+          bad = cat("non-physical state (negative density or pressure, or NaN) in the mean of ", mesh_.element_label(element),
+                    communicator_ != nullptr ? cat(" of rank ", communicator_->rank(), "'s part") : std::string(), " (density ",
+                    static_cast<double>(mean[0]), ", pressure ", static_cast<double>(physics_.pressure(mean)), ")");
         }
       }
     }
     smallest = std::min(smallest, value);
   }
-  return cfl * smallest;
+  // In a distributed run every rank takes part before any throws: a bad state on one rank stops all.
+  const double global = global_min(smallest);
+  if (!bad.empty()) throw NumericalError(bad);
+  if (global < 0)
+    throw NumericalError("non-physical state (negative density or pressure, or NaN) on another rank (its message names the element)");
+  return cfl * global;
 }
 
 template <class Physics>
@@ -967,9 +1014,11 @@ WallSamples DgOperator<Physics>::wall_samples(double t) {
     d.launch(*this, static_cast<int>(g), t, Pass::wall);
     const std::vector<Real> values = d.wall.to_host();
     const ElementGroup& elements = setup_.groups.element_groups[group.group_m];
+    const index_t owned = elements_[group.group_m].K_owned;
     for (index_t i = 0; i < rows; ++i) {
       const auto field = [&](int k) { return static_cast<double>(values[k * rows + i]); };
       const GroupFace& face = setup_.groups.faces[group.begin + i / Nfq];
+      if (face.element_m >= owned) continue;  // a ghost's face: its owner reports it
       samples.tag.push_back(group.tag);
       samples.element.push_back(elements.elements[face.element_m]);
       Point3 x{}, n{};
@@ -1173,6 +1222,7 @@ void DgOperator<Physics>::apply_limiter() {
       tuned_->limit(elements_[tuned_group_].u.view());
     }
   }
+  exchange_halo();
 }
 
 template <class Physics>
@@ -1213,7 +1263,7 @@ Norms DgOperator<Physics>::errors(const FlowSpec& spec, double t) const {
     for (int k = 0; k < Nq; ++k) basis_values(d.shape, order_, rule.points[k], &phi[k * Np]);
     const std::vector<double> u = group_coefficients(static_cast<int>(g));
     std::vector<double> squares(NV, 0.0), largest(NV, 0.0);
-    for (index_t e = 0; e < d.K; ++e)
+    for (index_t e = 0; e < d.K_owned; ++e)
       for (int k = 0; k < Nq; ++k) {
         const geometry::Jacobian jacobian = maps.at(group.elements[e], k);
         typename HostFlow::Direction x;
@@ -1233,6 +1283,10 @@ Norms DgOperator<Physics>::errors(const FlowSpec& spec, double t) const {
       norms.linf[v] = std::max(norms.linf[v], largest[v]);
     }
   }
+  if (communicator_ != nullptr) {
+    communicator_->sum(norms.l2);
+    for (double& value : norms.linf) value = communicator_->max(value);
+  }
   for (double& value : norms.l2) value = std::sqrt(value);
   return norms;
 }
@@ -1249,7 +1303,7 @@ std::vector<double> DgOperator<Physics>::totals() const {
     std::vector<double> phi(static_cast<std::size_t>(Nq) * Np);
     for (int k = 0; k < Nq; ++k) basis_values(d.shape, order_, rule.points[k], &phi[k * Np]);
     const std::vector<double> u = group_coefficients(static_cast<int>(g));
-    for (index_t e = 0; e < d.K; ++e)
+    for (index_t e = 0; e < d.K_owned; ++e)
       for (int k = 0; k < Nq; ++k) {
         const double w = rule.weights[k] * maps.at(group.elements[e], k).det;
         for (int v = 0; v < NV; ++v) {
@@ -1259,6 +1313,7 @@ std::vector<double> DgOperator<Physics>::totals() const {
         }
       }
   }
+  if (communicator_ != nullptr) communicator_->sum(total);
   return total;
 }
 
@@ -1269,7 +1324,7 @@ std::string DgOperator<Physics>::describe_bad_state() const {
     const ElementData& d = elements_[g];
     const ElementGroupSetup& host = setup_.element_groups[g];
     const std::vector<double> u = group_coefficients(static_cast<int>(g));
-    for (index_t e = 0; e < d.K; ++e)
+    for (index_t e = 0; e < d.K_owned; ++e)
       for (int k = 0; k < d.Nq; ++k) {
         typename physics::Euler<dim, double>::State state;
         for (int v = 0; v < NV; ++v) {
@@ -1305,11 +1360,11 @@ std::vector<PointValues> DgOperator<Physics>::evaluate(const std::vector<std::ve
     const std::vector<double> u = group_coefficients(static_cast<int>(g));
     PointValues block;
     block.shape = d.shape;
-    block.elements = group.elements;
-    block.points.resize(static_cast<std::size_t>(d.K) * n_points);
-    block.values.resize(static_cast<std::size_t>(d.K) * n_points * NV);
+    block.elements.assign(group.elements.begin(), group.elements.begin() + d.K_owned);  // a ghost is its owner's to show
+    block.points.resize(static_cast<std::size_t>(d.K_owned) * n_points);
+    block.values.resize(static_cast<std::size_t>(d.K_owned) * n_points * NV);
 #pragma omp parallel for schedule(static)
-    for (index_t e = 0; e < d.K; ++e)
+    for (index_t e = 0; e < d.K_owned; ++e)
       for (int k = 0; k < n_points; ++k) {
         block.points[e * n_points + k] = maps.at(group.elements[e], k).x;
         for (int v = 0; v < NV; ++v) {
@@ -1321,6 +1376,109 @@ std::vector<PointValues> DgOperator<Physics>::evaluate(const std::vector<std::ve
     out.push_back(std::move(block));
   }
   return out;
+}
+
+// ---- distributed runs ---------------------------------------------------------------------------
+
+template <class Physics>
+void DgOperator<Physics>::setup_distribution(const Distribution& distribution) {
+  FLOWDG_ASSERT(distribution.communicator != nullptr, "a distribution without a communicator");
+  communicator_ = distribution.communicator.get();
+  n_owned_ = distribution.n_owned;
+  if (n_owned_ < 1 || n_owned_ > mesh_.n_elements())
+    throw InputError(cat("rank ", communicator_->rank(), ": ", n_owned_, " owned elements of a part of ", mesh_.n_elements()));
+  // Each group keeps the part's order, owned elements first: its owned ones are a prefix.
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    ElementData& d = elements_[g];
+    const std::vector<index_t>& members = setup_.groups.element_groups[g].elements;
+    d.K_owned = static_cast<index_t>(std::partition_point(members.begin(), members.end(), [&](index_t e) { return e < n_owned_; }) -
+                                     members.begin());
+    for (index_t e = d.K_owned; e < d.K; ++e)
+      FLOWDG_ASSERT(members[static_cast<std::size_t>(e)] >= n_owned_, "group ", g, " mixes owned and ghost elements out of order");
+  }
+  const Space space = space_of(options_.backend);
+  std::vector<std::vector<index_t>> send_element(elements_.size()), send_offset(elements_.size()), receive_element(elements_.size()),
+      receive_offset(elements_.size());
+  std::size_t send_total = 0, receive_total = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> send_range, receive_range;  // per neighbour: first value, values
+  const auto width = [&](index_t element) {
+    return static_cast<std::size_t>(NV) * static_cast<std::size_t>(elements_[setup_.groups.group_of[element]].Np);
+  };
+  for (const HaloPlan::Neighbour& neighbour : distribution.halo.neighbours) {
+    const std::size_t send_first = send_total, receive_first = receive_total;
+    for (const index_t e : neighbour.send) {
+      FLOWDG_ASSERT(e >= 0 && e < n_owned_, "halo: element ", e, " sent is not owned");
+      const int g = setup_.groups.group_of[e];
+      send_element[g].push_back(setup_.groups.index_in_group[e]);
+      send_offset[g].push_back(static_cast<index_t>(send_total));
+      send_total += width(e);
+    }
+    for (const index_t e : neighbour.receive) {
+      FLOWDG_ASSERT(e >= n_owned_ && e < mesh_.n_elements(), "halo: element ", e, " received is not a ghost");
+      const int g = setup_.groups.group_of[e];
+      receive_element[g].push_back(setup_.groups.index_in_group[e]);
+      receive_offset[g].push_back(static_cast<index_t>(receive_total));
+      receive_total += width(e);
+    }
+    send_range.emplace_back(send_first, send_total - send_first);
+    receive_range.emplace_back(receive_first, receive_total - receive_first);
+  }
+  halo_.resize(elements_.size());
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    HaloGroup& h = halo_[g];
+    h.n_send = static_cast<index_t>(send_element[g].size());
+    h.n_receive = static_cast<index_t>(receive_element[g].size());
+    h.send_element = Array<index_t>(space, send_element[g]);
+    h.send_offset = Array<index_t>(space, send_offset[g]);
+    h.receive_element = Array<index_t>(space, receive_element[g]);
+    h.receive_offset = Array<index_t>(space, receive_offset[g]);
+  }
+  send_buffer_ = Array<Real>(space, static_cast<index_t>(send_total));
+  receive_buffer_ = Array<Real>(space, static_cast<index_t>(receive_total));
+  send_host_.assign(send_total, Real(0));
+  receive_host_.assign(receive_total, Real(0));
+  for (std::size_t i = 0; i < distribution.halo.neighbours.size(); ++i) {
+    const int rank = distribution.halo.neighbours[i].part;
+    sends_.push_back({rank, send_host_.data() + send_range[i].first, send_range[i].second * sizeof(Real)});
+    receives_.push_back({rank, receive_host_.data() + receive_range[i].first, receive_range[i].second * sizeof(Real)});
+  }
+}
+
+template <class Physics>
+void DgOperator<Physics>::exchange_halo() {
+  if (communicator_ == nullptr || (sends_.empty() && receives_.empty())) return;
+  const StreamScope on_stream(*stream_);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const HaloGroup& h = halo_[g];
+    if (h.n_send == 0) continue;
+    const ElementData& d = elements_[g];
+    const index_t rows = static_cast<index_t>(NV) * d.Np, Ks = d.Ks;
+    const View<const Real> u = d.u.view();
+    const View<const index_t> element = h.send_element.view(), offset = h.send_offset.view();
+    const View<Real> out = send_buffer_.view();
+    for_each(options_.backend, h.n_send * rows, [=] FLOWDG_HD(index_t i) {
+      const index_t slot = i / rows, row = i - slot * rows;
+      out[offset[slot] + row] = u[row * Ks + element[slot]];
+    });
+  }
+  if (send_buffer_.size() > 0)
+    copy_bytes(send_host_.data(), Space::host, send_buffer_.data(), send_buffer_.space(), send_buffer_.bytes());
+  communicator_->start(sends_, receives_)->wait();
+  if (receive_buffer_.size() > 0)
+    copy_bytes(receive_buffer_.data(), receive_buffer_.space(), receive_host_.data(), Space::host, receive_buffer_.bytes());
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const HaloGroup& h = halo_[g];
+    if (h.n_receive == 0) continue;
+    ElementData& d = elements_[g];
+    const index_t rows = static_cast<index_t>(NV) * d.Np, Ks = d.Ks;
+    const View<Real> u = d.u.view();
+    const View<const index_t> element = h.receive_element.view(), offset = h.receive_offset.view();
+    const View<const Real> in = receive_buffer_.view();
+    for_each(options_.backend, h.n_receive * rows, [=] FLOWDG_HD(index_t i) {
+      const index_t slot = i / rows, row = i - slot * rows;
+      u[row * Ks + element[slot]] = in[offset[slot] + row];
+    });
+  }
 }
 
 }  // namespace flowdg::dg

@@ -40,6 +40,12 @@ int core_max_order(int dimension, Precision precision, bool viscous, bool artifi
   return FLOWDG_MAX_ORDER < 4 ? FLOWDG_MAX_ORDER : 4;
 }
 
+GhostLayers required_ghost_layers(const OperatorOptions& options) {
+  const bool smoothed = options.artificial_viscosity.enabled && options.artificial_viscosity.smoothing != physics::ViscositySmoothing::none;
+  if (options.limiter != Limiter::none || options.positivity || smoothed) return {2, true};
+  return {1, false};
+}
+
 std::unique_ptr<Operator> make_operator(const Mesh& mesh, const Connectivity& connectivity, const OperatorOptions& options) {
   // The operator for the physics (by dimension) and precision; per group it picks the kernels by
   // (shape, geometry kind, order, backend): the tuned triangle kernels for Euler<2, double>'s affine

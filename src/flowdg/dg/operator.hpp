@@ -26,12 +26,17 @@
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/mesh.hpp"
+#include "flowdg/mesh/partition.hpp"
 #include "flowdg/physics/euler/artificial_viscosity.hpp"
 #include "flowdg/physics/euler/boundary.hpp"
 #include "flowdg/physics/euler/flows.hpp"
 #include "flowdg/physics/euler/riemann.hpp"
 #include "flowdg/physics/navier_stokes/navier_stokes.hpp"
 #include "flowdg/time/runge_kutta.hpp"
+
+namespace flowdg {
+struct Distribution;  // parallel/communicator.hpp
+}
 
 namespace flowdg::dg {
 
@@ -99,7 +104,14 @@ struct OperatorOptions {
   std::vector<BoundarySpec> boundary;
   ViscousOptions viscous;
   ArtificialViscosityOptions artificial_viscosity;
+  /// A distributed run's rank (parallel/communicator.hpp): the mesh is its part, the halo exchanged
+  /// after every stage, reductions global; null: the whole mesh on one rank.
+  std::shared_ptr<const Distribution> distribution;
 };
+
+/// The ghost layer a distributed run of these options needs (mesh/partition.hpp: GhostLayers):
+/// two vertex rings with the limiter or vertex-smoothed artificial viscosity, else one face ring.
+GhostLayers required_ghost_layers(const OperatorOptions& options);
 
 struct Norms {
   std::vector<double> l2;    ///< per variable: sqrt(integral of (u_h - u)^2)
@@ -140,6 +152,13 @@ class Operator {
   virtual index_t n_elements() const = 0;
   /// elements x basis functions x variables, summed over the groups.
   virtual index_t dof() const = 0;
+  /// The whole mesh's elements and DOF: in a distributed run every rank's owned ones (the
+  /// operator's own count ghosts too), else n_elements() and dof().
+  virtual index_t global_elements() const = 0;
+  virtual index_t global_dof() const = 0;
+  /// In a distributed run the part's first owned_elements() mesh elements are its own (the rest
+  /// ghosts); else every element.
+  virtual index_t owned_elements() const = 0;
   virtual const Groups& groups() const = 0;
   /// One line per group: shape, geometry, elements, quadrature points (for logs and summaries).
   virtual std::string describe() const = 0;
@@ -163,6 +182,8 @@ class Operator {
   /// du/dt at time t in the coefficients' layout (tests and diagnostics).
   virtual std::vector<double> residual(double t) = 0;
 
+  /// Over the whole domain: in a distributed run the owned elements of every rank (as totals(),
+  /// stable_time_step(), last_change() and set_local_time_steps(): collective calls there).
   virtual Norms errors(const FlowSpec& exact, double t) const = 0;
   /// Integral of each conserved variable over the domain.
   virtual std::vector<double> totals() const = 0;

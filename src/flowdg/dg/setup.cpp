@@ -131,25 +131,14 @@ bool invert_spd(std::vector<double>& a, int n) {
   return true;
 }
 
-Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order) {
-  const int dim = mesh.dimension;
-  if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
+std::vector<GeometryKind> classify_geometry(const Mesh& mesh) {
   const index_t K = mesh.n_elements();
-  if (K == 0) throw InputError(cat(mesh.source, " has no elements"));
-  for (index_t e = 0; e < K; ++e)
-    if (dimension(mesh.element_shape(e)) != dim)
-      throw InputError(cat(mesh.element_label(e), " of ", mesh.source, " is a ", type_name(mesh.element_types[e]),
-                           " in a ", dim, "D mesh"));
-
-  // Classification: an element is affine when its Jacobian is the same at the points of a rule of
-  // degree 2g (enough points that no non-constant polynomial Jacobian of that degree escapes).
+  const int dim = mesh.dimension;
+  // An element is affine when its Jacobian is the same at the points of a rule of degree 2g (enough
+  // points that no non-constant polynomial Jacobian of that degree escapes).
   std::vector<GeometryKind> kinds(K, GeometryKind::affine);
-  std::vector<int> orders(K, 1);
   int highest_order = 1;
-  for (index_t e = 0; e < K; ++e) {
-    orders[e] = geometric_order(mesh.element_types[e]);
-    highest_order = std::max(highest_order, orders[e]);
-  }
+  for (index_t e = 0; e < K; ++e) highest_order = std::max(highest_order, geometric_order(mesh.element_types[e]));
   for (Shape shape : {Shape::triangle, Shape::quadrilateral, Shape::tetrahedron, Shape::hexahedron}) {
     if (dimension(shape) != dim) continue;
     const geometry::ElementMaps maps(mesh, quadrature_rule(shape, std::max(2, 2 * highest_order)).points);
@@ -161,15 +150,47 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order)
       if (!geometry::constant_jacobian(jacobians, dim)) kinds[e] = GeometryKind::curved;
     }
   }
+  return kinds;
+}
+
+std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements) {
+  const std::vector<GeometryKind> kinds = classify_geometry(mesh);
+  std::vector<int> out(static_cast<std::size_t>(Shape::hexahedron) + 1, 0);
+  for (index_t e = 0; e < n_elements && e < mesh.n_elements(); ++e)
+    if (kinds[e] == GeometryKind::curved) {
+      int& order = out[static_cast<std::size_t>(mesh.element_shape(e))];
+      order = std::max(order, geometric_order(mesh.element_types[e]));
+    }
+  return out;
+}
+
+Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor) {
+  const int dim = mesh.dimension;
+  if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
+  const index_t K = mesh.n_elements();
+  if (K == 0) throw InputError(cat(mesh.source, " has no elements"));
+  for (index_t e = 0; e < K; ++e)
+    if (dimension(mesh.element_shape(e)) != dim)
+      throw InputError(cat(mesh.element_label(e), " of ", mesh.source, " is a ", type_name(mesh.element_types[e]),
+                           " in a ", dim, "D mesh"));
+
+  const std::vector<GeometryKind> kinds = classify_geometry(mesh);
+  std::vector<int> orders(K, 1);
+  for (index_t e = 0; e < K; ++e) orders[e] = geometric_order(mesh.element_types[e]);
 
   Setup setup;
   setup.dimension = dim;
   setup.order = order;
   setup.groups = build_groups(mesh, connectivity, kinds, orders);
-  const Groups& groups = setup.groups;
   int curved_order = 1;
-  for (const ElementGroup& group : groups.element_groups)
+  for (ElementGroup& group : setup.groups.element_groups) {
+    const auto s = static_cast<std::size_t>(group.shape);
+    if (group.geometry == GeometryKind::curved && s < curved_order_floor.size())
+      group.geometric_order = std::max(group.geometric_order, curved_order_floor[s]);
     if (group.geometry == GeometryKind::curved) curved_order = std::max(curved_order, group.geometric_order);
+  }
+  for (const int floor : curved_order_floor) curved_order = std::max(curved_order, floor);
+  const Groups& groups = setup.groups;
   setup.face_rule = face_rule(groups.face_shape, dim, order, curved_order);
   setup.permutation = face_point_permutations(groups.face_shape, setup.face_rule.points);
   const int Nfq = setup.face_rule.size();

@@ -49,7 +49,17 @@ QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geomet
 /// and geometry. InputError: an element whose Jacobian determinant is not positive at some volume
 /// point (inverted or degenerate), an interior face whose two sides' points do not coincide (a
 /// mesh whose elements do not match along a face), a mesh of the wrong dimension.
-Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order);
+/// Each element's geometry kind: affine when its Jacobian is constant (a 6-node triangle with
+/// straight edges too), else curved.
+std::vector<GeometryKind> classify_geometry(const Mesh& mesh);
+/// Per shape (Shape's value) the largest geometric order of the curved elements among the mesh's
+/// first n_elements (0: none): a distributed run's floors (build_setup's curved_order_floor).
+std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements);
+
+/// curved_order_floor (by Shape's value, may be short or empty): the geometric order each shape's
+/// curved group takes at least (a distributed run's part: the whole mesh's, so that its rules are
+/// the whole mesh's); the face rule takes the largest of them too.
+Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {});
 
 /// BR2's face lifting matrices A_l = Phi_l M^-1 Phi_l^T of a group (dg/lifting.hpp), a and b the
 /// element's own points on face l: affine groups the reference table [(l Nfq + a) Nfq + b] (the

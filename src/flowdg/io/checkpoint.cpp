@@ -411,16 +411,19 @@ Checkpoint read_checkpoint(const std::string& path) {
 }
 
 void check_compatible(const Checkpoint& checkpoint, const Mesh& mesh, int order, const std::string& physics) {
+  check_compatible(checkpoint, mesh.n_elements(), mesh_hash(mesh), mesh.source, order, physics);
+}
+
+void check_compatible(const Checkpoint& checkpoint, index_t n_elements, std::uint64_t hash, const std::string& source, int order,
+                      const std::string& physics) {
   std::string differences;
   const auto differ = [&differences](const std::string& difference) {
     differences += (differences.empty() ? "" : "; ") + difference;
   };
   if (checkpoint.physics != physics) differ(cat("physics '", checkpoint.physics, "' vs '", physics, "'"));
-  if (checkpoint.n_elements != mesh.n_elements())
-    differ(cat("element count ", checkpoint.n_elements, " vs ", mesh.n_elements()));
-  if (const std::uint64_t hash = mesh_hash(mesh); checkpoint.mesh_hash != hash)
-    differ(cat("mesh hash ", hex(checkpoint.mesh_hash), " ('", checkpoint.mesh_source, "') vs ", hex(hash),
-               " ('", mesh.source, "')"));
+  if (checkpoint.n_elements != n_elements) differ(cat("element count ", checkpoint.n_elements, " vs ", n_elements));
+  if (checkpoint.mesh_hash != hash)
+    differ(cat("mesh hash ", hex(checkpoint.mesh_hash), " ('", checkpoint.mesh_source, "') vs ", hex(hash), " ('", source, "')"));
   if (checkpoint.order != order) differ(cat("order ", checkpoint.order, " vs ", order));
   if (!differences.empty())
     throw InputError(cat("the checkpoint does not fit this run (checkpoint vs run): ", differences));

@@ -48,5 +48,8 @@ Checkpoint read_checkpoint(const std::string& path);
 /// InputError naming every field (physics, element count, mesh hash, order) on which the
 /// checkpoint and this run differ, with both values.
 void check_compatible(const Checkpoint& checkpoint, const Mesh& mesh, int order, const std::string& physics);
+/// The same against a mesh known by its element count, hash and source (a distributed run's whole mesh).
+void check_compatible(const Checkpoint& checkpoint, index_t n_elements, std::uint64_t hash, const std::string& source, int order,
+                      const std::string& physics);
 
 }  // namespace flowdg

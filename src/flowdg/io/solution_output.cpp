@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "flowdg/core/error.hpp"
 
 #include "flowdg/io/vtk_lagrange.hpp"
 
 namespace flowdg {
 
-void write_solution_vtu(const std::string& path, const dg::Operator& op, double gamma, double time, VtuCells cells) {
+void write_solution_vtu(const std::string& path, const dg::Operator& op, double gamma, double time, VtuCells cells,
+                        const std::vector<index_t>& element_numbers) {
   const int order = std::max(1, op.order());
   std::vector<std::vector<Point3>> points_by_shape(static_cast<std::size_t>(Shape::hexahedron) + 1);
   for (const dg::ElementGroup& group : op.groups().element_groups) {
@@ -50,11 +56,40 @@ void write_solution_vtu(const std::string& path, const dg::Operator& op, double 
   if (std::vector<double> viscosity = op.element_viscosity(); !viscosity.empty()) {
     std::vector<double> by_cell;
     by_cell.reserve(element.size());
-    for (const std::int64_t e : element) by_cell.push_back(viscosity[static_cast<std::size_t>(e)]);
+    for (const std::int64_t e : element) by_cell.push_back(viscosity[static_cast<std::size_t>(e)]);  // before any renumbering
     cell_fields.push_back({"artificial_viscosity", 1, std::move(by_cell)});
   }
+  if (!element_numbers.empty())
+    for (std::int64_t& e : element) e = element_numbers[static_cast<std::size_t>(e)];
   cell_fields.push_back({"element", 1, std::move(element)});
   write_vtu(path, cell_blocks, point_fields, cell_fields, time, cells);
+}
+
+void write_solution_pvtu(const std::string& path, const std::vector<std::string>& pieces, bool artificial_viscosity, double time) {
+  std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+                     "header_type=\"UInt64\">\n  <PUnstructuredGrid GhostLevel=\"0\">\n";
+  char number[64];
+  std::snprintf(number, sizeof number, "%.17g", time);
+  text += cat("    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">", number,
+              "</DataArray>\n    </FieldData>\n");
+  text += "    <PPointData Scalars=\"density\" Vectors=\"velocity\">\n";
+  for (const char* name : {"density", "velocity", "pressure", "mach", "energy"})
+    text += cat("      <PDataArray type=\"Float64\" Name=\"", name, "\"", std::string(name) == "velocity" ? " NumberOfComponents=\"3\"" : "",
+                "/>\n");
+  text += "    </PPointData>\n    <PCellData>\n";
+  if (artificial_viscosity) text += "      <PDataArray type=\"Float64\" Name=\"artificial_viscosity\"/>\n";
+  text += "      <PDataArray type=\"Int64\" Name=\"element\"/>\n    </PCellData>\n";
+  text += "    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n    </PPoints>\n";
+  for (const std::string& piece : pieces) text += cat("    <Piece Source=\"", piece, "\"/>\n");
+  text += "  </PUnstructuredGrid>\n</VTKFile>\n";
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) throw InputError(cat("cannot write ", temporary));
+    out << text;
+    if (!out) throw InputError(cat("cannot write ", temporary));
+  }
+  std::filesystem::rename(temporary, path);
 }
 
 }  // namespace flowdg

@@ -14,8 +14,10 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/mesh/gmsh_writer.hpp"
+#include "flowdg/dg/groups.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/element/basis.hpp"
+#include "flowdg/io/checkpoint.hpp"
 
 #if defined(FLOWDG_HAVE_METIS)
 #include <metis.h>
@@ -174,25 +176,64 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
 #endif
 }
 
-MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k) {
+std::string describe(const GhostLayers& layers) {
+  return cat(layers.depth, layers.by_vertex ? " vertex ring" : " face ring", layers.depth == 1 ? "" : "s");
+}
+
+namespace {
+
+/// Element adjacency for the ghost rings: through interior faces (periodic joins refused: their two
+/// elements are not neighbours in space), or through shared corner vertices. CSR.
+struct Adjacency {
+  std::vector<index_t> start, next;
+  template <class F>
+  void for_each(index_t e, F&& f) const {
+    for (index_t i = start[static_cast<std::size_t>(e)]; i < start[static_cast<std::size_t>(e) + 1]; ++i) f(next[static_cast<std::size_t>(i)]);
+  }
+};
+
+Adjacency element_adjacency(const Mesh& mesh, const Connectivity& connectivity, bool by_vertex) {
+  const index_t K = mesh.n_elements();
+  std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(K));
+  if (by_vertex) {
+    std::vector<std::vector<index_t>> around(static_cast<std::size_t>(mesh.n_nodes()));
+    for (index_t e = 0; e < K; ++e)
+      for (int i = 0; i < n_vertices(mesh.element_shape(e)); ++i) around[static_cast<std::size_t>(mesh.element_node_ids(e)[i])].push_back(e);
+    for (const std::vector<index_t>& elements : around)
+      for (const index_t a : elements)
+        for (const index_t b : elements)
+          if (a != b) lists[static_cast<std::size_t>(a)].push_back(b);
+  } else {
+    for (const Face& face : connectivity.faces) {
+      if (face.element_p < 0) continue;
+      lists[static_cast<std::size_t>(face.element_m)].push_back(face.element_p);
+      lists[static_cast<std::size_t>(face.element_p)].push_back(face.element_m);
+    }
+  }
+  Adjacency out;
+  out.start.assign(static_cast<std::size_t>(K) + 1, 0);
+  for (index_t e = 0; e < K; ++e) {
+    std::vector<index_t>& list = lists[static_cast<std::size_t>(e)];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    out.start[static_cast<std::size_t>(e) + 1] = out.start[static_cast<std::size_t>(e)] + static_cast<index_t>(list.size());
+    out.next.insert(out.next.end(), list.begin(), list.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k,
+                      const GhostLayers& layers) {
   const index_t K = mesh.n_elements();
   if (static_cast<index_t>(part.size()) != K) throw InputError(cat("extract_part: ", part.size(), " part numbers for ", K, " elements"));
   if (std::find(part.begin(), part.end(), k) == part.end()) throw InputError(cat("extract_part: no element is in part ", k));
+  if (layers.depth < 1) throw InputError(cat("extract_part: the ghost layer needs at least one ring, not ", layers.depth));
   if (mesh.find_tag(ghost_boundary_name) >= 0)
     throw InputError(cat("extract_part: ", mesh.source, " already has a boundary named '", ghost_boundary_name, "'"));
-  MeshPart result;
-  std::vector<index_t> local(static_cast<std::size_t>(K), -1);
-  for (index_t e = 0; e < K; ++e)
-    if (part[static_cast<std::size_t>(e)] == k) {
-      local[static_cast<std::size_t>(e)] = static_cast<index_t>(result.global_element.size());
-      result.global_element.push_back(e);
-    }
-  result.n_owned = static_cast<index_t>(result.global_element.size());
-  std::vector<index_t> ghosts;
   for (const Face& face : connectivity.faces) {
-    if (face.element_p < 0) continue;
-    const bool in_m = part[static_cast<std::size_t>(face.element_m)] == k, in_p = part[static_cast<std::size_t>(face.element_p)] == k;
-    if (!in_m && !in_p) continue;
+    if (face.element_p < 0 || part[static_cast<std::size_t>(face.element_m)] == part[static_cast<std::size_t>(face.element_p)]) continue;
     std::array<index_t, 4> a{-1, -1, -1, -1}, b{-1, -1, -1, -1};  // unused entries equal on both sides
     face_vertex_ids(mesh, face.element_m, face.local_face_m, a.data());
     face_vertex_ids(mesh, face.element_p, face.local_face_p, b.data());
@@ -201,11 +242,33 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
     if (a != b)
       throw InputError(cat("extract_part: ", mesh.source, " has periodic joins (", mesh.element_label(face.element_m), " and ",
                            mesh.element_label(face.element_p), "): partitions of periodic meshes are not supported yet"));
-    if (in_m && !in_p) ghosts.push_back(face.element_p);
-    if (in_p && !in_m) ghosts.push_back(face.element_m);
+  }
+  MeshPart result;
+  result.layers = layers;
+  std::vector<index_t> local(static_cast<std::size_t>(K), -1);
+  for (index_t e = 0; e < K; ++e)
+    if (part[static_cast<std::size_t>(e)] == k) {
+      local[static_cast<std::size_t>(e)] = static_cast<index_t>(result.global_element.size());
+      result.global_element.push_back(e);
+    }
+  result.n_owned = static_cast<index_t>(result.global_element.size());
+  // The rings, breadth first from the owned elements.
+  const Adjacency adjacency = element_adjacency(mesh, connectivity, layers.by_vertex);
+  std::vector<char> held_flag(static_cast<std::size_t>(K), 0);
+  std::vector<index_t> ring(result.global_element), ghosts;
+  for (const index_t e : ring) held_flag[static_cast<std::size_t>(e)] = 1;
+  for (int r = 0; r < layers.depth; ++r) {
+    std::vector<index_t> outer;
+    for (const index_t e : ring)
+      adjacency.for_each(e, [&](index_t n) {
+        if (held_flag[static_cast<std::size_t>(n)] != 0) return;
+        held_flag[static_cast<std::size_t>(n)] = 1;
+        outer.push_back(n);
+      });
+    ghosts.insert(ghosts.end(), outer.begin(), outer.end());
+    ring = std::move(outer);
   }
   std::sort(ghosts.begin(), ghosts.end());
-  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
   for (const index_t g : ghosts) {
     local[static_cast<std::size_t>(g)] = static_cast<index_t>(result.global_element.size());
     result.global_element.push_back(g);
@@ -241,11 +304,10 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
     facet.tag = tag;
     out.tagged_facets.push_back(facet);
   };
-  const auto owned = [&](index_t e) { return part[static_cast<std::size_t>(e)] == k; };
   const auto held = [&](index_t e) { return e >= 0 && local[static_cast<std::size_t>(e)] >= 0; };
   for (const Face& face : connectivity.faces) {
-    if (face.element_p < 0) {  // a boundary face of the whole mesh
-      if (held(face.element_m)) add_facet(face.element_m, face.local_face_m, owned(face.element_m) ? face.tag : ghost_tag);
+    if (face.element_p < 0) {  // a boundary face of the whole mesh keeps its tag, owned or ghost
+      if (held(face.element_m)) add_facet(face.element_m, face.local_face_m, face.tag);
       continue;
     }
     const bool m = held(face.element_m), p = held(face.element_p);
@@ -255,28 +317,49 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
   return result;
 }
 
+void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity) {
+  for (Face& face : connectivity.faces) {
+    if (face.element_p < 0) continue;
+    const index_t m = held.global_element[static_cast<std::size_t>(face.element_m)];
+    const index_t p = held.global_element[static_cast<std::size_t>(face.element_p)];
+    if (m < p) continue;
+    // The plus side's k-th face vertex is the minus side's pi^-1(k)-th: the inverse orientation.
+    const Shape shape = face_shape(held.mesh.element_shape(face.element_m));
+    face.orientation = dg::inverse_orientation(shape, face.orientation);
+    std::swap(face.element_m, face.element_p);
+    std::swap(face.local_face_m, face.local_face_p);
+  }
+}
+
 HaloPlan make_halo_plan(const MeshPart& held) {
   const Connectivity local = build_connectivity(held.mesh);
+  const Adjacency adjacency = element_adjacency(held.mesh, local, held.layers.by_vertex);
+  const index_t n = held.mesh.n_elements();
   std::map<int, HaloPlan::Neighbour> by_part;
-  std::map<int, std::vector<index_t>> send;
-  for (const Face& face : local.faces) {
-    if (face.element_p < 0) continue;
-    const bool m = face.element_m < held.n_owned, p = face.element_p < held.n_owned;
-    if (m == p) continue;  // owned-owned or ghost-ghost
-    const index_t owned = m ? face.element_m : face.element_p, ghost = m ? face.element_p : face.element_m;
-    send[held.owner[static_cast<std::size_t>(ghost)]].push_back(owned);
-  }
-  for (index_t g = held.n_owned; g < held.mesh.n_elements(); ++g) by_part[held.owner[static_cast<std::size_t>(g)]].receive.push_back(g);
+  for (index_t g = held.n_owned; g < n; ++g) by_part[held.owner[static_cast<std::size_t>(g)]].receive.push_back(g);
   const auto by_global = [&](index_t a, index_t b) {
     return held.global_element[static_cast<std::size_t>(a)] < held.global_element[static_cast<std::size_t>(b)];
   };
   HaloPlan plan;
   for (auto& [part, neighbour] : by_part) {
     neighbour.part = part;
-    std::vector<index_t>& out = send[part];
-    std::sort(out.begin(), out.end(), by_global);
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    neighbour.send = std::move(out);
+    // The owned elements within `depth` rings of this neighbour's ghosts are its ghosts from here.
+    std::vector<int> distance(static_cast<std::size_t>(n), -1);
+    std::vector<index_t> ring = neighbour.receive;
+    for (const index_t g : ring) distance[static_cast<std::size_t>(g)] = 0;
+    for (int r = 1; r <= held.layers.depth; ++r) {
+      std::vector<index_t> outer;
+      for (const index_t e : ring)
+        adjacency.for_each(e, [&](index_t next) {
+          if (distance[static_cast<std::size_t>(next)] >= 0) return;
+          distance[static_cast<std::size_t>(next)] = r;
+          outer.push_back(next);
+        });
+      for (const index_t e : outer)
+        if (e < held.n_owned) neighbour.send.push_back(e);
+      ring = std::move(outer);
+    }
+    std::sort(neighbour.send.begin(), neighbour.send.end(), by_global);
     std::sort(neighbour.receive.begin(), neighbour.receive.end(), by_global);
     plan.neighbours.push_back(std::move(neighbour));
   }
@@ -292,12 +375,12 @@ std::string part_path(const std::string& directory, int k, const char* extension
 }  // namespace
 
 void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
-                            const std::vector<int>& part, int parts) {
+                            const std::vector<int>& part, int parts, const GhostLayers& layers) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) throw InputError(cat("cannot create the directory ", directory, ": ", error.message()));
   for (int k = 0; k < parts; ++k) {
-    const MeshPart held = extract_part(mesh, connectivity, part, k);
+    const MeshPart held = extract_part(mesh, connectivity, part, k, layers);
     write_gmsh(held.mesh, part_path(directory, k, ".msh"));
     const std::string path = part_path(directory, k, ".elements");
     std::ofstream out(path);
@@ -307,24 +390,48 @@ void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, cons
   }
   const std::string manifest = (std::filesystem::path(directory) / "partition.toml").string();
   std::ofstream out(manifest);
+  std::string source;
+  for (const char c : mesh.source) {
+    if (c == '"' || c == '\\') source += '\\';
+    source += c;
+  }
   out << "# flowdg partitioned mesh: part_K.msh (the part's elements and its ghost layer) and part_K.elements\n"
-      << "parts = " << parts << "\nelements = " << mesh.n_elements() << "\nsource = \"" << mesh.source << "\"\n";
+      << "parts = " << parts << "\nelements = " << mesh.n_elements() << "\nsource = \"" << source << "\"\n"
+      << "mesh_hash = \"" << mesh_hash(mesh) << "\"\nghost_depth = " << layers.depth << "\nghost_rings = \""
+      << (layers.by_vertex ? "vertex" : "face") << "\"\n";
   if (!out) throw InputError(cat("cannot write ", manifest));
 }
 
-int partitioned_mesh_parts(const std::string& directory) {
+PartitionedMeshInfo read_partitioned_mesh_info(const std::string& directory) {
   const std::string manifest = (std::filesystem::path(directory) / "partition.toml").string();
   if (!std::filesystem::exists(manifest)) throw InputError(cat(directory, " is not a partitioned mesh (no partition.toml)"));
   const Config config = Config::from_file(manifest);
+  PartitionedMeshInfo info;
   const long long parts = config.integer_or("parts", 0);
   if (parts < 1) throw InputError(cat(manifest, ": parts must be a positive integer"));
-  return static_cast<int>(parts);
+  info.parts = static_cast<int>(parts);
+  info.elements = static_cast<index_t>(config.integer_or("elements", 0));
+  info.source = config.string_or("source", "");
+  const std::string hash = config.string_or("mesh_hash", "0");
+  try {
+    info.mesh_hash = std::stoull(hash);
+  } catch (const std::exception&) {
+    throw InputError(cat(manifest, ": mesh_hash \"", hash, "\" is not a number"));
+  }
+  info.layers.depth = static_cast<int>(config.integer_or("ghost_depth", 1));
+  const std::string rings = config.string_or("ghost_rings", "face");
+  if (rings != "face" && rings != "vertex") throw InputError(cat(manifest, ": ghost_rings must be \"face\" or \"vertex\", not \"", rings, "\""));
+  info.layers.by_vertex = rings == "vertex";
+  return info;
 }
+
+int partitioned_mesh_parts(const std::string& directory) { return read_partitioned_mesh_info(directory).parts; }
 
 MeshPart read_mesh_part(const std::string& directory, int k) {
   const int parts = partitioned_mesh_parts(directory);
   if (k < 0 || k >= parts) throw InputError(cat(directory, " has ", parts, " parts: no part ", k));
   MeshPart held;
+  held.layers = read_partitioned_mesh_info(directory).layers;
   held.mesh = read_gmsh(part_path(directory, k, ".msh"));
   const std::string path = part_path(directory, k, ".elements");
   std::ifstream in(path);

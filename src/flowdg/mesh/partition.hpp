@@ -4,6 +4,7 @@
 // element weighted by its cost, the parts contiguous where the graph allows. METIS is an optional
 // component (Debian's libmetis-dev): without it, partition_mesh refuses with a message saying what
 // to install.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,24 +50,51 @@ Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivit
 /// The boundary name of the faces around a part's ghost layer (extract_part).
 inline constexpr const char* ghost_boundary_name = "partition-ghost";
 
+/// How deep a part's ghost layer is: `depth` rings of other parts' elements around its own, each
+/// ring the elements that share a face (by_vertex false) or a vertex (by_vertex true) with the ones
+/// inside it. A distributed stage computes every held element and then overwrites the ghosts with
+/// their owners' values (the halo exchange), so the owned elements are exact when everything a
+/// stage reads about them lies within the layer: one face ring for the DG operator's face coupling
+/// (Euler; BR2, whose face terms use only the two sides' states), two vertex rings where a stage
+/// also reads neighbours' updated values or vertex stencils (the limiter; vertex-smoothed
+/// artificial viscosity, whose vertex values take every element around the vertex).
+struct GhostLayers {
+  int depth = 1;
+  bool by_vertex = false;
+  friend bool operator==(const GhostLayers&, const GhostLayers&) = default;
+};
+
+/// "1 face ring", "2 vertex rings" (messages).
+std::string describe(const GhostLayers& layers);
+
 /// One part of a partitioned mesh as its rank holds it: its own elements first (in the mesh's
-/// order), then one layer of ghost elements (the other parts' elements across its partition faces,
-/// by their number in the whole mesh), with the nodes they use renumbered in that order. Tagged
-/// facets: the owned elements' boundary faces with their tags, and every face of a ghost element
-/// that no owned element shares (the layer's outside, and ghosts' own boundary faces) tagged
-/// ghost_boundary_name. build_connectivity on the part then gives each partition face as an
-/// interior face between an owned and a ghost element, oriented as the whole mesh's is.
+/// order), then its ghost layer (GhostLayers: other parts' elements, by their number in the whole
+/// mesh), with the nodes they use renumbered in that order. Tagged facets: every held element's
+/// faces on the whole mesh's boundary keep their tags (a ghost's update is then the same as its
+/// owner's wherever its own neighbours are held), and the faces between a ghost and an element
+/// that is not held (the layer's outside) are tagged ghost_boundary_name. build_connectivity on the
+/// part then gives each partition face as an interior face between an owned and a ghost element,
+/// oriented as the whole mesh's is.
 struct MeshPart {
   Mesh mesh;
   index_t n_owned = 0;
+  GhostLayers layers{};
   std::vector<index_t> global_element;  ///< per local element: its number in the whole mesh
   std::vector<int> owner;               ///< per local element: its part (the part's own for the first n_owned)
 };
 
-/// Part k of `part` (one entry per element). InputError: k out of range, a mesh whose connectivity
-/// has periodic joins (their ghosts would not be face neighbours in space; not supported yet), a mesh
-/// that already has a boundary named ghost_boundary_name.
-MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k);
+/// Part k of `part` (one entry per element). InputError: k out of range, a depth below 1, a mesh
+/// whose connectivity has periodic joins (their ghosts would not be face neighbours in space; not
+/// supported yet), a mesh that already has a boundary named ghost_boundary_name.
+MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k,
+                      const GhostLayers& layers = {});
+
+/// The part's connectivity with every interior face oriented as the whole mesh's is: its minus side
+/// the element of the lower number in the whole mesh (build_connectivity's rule), so that each face
+/// flux is computed with the same arguments as on one rank and a distributed run gives the same
+/// bits. build_connectivity on the part puts the owned element on the minus side of every partition
+/// face (owned elements come first); this swaps the sides where the ghost's number is lower.
+void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity);
 
 /// What a part exchanges with each neighbouring part every stage: its owned elements that are
 /// ghosts there (send) and its ghosts owned there (receive), both in ascending global number, which
@@ -81,17 +109,29 @@ struct HaloPlan {
   std::vector<Neighbour> neighbours;  ///< by ascending part number
 };
 
-/// The halo plan of a part, from the part alone (its connectivity gives the owned elements next to
-/// each neighbour's ghosts: no communication needed).
+/// The halo plan of a part, from the part alone: the owned elements within the layer's depth of a
+/// neighbour's ghosts (through the part's own faces or vertices) are the ones in that neighbour's
+/// layer, since every element on such a path is held here. No communication needed.
 HaloPlan make_halo_plan(const MeshPart& held);
 
 /// A partitioned mesh on disk, so that each rank reads only its part: DIRECTORY/partition.toml (the
 /// number of parts, the source mesh and its element count), and per part k DIRECTORY/part_k.msh (its
 /// MeshPart's mesh, Gmsh MSH 2.2: gmsh opens it) and DIRECTORY/part_k.elements (text: "n_owned N",
 /// then a line "global owner" per local element, in the .msh's element order). InputError: the
-/// directory cannot be written.
+/// directory cannot be written. partition.toml also records the ghost layers and the whole mesh's
+/// hash (io/checkpoint.hpp: mesh_hash), so that a run on the parts checks restarts against it.
 void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
-                            const std::vector<int>& part, int parts);
+                            const std::vector<int>& part, int parts, const GhostLayers& layers = {});
+
+/// A partitioned mesh's manifest (partition.toml).
+struct PartitionedMeshInfo {
+  int parts = 0;
+  index_t elements = 0;          ///< elements of the whole mesh
+  std::string source;            ///< the whole mesh's file
+  std::uint64_t mesh_hash = 0;   ///< the whole mesh's hash (0: not recorded)
+  GhostLayers layers{};
+};
+PartitionedMeshInfo read_partitioned_mesh_info(const std::string& directory);
 
 /// The number of parts of a partitioned mesh's directory (its partition.toml).
 int partitioned_mesh_parts(const std::string& directory);

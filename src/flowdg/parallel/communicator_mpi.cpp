@@ -2,6 +2,9 @@
 
 #include <mpi.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "flowdg/core/error.hpp"
 
 namespace flowdg {
@@ -11,6 +14,18 @@ namespace {
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw Error(cat("MPI: ", what, " failed (error ", code, ")"));
 }
+
+struct Requests final : Communicator::Pending {
+  std::vector<MPI_Request> requests;
+  void wait() override {
+    if (requests.empty()) return;
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    requests.clear();
+  }
+  ~Requests() override {
+    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+};
 
 class Mpi final : public Communicator {
  public:
@@ -33,6 +48,71 @@ class Mpi final : public Communicator {
   void sum(std::vector<double>& values) const override {
     check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
           "MPI_Allreduce");
+  }
+  void broadcast(std::vector<int>& values, int root) const override {
+    long long n = static_cast<long long>(values.size());
+    check(MPI_Bcast(&n, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD), "MPI_Bcast");
+    values.resize(static_cast<std::size_t>(n));
+    check(MPI_Bcast(values.data(), static_cast<int>(n), MPI_INT, root, MPI_COMM_WORLD), "MPI_Bcast");
+  }
+  std::vector<double> gather(const std::vector<double>& values, int root) const override {
+    const int n = static_cast<int>(values.size());
+    std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_), 0);
+    check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Gather");
+    std::vector<double> out;
+    if (rank_ == root) {
+      long long total = 0;
+      for (int r = 0; r < size_; ++r) {
+        offsets[static_cast<std::size_t>(r)] = static_cast<int>(total);
+        total += counts[static_cast<std::size_t>(r)];
+      }
+      if (total > 2147483647LL) throw Error(cat("MPI: a gather of ", total, " values exceeds MPI's int counts"));
+      out.resize(static_cast<std::size_t>(total));
+    }
+    check(MPI_Gatherv(values.data(), n, MPI_DOUBLE, out.data(), counts.data(), offsets.data(), MPI_DOUBLE, root, MPI_COMM_WORLD),
+          "MPI_Gatherv");
+    return out;
+  }
+  std::vector<long long> all_gather(const std::vector<long long>& values) const override {
+    const int n = static_cast<int>(values.size());
+    std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_), 0);
+    check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+    long long total = 0;
+    for (int r = 0; r < size_; ++r) {
+      offsets[static_cast<std::size_t>(r)] = static_cast<int>(total);
+      total += counts[static_cast<std::size_t>(r)];
+    }
+    std::vector<long long> out(static_cast<std::size_t>(total));
+    check(MPI_Allgatherv(values.data(), n, MPI_LONG_LONG, out.data(), counts.data(), offsets.data(), MPI_LONG_LONG, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+    return out;
+  }
+  void barrier() const override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+  [[noreturn]] void abort(int code) const override {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+  }
+  std::unique_ptr<Pending> start(const std::vector<Message>& sends, const std::vector<Message>& receives) const override {
+    auto pending = std::make_unique<Requests>();
+    pending->requests.resize(sends.size() + receives.size());
+    std::size_t i = 0;
+    for (const Message& m : receives) {
+      if (m.bytes > 2147483647ULL) throw Error(cat("MPI: a halo message of ", m.bytes, " bytes exceeds MPI's int counts"));
+      check(MPI_Irecv(m.data, static_cast<int>(m.bytes), MPI_BYTE, m.rank, 1, MPI_COMM_WORLD, &pending->requests[i++]), "MPI_Irecv");
+    }
+    for (const Message& m : sends) {
+      if (m.bytes > 2147483647ULL) throw Error(cat("MPI: a halo message of ", m.bytes, " bytes exceeds MPI's int counts"));
+      check(MPI_Isend(m.data, static_cast<int>(m.bytes), MPI_BYTE, m.rank, 1, MPI_COMM_WORLD, &pending->requests[i++]), "MPI_Isend");
+    }
+    return pending;
+  }
+  std::string describe() const override {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    std::string name(version, static_cast<std::size_t>(length));
+    if (const auto cut = name.find_first_of(",\n"); cut != std::string::npos) name.resize(cut);
+    return cat("MPI, ", size_, " ranks (", name, ")");
   }
   void exchange(const HaloPlan& plan, std::vector<double>& data, int width) const override {
     const std::size_t n = plan.neighbours.size(), w = static_cast<std::size_t>(width);
@@ -69,5 +149,28 @@ class Mpi final : public Communicator {
 }  // namespace
 
 std::unique_ptr<Communicator> mpi_communicator() { return std::make_unique<Mpi>(); }
+
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+int node_local_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* value = std::getenv(name); value != nullptr) return std::atoi(value);
+  return 0;
+}
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  int provided = 0;
+  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Finalize();
+}
 
 }  // namespace flowdg
