@@ -224,6 +224,32 @@ void* allocate_bytes(Space space, std::size_t bytes) {
 #endif
 }
 
+void* allocate_pinned(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+#if defined(FLOWDG_HAVE_CUDA)
+  if (cuda_device_count() > 0) {
+    void* pointer = nullptr;
+    if (cudaMallocHost(&pointer, bytes) == cudaSuccess) return pointer;
+    (void)cudaGetLastError();
+    throw Error(cat("cannot allocate ", bytes, " bytes (", gib(bytes), ") of page-locked host memory"));
+  }
+#endif
+  void* pointer = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (pointer == nullptr) throw Error(cat("out of host memory: asked for ", bytes, " bytes (", gib(bytes), ")"));
+  return pointer;
+}
+
+void free_pinned(void* pointer) noexcept {
+  if (pointer == nullptr) return;
+#if defined(FLOWDG_HAVE_CUDA)
+  if (cuda_device_count() > 0) {
+    (void)cudaFreeHost(pointer);
+    return;
+  }
+#endif
+  std::free(pointer);
+}
+
 void free_bytes(Space space, void* pointer) noexcept {
   if (pointer == nullptr) return;
   count_free(space, pointer);

@@ -23,6 +23,10 @@ void* allocate_bytes(Space space, std::size_t bytes);
 void free_bytes(Space space, void* pointer) noexcept;
 void copy_bytes(void* destination, Space destination_space, const void* source, Space source_space,
                 std::size_t bytes);
+/// Page-locked host memory (cudaMallocHost with CUDA, else ordinary): staging buffers whose copies
+/// to and from the device run at the bus's speed. Zero bytes returns nullptr.
+void* allocate_pinned(std::size_t bytes);
+void free_pinned(void* pointer) noexcept;
 /// Bytes currently allocated through allocate_bytes in a space, and the peak.
 std::size_t bytes_in_use(Space space) noexcept;
 std::size_t peak_bytes(Space space) noexcept;
@@ -94,6 +98,37 @@ class Array {
   Space space_ = Space::host;
   T* data_ = nullptr;
   index_t n_ = 0;
+};
+
+/// An owning host buffer in page-locked memory (allocate_pinned), move-only.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) : data_(static_cast<T*>(allocate_pinned(sizeof(T) * n))), n_(n) {
+    for (std::size_t i = 0; i < n; ++i) data_[i] = T{};
+  }
+  ~PinnedBuffer() { free_pinned(data_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    PinnedBuffer moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return sizeof(T) * n_; }
+
+ private:
+  void swap(PinnedBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(n_, other.n_);
+  }
+  T* data_ = nullptr;
+  std::size_t n_ = 0;
 };
 
 }  // namespace flowdg

@@ -500,6 +500,7 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
                   result.wall_seconds > 0 ? stage_bytes * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0);
   summary.add_number("tk_microseconds",
                      result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.global_dof()) : 0.0);
+  if (const std::string halo = op.halo_report(); !halo.empty()) summary.add_string("halo", halo);
   summary.add_bool("steady_converged", result.converged).add_number("last_change", result.last_change);
   if (result.errors) {
     json::Object errors;
@@ -704,6 +705,7 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
     const bool steady = control.steady_tolerance > 0 || control.residual_tolerance > 0;
     std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, state.t, result.wall_seconds, rate,
                 steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
+    if (const std::string halo = op->halo_report(); !halo.empty()) std::printf("flowdg: halo: %s\n", halo.c_str());
     if (result.errors) std::printf("flowdg: L2 error: rho %.4e  energy %.4e\n", result.errors->l2.front(), result.errors->l2.back());
     if (result.entropy_error) std::printf("flowdg: entropy error (L2, relative to the free stream): %.4e\n", *result.entropy_error);
   }
@@ -711,7 +713,8 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
     write_summary(problem, *op, result);
     if (!run_options.quiet)
       std::printf("flowdg: wrote %s/{summary.json,checkpoint.h5%s}\n", problem.output_directory.c_str(),
-                  problem.output.vtu ? (problem.output.vtu_every > 0 ? ",solution.pvd" : ",solution.vtu") : "");
+                  problem.output.vtu ? (problem.output.vtu_every > 0 ? ",solution.pvd" : (parallel != nullptr ? ",solution.pvtu" : ",solution.vtu"))
+                                     : "");
   }
   if (interrupted != 0)
     throw Interrupted(interrupted, cat(result.status, state.write_files ? cat("; the state is in ", problem.output_directory,

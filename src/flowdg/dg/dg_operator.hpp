@@ -4,6 +4,8 @@
 // each group's kernel instantiation once at set-up (the registry below) and runs the stage graph:
 // every face group's kernel, then every element group's fused element + Runge-Kutta kernel.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -103,6 +105,16 @@ class DgOperator final : public Operator {
   index_t global_elements() const override { return global_elements_; }
   index_t global_dof() const override { return global_dof_; }
   index_t owned_elements() const override { return n_owned_; }
+  std::string halo_report() const override {
+    if (communicator_ == nullptr || halo_count_ == 0) return "";
+    const double n = static_cast<double>(halo_count_);
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%lld exchanges of %.3g MB: pack + to host %.3g ms, MPI %.3g ms, to device + unpack %.3g ms each (rank %d)",
+                  halo_count_, halo_bytes_ / n / 1e6, 1e3 * halo_pack_ / n, 1e3 * halo_mpi_ / n, 1e3 * halo_unpack_ / n,
+                  communicator_->rank());
+    return text;
+  }
   const Groups& groups() const override { return setup_.groups; }
   std::string describe() const override;
 
@@ -361,7 +373,12 @@ class DgOperator final : public Operator {
   };
   std::vector<HaloGroup> halo_;
   Array<Real> send_buffer_, receive_buffer_;
-  std::vector<Real> send_host_, receive_host_;
+  PinnedBuffer<Real> send_host_, receive_host_;
+  /// Seconds in the halo exchange's parts (pack and copy to the host, MPI, copy back and unpack),
+  /// its count and bytes sent (halo_report()).
+  double halo_pack_ = 0, halo_mpi_ = 0, halo_unpack_ = 0;
+  long long halo_count_ = 0;
+  double halo_bytes_ = 0;
   std::vector<Communicator::Message> sends_, receives_;
   void setup_distribution(const Distribution& distribution);
   /// Overwrites every ghost with its owner's coefficients (after each stage, projection, limiter).
@@ -1435,8 +1452,8 @@ void DgOperator<Physics>::setup_distribution(const Distribution& distribution) {
   }
   send_buffer_ = Array<Real>(space, static_cast<index_t>(send_total));
   receive_buffer_ = Array<Real>(space, static_cast<index_t>(receive_total));
-  send_host_.assign(send_total, Real(0));
-  receive_host_.assign(receive_total, Real(0));
+  send_host_ = PinnedBuffer<Real>(send_total);
+  receive_host_ = PinnedBuffer<Real>(receive_total);
   for (std::size_t i = 0; i < distribution.halo.neighbours.size(); ++i) {
     const int rank = distribution.halo.neighbours[i].part;
     sends_.push_back({rank, send_host_.data() + send_range[i].first, send_range[i].second * sizeof(Real)});
@@ -1448,6 +1465,8 @@ template <class Physics>
 void DgOperator<Physics>::exchange_halo() {
   if (communicator_ == nullptr || (sends_.empty() && receives_.empty())) return;
   const StreamScope on_stream(*stream_);
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const HaloGroup& h = halo_[g];
     if (h.n_send == 0) continue;
@@ -1463,7 +1482,9 @@ void DgOperator<Physics>::exchange_halo() {
   }
   if (send_buffer_.size() > 0)
     copy_bytes(send_host_.data(), Space::host, send_buffer_.data(), send_buffer_.space(), send_buffer_.bytes());
+  const auto packed = Clock::now();
   communicator_->start(sends_, receives_)->wait();
+  const auto exchanged = Clock::now();
   if (receive_buffer_.size() > 0)
     copy_bytes(receive_buffer_.data(), receive_buffer_.space(), receive_host_.data(), Space::host, receive_buffer_.bytes());
   for (std::size_t g = 0; g < elements_.size(); ++g) {
@@ -1479,6 +1500,12 @@ void DgOperator<Physics>::exchange_halo() {
       u[row * Ks + element[slot]] = in[offset[slot] + row];
     });
   }
+  synchronize(options_.backend);
+  halo_pack_ += std::chrono::duration<double>(packed - start).count();
+  halo_mpi_ += std::chrono::duration<double>(exchanged - packed).count();
+  halo_unpack_ += std::chrono::duration<double>(Clock::now() - exchanged).count();
+  ++halo_count_;
+  halo_bytes_ += static_cast<double>(send_buffer_.bytes());
 }
 
 }  // namespace flowdg::dg

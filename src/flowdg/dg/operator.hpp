@@ -159,6 +159,9 @@ class Operator {
   /// In a distributed run the part's first owned_elements() mesh elements are its own (the rest
   /// ghosts); else every element.
   virtual index_t owned_elements() const = 0;
+  /// A distributed run's halo exchanges so far: their count, size and the time of each part on this
+  /// rank ("" on one rank).
+  virtual std::string halo_report() const { return ""; }
   virtual const Groups& groups() const = 0;
   /// One line per group: shape, geometry, elements, quadrature points (for logs and summaries).
   virtual std::string describe() const = 0;

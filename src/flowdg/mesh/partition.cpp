@@ -233,7 +233,7 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
   if (mesh.find_tag(ghost_boundary_name) >= 0)
     throw InputError(cat("extract_part: ", mesh.source, " already has a boundary named '", ghost_boundary_name, "'"));
   for (const Face& face : connectivity.faces) {
-    if (face.element_p < 0 || part[static_cast<std::size_t>(face.element_m)] == part[static_cast<std::size_t>(face.element_p)]) continue;
+    if (face.element_p < 0) continue;  // every join is checked: a periodic one inside a part breaks its mesh too
     std::array<index_t, 4> a{-1, -1, -1, -1}, b{-1, -1, -1, -1};  // unused entries equal on both sides
     face_vertex_ids(mesh, face.element_m, face.local_face_m, a.data());
     face_vertex_ids(mesh, face.element_p, face.local_face_p, b.data());

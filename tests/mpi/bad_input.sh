@@ -1,0 +1,39 @@
+#!/bin/bash
+# bad_input.sh FLOWDG MPIEXEC CASE_DIR: distributed runs that cannot work stop on every rank with a
+# message and a non-zero exit, without hanging (each under a time limit).
+set -u
+flowdg=$1 mpiexec=$2 cases=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+expect() {  # expect NAME CODE FRAGMENT COMMAND...: exit code CODE and FRAGMENT in the output
+  local name=$1 code=$2 fragment=$3
+  shift 3
+  timeout 120 "$@" > "$work/out.log" 2>&1
+  local got=$?
+  if [ "$got" -ne "$code" ] || ! grep -q -- "$fragment" "$work/out.log"; then
+    echo "FAILED $name: exit $got (expected $code), output:"
+    cat "$work/out.log"
+    status=1
+  else
+    echo "ok $name: exit $got, $(grep -m1 -- "$fragment" "$work/out.log")"
+  fi
+}
+# Two ranks for one quadrilateral.
+expect "more ranks than elements" 2 "needs at least as many elements" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_curved_quads.toml" --backend cpu \
+  --set 'mesh.file="builtin:rectangle?nx=1&ny=1&cells=quadrilaterals"' --output "$work/a"
+# A periodic mesh.
+expect "periodic mesh" 2 "periodic" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/../../../examples/isentropic_vortex.toml" --backend cpu \
+  --set time.max_steps=2 --output "$work/b"
+# A blow-up on one rank's part stops every rank with the element and the last good state.
+expect "a non-physical state" 3 "non-physical state" \
+  "$mpiexec" -np 3 --oversubscribe "$flowdg" run "$cases/euler2d_tuned.toml" --backend cpu --set time.cfl=50 \
+  --set time.max_steps=50 --output "$work/c"
+test -f "$work/c/last_good.h5" || { echo "FAILED: no last_good.h5 after the blow-up"; status=1; }
+# A restart from a checkpoint of another mesh, on every rank.
+expect "a checkpoint of another mesh" 2 "does not fit" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_tuned.toml" --backend cpu --set mesh.refine=0 \
+  --restart "$work/c/last_good.h5" --output "$work/d"
+exit $status
