@@ -82,7 +82,7 @@ void add_run_commands(CLI::App& app) {
   run->callback([] {
     const Backend backend = choose_backend(run_arguments.backend);
     const Config config = read_config(run_arguments, backend);
-    Case problem = load_case(config, backend);
+    Case problem = load_case(config, backend, world());  // a partitioned mesh: each rank reads its part
     distribute_case(problem, world());  // mpirun -np N: this rank's part (one rank: the whole mesh)
     RunOptions options;
     options.restart = run_arguments.restart;

@@ -1,5 +1,7 @@
 #include "flowdg/cases/case.hpp"
 
+#include "flowdg/cases/distributed.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -292,10 +294,36 @@ void curve_case_mesh(const Config& config, const Config& table, Case& problem) {
   if (const auto output = table.get_string("output")) write_gmsh(problem.mesh, resolve_mesh_path(*output, config.directory()));
 }
 
-void read_mesh(const Config& config, Case& problem) {
+/// A partitioned mesh's directory: this rank's part (load_case's communicator).
+void read_mesh_part_of(const Config& mesh_table, const std::string& directory, const std::shared_ptr<const Communicator>& communicator,
+                       Case& problem) {
+  const bool changed[] = {mesh_table.integer_or("refine", 0) != 0, mesh_table.has("curve"), mesh_table.string_or("reorder", "none") != "none"};
+  const char* keys[] = {"refine", "curve", "reorder"};
+  for (int i = 0; i < 3; ++i)
+    if (const char* key = keys[i]; changed[i])
+      throw InputError(cat(mesh_table.where(), " ", key, ": ", directory, " is a partitioned mesh; ", key,
+                           " the whole mesh before partitioning it (flowdg mesh partition)"));
+  const PartitionedMeshInfo info = read_partitioned_mesh_info(directory);
+  const std::shared_ptr<const Communicator> ranks = communicator != nullptr ? communicator : serial_communicator();
+  if (info.parts != ranks->size())
+    throw InputError(cat(directory, " is partitioned into ", info.parts, " parts: run it on as many ranks (mpirun -np ", info.parts,
+                         " flowdg run ...), not ", ranks->size()));
+  MeshPart held = read_mesh_part(directory, ranks->rank());
+  Connectivity connectivity;
+  validate_or_throw(held.mesh, &connectivity);
+  problem.connectivity = std::move(connectivity);
+  adopt_part(problem, std::move(held), ranks, info.elements, info.mesh_hash, info.source.empty() ? directory : info.source,
+             cat("the partitioned mesh ", directory));
+}
+
+void read_mesh(const Config& config, Case& problem, const std::shared_ptr<const Communicator>& communicator) {
   const Config mesh_table = config.table("mesh");
   mesh_table.allow_only({"file", "refine", "reorder", "curve"});
   const std::string spec = resolve_mesh_path(mesh_table.require_string("file"), config.directory());
+  if (!spec.starts_with("builtin:") && std::filesystem::is_directory(spec)) {
+    read_mesh_part_of(mesh_table, spec, communicator, problem);
+    return;
+  }
   problem.mesh = load_mesh(spec);
   const long long refine = mesh_table.integer_or("refine", 0);
   if (refine < 0 || refine > 12) throw InputError(cat(mesh_table.where(), " refine: ", refine, " is out of range (0..12)"));
@@ -326,6 +354,7 @@ void read_boundaries(const Config& config, Case& problem) {
   std::vector<bool> periodic_done(problem.mesh.boundary_names.size(), false);
   for (std::size_t tag = 0; tag < problem.mesh.boundary_names.size(); ++tag) {
     const std::string& name = problem.mesh.boundary_names[tag];
+    if (problem.parallel != nullptr && name == ghost_boundary_name) continue;  // a part's ghost layer (adopt_part set it)
     const bool has_faces = problem.connectivity.tag_offsets[tag + 1] > problem.connectivity.tag_offsets[tag];
     if (!boundary.has(name)) {
       if (has_faces)
@@ -406,7 +435,7 @@ void read_boundaries(const Config& config, Case& problem) {
 
 }  // namespace
 
-Case load_case(const Config& config, Backend backend) {
+Case load_case(const Config& config, Backend backend, std::shared_ptr<const Communicator> communicator) {
   config.allow_only({"case", "mesh", "physics", "flow", "solver", "time", "boundary", "output", "forces", "artificial_viscosity"});
   Case problem;
   problem.toml = config.to_toml();
@@ -418,7 +447,7 @@ Case load_case(const Config& config, Backend backend) {
 
   read_solver(config, problem);
   read_physics(config, problem);
-  read_mesh(config, problem);
+  read_mesh(config, problem, communicator);
   const int dim = problem.mesh.dimension;
   if (problem.lift_axis == 2 && dim != 3)
     throw InputError(cat(config.table("physics").where(), " lift_axis: \"z\" is for 3D meshes (a 2D flow turns in the x-y plane)"));
@@ -580,6 +609,13 @@ Case load_case(const Config& config, Backend backend) {
   problem.output.lagrange_cells = cells == "lagrange";
   if (problem.output.vtu_every < 0 || problem.output.checkpoint_every < 0)
     throw InputError(cat(output.where(), ": vtu_every and checkpoint_every must be >= 0"));
+  if (problem.parallel != nullptr) {  // a partitioned mesh read part by part: is its ghost layer deep enough?
+    const GhostLayers needed = dg::required_ghost_layers(problem.options), held = problem.parallel->layers;
+    if (held.depth < needed.depth || (needed.by_vertex && !held.by_vertex))
+      throw InputError(cat(problem.parallel->mesh_source, ": its parts have ghost layers of ", describe(held), "; this case needs ",
+                           describe(needed), " (partition it again with flowdg mesh partition ... --ghost-depth ", needed.depth,
+                           " --ghost-rings ", needed.by_vertex ? "vertex" : "face", ")"));
+  }
   return problem;
 }
 

@@ -20,6 +20,7 @@
 namespace flowdg {
 
 struct Parallel;  // cases/distributed.hpp
+class Communicator;
 
 struct TimeControl {
   std::string scheme = "ssp-rk3";
@@ -105,7 +106,11 @@ struct Case {
 /// Builds a case from its configuration. Every problem (unknown key, wrong type, missing mesh,
 /// boundary tag without condition or the reverse, order out of range, an option the mesh's
 /// elements cannot run) is an InputError raised here, before any work. `backend`: where it runs.
-Case load_case(const Config& config, Backend backend);
+/// A [mesh] file that is a partitioned mesh's directory (flowdg mesh partition -o DIR) is read one
+/// part per rank of `communicator` (mpirun -np with its number of parts): each rank reads only its
+/// own (cases/distributed.hpp: adopt_part); InputError for another rank count, a refine, curve or
+/// reorder of it, or a ghost layer too thin for the case's options.
+Case load_case(const Config& config, Backend backend, std::shared_ptr<const Communicator> communicator = nullptr);
 
 /// The built-in default case: the double Mach reflection at p = 1 with the Barth-Jespersen
 /// limiter, on 41,472 triangles on the CPU (about three minutes on 2 cores) and on the 2015 paper's

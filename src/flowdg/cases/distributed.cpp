@@ -24,7 +24,7 @@ int key_of(const dg::Groups& groups, index_t element) {
 void distribute_case(Case& problem, std::shared_ptr<const Communicator> communicator, int seed) {
   const Communicator& comm = *communicator;
   const int ranks = comm.size();
-  if (ranks == 1) return;
+  if (ranks == 1 || problem.parallel != nullptr) return;  // one rank, or a partitioned mesh read part by part
   const Mesh& mesh = problem.mesh;
   if (mesh.n_elements() < ranks)
     throw InputError(cat("a run on ", ranks, " ranks needs at least as many elements; ", mesh.source, " has ", mesh.n_elements()));
@@ -48,13 +48,25 @@ void distribute_case(Case& problem, std::shared_ptr<const Communicator> communic
   comm.broadcast(part, 0);
   if (part.empty()) throw InputError(comm.rank() == 0 ? failure : "partitioning failed on rank 0 (its message says why)");
   const GhostLayers layers = dg::required_ghost_layers(problem.options);
+  MeshPart held = extract_part(mesh, problem.connectivity, part, comm.rank(), layers);
+  char numbers[96];
+  std::snprintf(numbers, sizeof numbers, "imbalance %.3f, %lld cut faces", statistics.imbalance, static_cast<long long>(statistics.cut_faces));
+  const std::uint64_t hash = mesh_hash(mesh);
+  const std::string source = mesh.source;
+  const index_t elements = mesh.n_elements();
+  adopt_part(problem, std::move(held), std::move(communicator), elements, hash, source,
+             cat("METIS k-way at p = ", problem.options.order, ": ", numbers));
+}
+
+void adopt_part(Case& problem, MeshPart held, std::shared_ptr<const Communicator> communicator, index_t global_elements,
+                std::uint64_t hash, const std::string& source, const std::string& how) {
+  const Communicator& comm = *communicator;
   auto parallel = std::make_shared<Parallel>();
   parallel->communicator = communicator;
-  parallel->global_elements = mesh.n_elements();
-  parallel->mesh_hash = mesh_hash(mesh);
-  parallel->mesh_source = mesh.source;
-  parallel->layers = layers;
-  MeshPart held = extract_part(mesh, problem.connectivity, part, comm.rank(), layers);
+  parallel->global_elements = global_elements;
+  parallel->mesh_hash = hash;
+  parallel->mesh_source = source;
+  parallel->layers = held.layers;
   parallel->global_element = held.global_element;
   parallel->n_owned = held.n_owned;
   auto distribution = std::make_shared<Distribution>();
@@ -76,13 +88,11 @@ void distribute_case(Case& problem, std::shared_ptr<const Communicator> communic
   const index_t ghosts = problem.mesh.n_elements() - parallel->n_owned;
   const double largest_ghosts = comm.max(static_cast<double>(ghosts)), all_ghosts = comm.sum(static_cast<double>(ghosts));
   if (comm.rank() == 0) {
-    char numbers[96];
-    std::snprintf(numbers, sizeof numbers, "imbalance %.3f, %lld cut faces", statistics.imbalance, static_cast<long long>(statistics.cut_faces));
     char share[32];
     std::snprintf(share, sizeof share, "%.2f%%", 100.0 * all_ghosts / static_cast<double>(parallel->global_elements));
-    parallel->summary = cat("METIS k-way at p = ", problem.options.order, ": ", numbers, "; ghost layers ", describe(layers), ": ",
-                            static_cast<long long>(all_ghosts), " ghosts in all (", share, " of the mesh computed twice), at most ",
-                            static_cast<long long>(largest_ghosts), " on a rank");
+    parallel->summary = cat(how, "; ghost layers ", describe(parallel->layers), ": ", static_cast<long long>(all_ghosts),
+                            " ghosts in all (", share, " of the mesh computed twice), at most ", static_cast<long long>(largest_ghosts),
+                            " on a rank");
   }
   problem.parallel = parallel;
 }

@@ -40,7 +40,14 @@ inline bool is_root(const Case& problem) { return problem.parallel == nullptr ||
 /// (dg::required_ghost_layers), whose outer faces get an extrapolating boundary condition (their
 /// values are overwritten every stage). One rank: the case is left as it is. InputError on every
 /// rank: more ranks than elements, no METIS, a periodic mesh.
+/// A case whose mesh came from a partitioned mesh's directory (load_case) is left as it is.
 void distribute_case(Case& problem, std::shared_ptr<const Communicator> communicator, int seed = 1);
+
+/// Makes a part the case's mesh (distribute_case; load_case for a partitioned mesh's directory): the
+/// halo plan, the ghost faces' condition, the connectivity oriented as the whole mesh's, the whole
+/// mesh's curved orders (collective), problem.parallel. `how`: the partition's description.
+void adopt_part(Case& problem, MeshPart held, std::shared_ptr<const Communicator> communicator, index_t global_elements,
+                std::uint64_t hash, const std::string& source, const std::string& how);
 
 /// Checkpoints in the whole mesh's numbering: the layout one rank's operator has on the whole mesh
 /// (element groups by (shape, geometry kind) in that order, each group's elements by ascending mesh

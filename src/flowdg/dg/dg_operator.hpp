@@ -76,6 +76,24 @@ constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 
 /// below p = 4 in 2D the block kernel is faster.
 constexpr bool automatic_tensor(int dim, int order) { return dim == 3 ? order >= 3 : order >= 4; }
 
+/// The halo exchange's copies between a group's coefficients [row Ks + e] and the message buffer
+/// (each element's rows at its offset): pack (coefficients to buffer) or unpack; a thread per value.
+template <class Real>
+struct HaloCopy {
+  View<const Real> from;
+  View<Real> to;
+  View<const index_t> element, offset;
+  index_t rows = 0, Ks = 0;
+  bool pack = true;
+  FLOWDG_HD void operator()(index_t i) const {
+    const index_t slot = i / rows, row = i - slot * rows;
+    if (pack)
+      to[offset[slot] + row] = from[row * Ks + element[slot]];
+    else
+      to[row * Ks + element[slot]] = from[offset[slot] + row];
+  }
+};
+
 template <class Physics>
 class DgOperator final : public Operator {
  public:
@@ -1472,13 +1490,8 @@ void DgOperator<Physics>::exchange_halo() {
     if (h.n_send == 0) continue;
     const ElementData& d = elements_[g];
     const index_t rows = static_cast<index_t>(NV) * d.Np, Ks = d.Ks;
-    const View<const Real> u = d.u.view();
-    const View<const index_t> element = h.send_element.view(), offset = h.send_offset.view();
-    const View<Real> out = send_buffer_.view();
-    for_each(options_.backend, h.n_send * rows, [=] FLOWDG_HD(index_t i) {
-      const index_t slot = i / rows, row = i - slot * rows;
-      out[offset[slot] + row] = u[row * Ks + element[slot]];
-    });
+    for_each(options_.backend, h.n_send * rows,
+             HaloCopy<Real>{d.u.view(), send_buffer_.view(), h.send_element.view(), h.send_offset.view(), rows, Ks, true});
   }
   if (send_buffer_.size() > 0)
     copy_bytes(send_host_.data(), Space::host, send_buffer_.data(), send_buffer_.space(), send_buffer_.bytes());
@@ -1492,13 +1505,8 @@ void DgOperator<Physics>::exchange_halo() {
     if (h.n_receive == 0) continue;
     ElementData& d = elements_[g];
     const index_t rows = static_cast<index_t>(NV) * d.Np, Ks = d.Ks;
-    const View<Real> u = d.u.view();
-    const View<const index_t> element = h.receive_element.view(), offset = h.receive_offset.view();
-    const View<const Real> in = receive_buffer_.view();
-    for_each(options_.backend, h.n_receive * rows, [=] FLOWDG_HD(index_t i) {
-      const index_t slot = i / rows, row = i - slot * rows;
-      u[row * Ks + element[slot]] = in[offset[slot] + row];
-    });
+    for_each(options_.backend, h.n_receive * rows,
+             HaloCopy<Real>{receive_buffer_.view(), d.u.view(), h.receive_element.view(), h.receive_offset.view(), rows, Ks, false});
   }
   synchronize(options_.backend);
   halo_pack_ += std::chrono::duration<double>(packed - start).count();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include <filesystem>
@@ -398,7 +399,20 @@ void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, cons
   out << "# flowdg partitioned mesh: part_K.msh (the part's elements and its ghost layer) and part_K.elements\n"
       << "parts = " << parts << "\nelements = " << mesh.n_elements() << "\nsource = \"" << source << "\"\n"
       << "mesh_hash = \"" << mesh_hash(mesh) << "\"\nghost_depth = " << layers.depth << "\nghost_rings = \""
-      << (layers.by_vertex ? "vertex" : "face") << "\"\n";
+      << (layers.by_vertex ? "vertex" : "face") << "\"\nboundaries = [";
+  for (std::size_t t = 0; t < mesh.boundary_names.size(); ++t) out << (t == 0 ? "\"" : ", \"") << mesh.boundary_names[t] << "\"";
+  out << "]\n";
+  if (!mesh.boundary_circles.empty()) {  // curvature walls' circles: tag, centre x, y, radius each
+    out << "circles = [";
+    for (std::size_t i = 0; i < mesh.boundary_circles.size(); ++i) {
+      const BoundaryCircle& circle = mesh.boundary_circles[i];
+      char line[160];
+      std::snprintf(line, sizeof line, "%s%d, %.17g, %.17g, %.17g", i == 0 ? "" : ", ", circle.tag, circle.center.x, circle.center.y,
+                    circle.radius);
+      out << line;
+    }
+    out << "]\n";
+  }
   if (!out) throw InputError(cat("cannot write ", manifest));
 }
 
@@ -422,6 +436,12 @@ PartitionedMeshInfo read_partitioned_mesh_info(const std::string& directory) {
   const std::string rings = config.string_or("ghost_rings", "face");
   if (rings != "face" && rings != "vertex") throw InputError(cat(manifest, ": ghost_rings must be \"face\" or \"vertex\", not \"", rings, "\""));
   info.layers.by_vertex = rings == "vertex";
+  if (const auto names = config.get_strings("boundaries")) info.boundaries = *names;
+  if (const auto circles = config.get_doubles("circles")) {
+    if (circles->size() % 4 != 0) throw InputError(cat(manifest, ": circles must hold 4 numbers per circle (tag, x, y, radius)"));
+    for (std::size_t i = 0; i < circles->size(); i += 4)
+      info.circles.push_back(BoundaryCircle{static_cast<int>((*circles)[i]), Point3{(*circles)[i + 1], (*circles)[i + 2], 0.0}, (*circles)[i + 3]});
+  }
   return info;
 }
 
@@ -431,8 +451,25 @@ MeshPart read_mesh_part(const std::string& directory, int k) {
   const int parts = partitioned_mesh_parts(directory);
   if (k < 0 || k >= parts) throw InputError(cat(directory, " has ", parts, " parts: no part ", k));
   MeshPart held;
-  held.layers = read_partitioned_mesh_info(directory).layers;
+  const PartitionedMeshInfo info = read_partitioned_mesh_info(directory);
+  held.layers = info.layers;
   held.mesh = read_gmsh(part_path(directory, k, ".msh"));
+  if (!info.boundaries.empty()) {
+    // The whole mesh's tag numbers (a part's file names only the tags it has faces of), the ghost
+    // tag last.
+    std::vector<std::string> names = info.boundaries;
+    names.push_back(ghost_boundary_name);
+    std::vector<int> renumber(held.mesh.boundary_names.size(), -1);
+    for (std::size_t t = 0; t < held.mesh.boundary_names.size(); ++t) {
+      const auto at = std::find(names.begin(), names.end(), held.mesh.boundary_names[t]);
+      if (at == names.end())
+        throw InputError(cat(part_path(directory, k, ".msh"), ": boundary '", held.mesh.boundary_names[t], "' is not one of the whole mesh's"));
+      renumber[t] = static_cast<int>(at - names.begin());
+    }
+    for (TaggedFacet& facet : held.mesh.tagged_facets) facet.tag = renumber[static_cast<std::size_t>(facet.tag)];
+    held.mesh.boundary_names = names;
+    held.mesh.boundary_circles = info.circles;
+  }
   const std::string path = part_path(directory, k, ".elements");
   std::ifstream in(path);
   std::string word;

@@ -130,6 +130,10 @@ struct PartitionedMeshInfo {
   std::string source;            ///< the whole mesh's file
   std::uint64_t mesh_hash = 0;   ///< the whole mesh's hash (0: not recorded)
   GhostLayers layers{};
+  /// The whole mesh's boundary names in tag order (each part's tags are renumbered to these, the
+  /// ghost tag after them, so that tag numbers mean the same on every rank) and circles.
+  std::vector<std::string> boundaries;
+  std::vector<BoundaryCircle> circles;
 };
 PartitionedMeshInfo read_partitioned_mesh_info(const std::string& directory);
 

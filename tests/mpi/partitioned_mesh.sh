@@ -1,0 +1,57 @@
+#!/bin/bash
+# partitioned_mesh.sh FLOWDG DIFF MPIEXEC CASE_DIR: a mesh partitioned on disk (flowdg mesh partition
+# -o DIR), each rank reading only its part, gives the one-rank run's state bit for bit (the limiter
+# case with two vertex rings; the curvature walls of the annulus, whose circles the manifest keeps);
+# the wrong rank count and a ghost layer too thin for the case are refused on every rank.
+set -u
+flowdg=$1 diff=$2 mpiexec=$3 cases=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+run() {
+  local log=$1
+  shift
+  if ! "$@" > "$log" 2>&1; then
+    cat "$log"
+    echo "FAILED: $*"
+    exit 1
+  fi
+}
+check() {  # check NAME CASE MESH RANKS PARTITION-OPTIONS...
+  local name=$1 case=$2 mesh=$3 ranks=$4
+  shift 4
+  run "$work/$name-partition.log" "$flowdg" mesh partition "$mesh" "$ranks" -o "$work/$name-parts" "$@"
+  run "$work/$name-serial.log" "$flowdg" run "$case" --backend cpu --set "mesh.file=\"$mesh\"" --set mesh.refine=0 \
+    --output "$work/$name-serial"
+  run "$work/$name-parts.log" "$mpiexec" -np "$ranks" --oversubscribe "$flowdg" run "$case" --backend cpu \
+    --set "mesh.file=\"$work/$name-parts\"" --set mesh.refine=0 --output "$work/$name-run"
+  grep -m1 "distributed over" "$work/$name-parts.log"
+  echo -n "$name, $ranks ranks from the parts vs 1 rank: "
+  "$diff" "$work/$name-run/checkpoint.h5" "$work/$name-serial/checkpoint.h5" 0 || status=1
+}
+check limiter "$cases/euler2d_limiter.toml" "builtin:double-mach?ny=12" 3 --ghost-depth 2 --ghost-rings vertex
+check curvature "$cases/euler2d_tuned.toml" "builtin:annulus?refine=1" 4
+expect() {
+  local name=$1 fragment=$2
+  shift 2
+  timeout 120 "$@" > "$work/out.log" 2>&1
+  local got=$?
+  if [ "$got" -ne 2 ] || ! grep -q -- "$fragment" "$work/out.log"; then
+    echo "FAILED $name: exit $got (expected 2):"
+    cat "$work/out.log"
+    status=1
+  else
+    echo "ok $name: $(grep -m1 -- "$fragment" "$work/out.log")"
+  fi
+}
+expect "wrong rank count" "partitioned into 3 parts" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_limiter.toml" --backend cpu --set "mesh.file=\"$work/limiter-parts\"" \
+  --output "$work/x"
+run "$work/thin.log" "$flowdg" mesh partition "builtin:double-mach?ny=12" 3 -o "$work/thin"
+expect "ghost layer too thin" "this case needs 2 vertex rings" \
+  "$mpiexec" -np 3 --oversubscribe "$flowdg" run "$cases/euler2d_limiter.toml" --backend cpu --set "mesh.file=\"$work/thin\"" \
+  --output "$work/y"
+expect "no partition.toml" "not a partitioned mesh" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_limiter.toml" --backend cpu --set "mesh.file=\"$work\"" \
+  --output "$work/z"
+exit $status
