@@ -23,6 +23,25 @@ main=("$build/bin/flowdg")
 "$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "${main[@]}" "${tests[@]}" \
   "${bench[@]}" "$@" > /dev/null
 [ -n "${FLOWDG_A:-}" ] && cp -L "$FLOWDG_A" "$staging/bin/flowdg_A"
+# Open MPI: a distributed run must use the GPU machine's own libmpi (its mpirun, 4.1.6, starts the
+# ranks); Debian's copies move to lib-mpi/, which the run wrapper uses only where the machine has
+# no Open MPI of its own.
+mkdir -p "$staging/lib-mpi"
+for lib in libmpi.so libopen-rte.so libopen-pal.so; do
+  mv "$staging"/lib/$lib* "$staging/lib-mpi/" 2>/dev/null || true
+done
+cat > "$staging/run" <<'RUN'
+#!/usr/bin/env bash
+here=$(cd "$(dirname "$0")" && pwd)
+exe=$1; shift
+mpi=$here/lib-mpi
+if command -v mpirun > /dev/null; then
+  image=$(dirname "$(dirname "$(readlink -f "$(command -v mpirun)")")")/lib
+  [ -e "$image/libmpi.so.40" ] && mpi=$image
+fi
+LD_LIBRARY_PATH="$here/lib:$mpi${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/$exe" "$@"
+RUN
+chmod +x "$staging/run"
 # Symbol tables are not needed to run (3 of 53 MB per binary; compute-sanitizer and ncu still name
 # the kernels from the device code): stripped, two binaries and the tree fit one call's carry.
 strip "$staging"/bin/*

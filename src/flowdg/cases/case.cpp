@@ -594,11 +594,14 @@ Case load_case(const Config& config, Backend backend, std::shared_ptr<const Comm
   }
 
   const Config output = config.table("output");
-  output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint_every", "entropy_error"});
+  output.allow_only({"directory", "vtu", "vtu_every", "vtu_cells", "checkpoint", "checkpoint_every", "entropy_error"});
   problem.output_directory = output.string_or("directory", cat("runs/", problem.name));
   problem.output.vtu = output.bool_or("vtu", true);
   problem.output.vtu_every = output.integer_or("vtu_every", 0);
   problem.output.checkpoint_every = output.integer_or("checkpoint_every", 0);
+  problem.output.checkpoint = output.bool_or("checkpoint", true);
+  if (!problem.output.checkpoint && problem.output.checkpoint_every > 0)
+    throw InputError(cat(output.where(), ": checkpoint = false and checkpoint_every = ", problem.output.checkpoint_every, " contradict"));
   problem.output.entropy_error = output.bool_or("entropy_error", false);
   if (problem.output.entropy_error && problem.initial.kind != physics::FlowKind::uniform)
     throw InputError(cat(output.where(), " entropy_error: measured against a uniform [flow] (the free stream), not a ",

@@ -65,6 +65,8 @@ struct OutputControl {
   long long vtu_every = 0;         ///< also every N steps (0: final only)
   bool lagrange_cells = true;      ///< high-order Lagrange cells, else subdivided linear ones
   long long checkpoint_every = 0;  ///< HDF5 checkpoint every N steps (0: final only)
+  /// false: no checkpoint.h5 at all (benchmark runs of large meshes: the final state is not kept).
+  bool checkpoint = true;
   /// Report the entropy error of a uniform [flow] at the end (cases/run.hpp: entropy_error; a host
   /// evaluation of the state at every quadrature point, so asked for, not done for every run).
   bool entropy_error = false;

@@ -431,7 +431,7 @@ std::vector<std::unique_ptr<Hook>> case_hooks(const Case& problem, const RunOpti
   if (problem.forces.enabled) names.push_back("forces");
   names.push_back("snapshot");
   if (options.write_summary && problem.output.vtu) names.push_back("vtu");
-  if (options.write_summary) names.push_back("checkpoint");
+  if (options.write_summary && problem.output.checkpoint) names.push_back("checkpoint");
   names.push_back("progress");
   std::vector<std::unique_ptr<Hook>> hooks;
   for (const std::string& name : names) hooks.push_back(make_hook(name, problem, options));
