@@ -1,5 +1,6 @@
 // flowdg: the command-line program.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 
@@ -46,6 +47,15 @@ int main(int argc, char** argv) {
     flowdg::cli::set_world(flowdg::mpi_communicator());
     if (flowdg::cli::world()->size() > 1) flowdg::select_cuda_device(flowdg::node_local_rank());
   }
+#else
+  // Started by mpirun with several processes, a build without MPI would run the whole case once per
+  // process, all writing the same files.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* size = std::getenv(name); size != nullptr && std::atoi(size) > 1) {
+      std::fprintf(stderr, "flowdg: error: started by mpirun with %s processes, but this flowdg was built without MPI "
+                           "(Debian: apt-get install libopenmpi-dev, then rebuild)\n", size);
+      return 2;
+    }
 #endif
   // Line-buffered output also into a pipe or a file: a run killed from outside (timeout, a batch
   // system) keeps every line it printed, as on a terminal.
