@@ -151,9 +151,14 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
   // Integer vertex weights: the costs scaled so that the heaviest element weighs 1000 (METIS balances
   // sums of integers; 1000 levels keep the rounding below 0.1%).
   const double heaviest = *std::max_element(weights.begin(), weights.end());
+  // Integer weights up to 1000 for the heaviest element, fewer levels on large meshes so that the
+  // total stays below 2^30: METIS sums them in idx_t (32 bits in Debian's build), and an overflowed
+  // total put all 8M elements of a mesh into one part.
+  const double levels = std::max(1.0, std::min(1000.0, std::floor(1073741824.0 / static_cast<double>(K))));
   std::vector<idx_t> vwgt(static_cast<std::size_t>(K));
   for (index_t e = 0; e < K; ++e)
-    vwgt[static_cast<std::size_t>(e)] = std::max<idx_t>(1, static_cast<idx_t>(std::lround(1000.0 * weights[static_cast<std::size_t>(e)] / heaviest)));
+    vwgt[static_cast<std::size_t>(e)] =
+        std::max<idx_t>(1, static_cast<idx_t>(std::lround(levels * weights[static_cast<std::size_t>(e)] / heaviest)));
   idx_t n = static_cast<idx_t>(K), constraints = 1, parts = options.parts, cut = 0;
   std::vector<idx_t> result(static_cast<std::size_t>(K), 0);
   idx_t metis_options[METIS_NOPTIONS];
@@ -170,7 +175,11 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
   if (status != METIS_OK)
     throw Error(cat("partition: METIS failed (status ", status, ") on the dual graph of ", mesh.source, " into ", options.parts, " parts"));
   for (index_t e = 0; e < K; ++e) part[static_cast<std::size_t>(e)] = static_cast<int>(result[static_cast<std::size_t>(e)]);
-  return statistics(mesh, connectivity, std::move(part), options.parts, weights, start, neighbours);
+  Partition out = statistics(mesh, connectivity, std::move(part), options.parts, weights, start, neighbours);
+  for (int k = 0; k < options.parts; ++k)
+    if (out.elements[static_cast<std::size_t>(k)] == 0)
+      throw Error(cat("partition: METIS left part ", k, " of ", options.parts, " empty (", mesh.source, ", ", K, " elements)"));
+  return out;
 #else
   throw InputError(cat("partition: this flowdg was built without METIS, which partitions meshes into ", options.parts,
                        " parts (Debian: apt-get install libmetis-dev, then rebuild)"));
