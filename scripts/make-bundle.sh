@@ -34,12 +34,11 @@ cat > "$staging/run" <<'RUN'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)
 exe=$1; shift
-mpi=$here/lib-mpi
-if command -v mpirun > /dev/null; then
-  image=$(dirname "$(dirname "$(readlink -f "$(command -v mpirun)")")")/lib
-  [ -e "$image/libmpi.so.40" ] && mpi=$image
-fi
-LD_LIBRARY_PATH="$here/lib:$mpi${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/$exe" "$@"
+# The machine's own Open MPI where its loader finds one (ldconfig, or its LD_LIBRARY_PATH, which
+# comes first), else the bundled copy, last.
+path="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+ldconfig -p 2> /dev/null | grep -q 'libmpi\.so\.40 ' || path="$path:$here/lib-mpi"
+LD_LIBRARY_PATH="$path" exec "$here/bin/$exe" "$@"
 RUN
 chmod +x "$staging/run"
 # Symbol tables are not needed to run (3 of 53 MB per binary; compute-sanitizer and ncu still name

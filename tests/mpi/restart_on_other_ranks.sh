@@ -3,7 +3,7 @@
 # their checkpoint (in the whole mesh's layout), 2 ranks continue it to STEPS (--restart), and the
 # result must equal one rank's uninterrupted run to STEPS, bit for bit; a 1-rank restart of the
 # 3-rank checkpoint too.
-set -u
+set -u  # FLOWDG, DIFF and MPIEXEC may hold arguments ("bundle/run flowdg"): used unquoted
 flowdg=$1 diff=$2 mpiexec=$3 case=$4 steps=$5
 half=$((steps / 2))
 work=$(mktemp -d)
@@ -17,16 +17,16 @@ run() {
     exit 1
   fi
 }
-run "$work/serial.log" "$flowdg" run "$case" --backend cpu --set time.max_steps=$steps --output "$work/serial"
-run "$work/first.log" "$mpiexec" -np 3 --oversubscribe "$flowdg" run "$case" --backend cpu --set time.max_steps=$half --output "$work/first"
-run "$work/second.log" "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$case" --backend cpu --set time.max_steps=$steps \
+run "$work/serial.log" $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$steps --output "$work/serial"
+run "$work/first.log" $mpiexec -np 3 --oversubscribe $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$half --output "$work/first"
+run "$work/second.log" $mpiexec -np 2 --oversubscribe $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$steps \
   --restart "$work/first/checkpoint.h5" --output "$work/second"
 grep -m1 "restarted from" "$work/second.log" || { cat "$work/second.log"; echo "FAILED: the 2-rank run did not restart"; exit 1; }
-run "$work/alone.log" "$flowdg" run "$case" --backend cpu --set time.max_steps=$steps --restart "$work/first/checkpoint.h5" \
+run "$work/alone.log" $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$steps --restart "$work/first/checkpoint.h5" \
   --output "$work/alone"
 status=0
 echo -n "3 ranks to step $half, then 2 ranks to $steps, vs 1 rank: "
-"$diff" "$work/second/checkpoint.h5" "$work/serial/checkpoint.h5" 0 || status=1
+$diff "$work/second/checkpoint.h5" "$work/serial/checkpoint.h5" 0 || status=1
 echo -n "3 ranks to step $half, then 1 rank to $steps, vs 1 rank: "
-"$diff" "$work/alone/checkpoint.h5" "$work/serial/checkpoint.h5" 0 || status=1
+$diff "$work/alone/checkpoint.h5" "$work/serial/checkpoint.h5" 0 || status=1
 exit $status

@@ -2,7 +2,8 @@
 # same_answer.sh FLOWDG DIFF MPIEXEC CASE TOLERANCE RANKS...: runs CASE on one rank (flowdg run, no
 # mpirun) and on each rank count under mpirun, and checks that every run's final checkpoint holds the
 # one-rank run's state (flowdg_checkpoint_diff: within TOLERANCE relative, 0 for equal bits).
-set -u
+# BACKEND=cuda runs them on the GPUs (one per rank; scripts/gpu-mpi-scaling.sh).
+set -u  # FLOWDG, DIFF and MPIEXEC may hold arguments ("bundle/run flowdg"): used unquoted
 flowdg=$1 diff=$2 mpiexec=$3 case=$4 tolerance=$5
 shift 5
 work=$(mktemp -d)
@@ -16,12 +17,12 @@ run() {  # run LOG ARGS...: the run's output only if it fails
     exit 1
   fi
 }
-run "$work/serial.log" "$flowdg" run "$case" --backend cpu --output "$work/serial"
+run "$work/serial.log" $flowdg run "$case" --backend "${BACKEND:-cpu}" --output "$work/serial"
 status=0
 for ranks in "$@"; do
-  run "$work/ranks$ranks.log" "$mpiexec" -np "$ranks" --oversubscribe "$flowdg" run "$case" --backend cpu --output "$work/ranks$ranks"
+  run "$work/ranks$ranks.log" $mpiexec -np "$ranks" --oversubscribe $flowdg run "$case" --backend "${BACKEND:-cpu}" --output "$work/ranks$ranks"
   grep -m1 "distributed over" "$work/ranks$ranks.log"
   echo -n "$ranks ranks vs 1: "
-  "$diff" "$work/ranks$ranks/checkpoint.h5" "$work/serial/checkpoint.h5" "$tolerance" || status=1
+  $diff "$work/ranks$ranks/checkpoint.h5" "$work/serial/checkpoint.h5" "$tolerance" || status=1
 done
 exit $status
