@@ -83,6 +83,7 @@ void adopt_part(Case& problem, MeshPart held, std::shared_ptr<const Communicator
   problem.options.boundary[static_cast<std::size_t>(ghost_tag)].kind = physics::BoundaryKind::outflow;
   problem.options.distribution = distribution;
   problem.connectivity = build_connectivity(held.mesh);
+  join_periodic(held, problem.connectivity);
   orient_as_whole_mesh(held, problem.connectivity);
   problem.mesh = std::move(held.mesh);
   const index_t ghosts = problem.mesh.n_elements() - parallel->n_owned;

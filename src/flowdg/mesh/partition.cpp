@@ -205,6 +205,13 @@ struct Adjacency {
 Adjacency element_adjacency(const Mesh& mesh, const Connectivity& connectivity, bool by_vertex) {
   const index_t K = mesh.n_elements();
   std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(K));
+  // Face neighbours always (periodic joins included: their elements share no vertex), and with
+  // vertex rings every element sharing a corner too.
+  for (const Face& face : connectivity.faces) {
+    if (face.element_p < 0) continue;
+    lists[static_cast<std::size_t>(face.element_m)].push_back(face.element_p);
+    lists[static_cast<std::size_t>(face.element_p)].push_back(face.element_m);
+  }
   if (by_vertex) {
     std::vector<std::vector<index_t>> around(static_cast<std::size_t>(mesh.n_nodes()));
     for (index_t e = 0; e < K; ++e)
@@ -213,12 +220,6 @@ Adjacency element_adjacency(const Mesh& mesh, const Connectivity& connectivity, 
       for (const index_t a : elements)
         for (const index_t b : elements)
           if (a != b) lists[static_cast<std::size_t>(a)].push_back(b);
-  } else {
-    for (const Face& face : connectivity.faces) {
-      if (face.element_p < 0) continue;
-      lists[static_cast<std::size_t>(face.element_m)].push_back(face.element_p);
-      lists[static_cast<std::size_t>(face.element_p)].push_back(face.element_m);
-    }
   }
   Adjacency out;
   out.start.assign(static_cast<std::size_t>(K) + 1, 0);
@@ -234,25 +235,28 @@ Adjacency element_adjacency(const Mesh& mesh, const Connectivity& connectivity, 
 
 }  // namespace
 
+namespace {
+
+/// Whether an interior face joins two elements that share none of its vertices (a periodic join).
+bool is_periodic_join(const Mesh& mesh, const Face& face) {
+  std::array<index_t, 4> a{-1, -1, -1, -1}, b{-1, -1, -1, -1};  // unused entries equal on both sides
+  face_vertex_ids(mesh, face.element_m, face.local_face_m, a.data());
+  face_vertex_ids(mesh, face.element_p, face.local_face_p, b.data());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a != b;
+}
+
+}  // namespace
+
 MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k,
                       const GhostLayers& layers) {
   const index_t K = mesh.n_elements();
   if (static_cast<index_t>(part.size()) != K) throw InputError(cat("extract_part: ", part.size(), " part numbers for ", K, " elements"));
   if (std::find(part.begin(), part.end(), k) == part.end()) throw InputError(cat("extract_part: no element is in part ", k));
   if (layers.depth < 1) throw InputError(cat("extract_part: the ghost layer needs at least one ring, not ", layers.depth));
-  if (mesh.find_tag(ghost_boundary_name) >= 0)
-    throw InputError(cat("extract_part: ", mesh.source, " already has a boundary named '", ghost_boundary_name, "'"));
-  for (const Face& face : connectivity.faces) {
-    if (face.element_p < 0) continue;  // every join is checked: a periodic one inside a part breaks its mesh too
-    std::array<index_t, 4> a{-1, -1, -1, -1}, b{-1, -1, -1, -1};  // unused entries equal on both sides
-    face_vertex_ids(mesh, face.element_m, face.local_face_m, a.data());
-    face_vertex_ids(mesh, face.element_p, face.local_face_p, b.data());
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    if (a != b)
-      throw InputError(cat("extract_part: ", mesh.source, " has periodic joins (", mesh.element_label(face.element_m), " and ",
-                           mesh.element_label(face.element_p), "): partitions of periodic meshes are not supported yet"));
-  }
+  for (const char* name : {ghost_boundary_name, periodic_boundary_name})
+    if (mesh.find_tag(name) >= 0) throw InputError(cat("extract_part: ", mesh.source, " already has a boundary named '", name, "'"));
   MeshPart result;
   result.layers = layers;
   std::vector<index_t> local(static_cast<std::size_t>(K), -1);
@@ -291,6 +295,7 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
   out.boundary_circles = mesh.boundary_circles;
   out.source = cat(mesh.source, " (part ", k, ")");
   const int ghost_tag = out.tag_id(ghost_boundary_name);
+  int periodic_tag = -1;  // created with the first periodic join held on both sides
   std::vector<index_t> node(static_cast<std::size_t>(mesh.n_nodes()), -1);
   const bool file_tags = static_cast<index_t>(mesh.element_file_tags.size()) == K;
   for (const index_t g : result.global_element) {
@@ -323,13 +328,49 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
     const bool m = held(face.element_m), p = held(face.element_p);
     if (m && !p) add_facet(face.element_m, face.local_face_m, ghost_tag);  // only a ghost can miss its neighbour
     if (p && !m) add_facet(face.element_p, face.local_face_p, ghost_tag);
+    if (m && p && is_periodic_join(mesh, face)) {  // two faces apart in space: tagged, joined again by join_periodic
+      if (periodic_tag < 0) periodic_tag = out.tag_id(periodic_boundary_name);
+      add_facet(face.element_m, face.local_face_m, periodic_tag);
+      add_facet(face.element_p, face.local_face_p, periodic_tag);
+      Face join = face;
+      join.element_m = local[static_cast<std::size_t>(face.element_m)];
+      join.element_p = local[static_cast<std::size_t>(face.element_p)];
+      result.periodic_joins.push_back(join);
+    }
   }
   return result;
 }
 
+void join_periodic(const MeshPart& held, Connectivity& connectivity) {
+  if (held.periodic_joins.empty()) return;
+  const int tag = held.mesh.find_tag(periodic_boundary_name);
+  FLOWDG_ASSERT(tag >= 0, "a part with periodic joins has no '", periodic_boundary_name, "' faces");
+  const auto n_tags = static_cast<int>(connectivity.tag_offsets.size()) - 1;
+  const index_t tagged = connectivity.tag_offsets[tag + 1] - connectivity.tag_offsets[tag];
+  if (tagged != 2 * static_cast<index_t>(held.periodic_joins.size()))
+    throw Error(cat(held.mesh.source, ": ", tagged, " faces tagged '", periodic_boundary_name, "' for ", held.periodic_joins.size(),
+                    " periodic joins"));
+  std::vector<Face> faces;
+  std::vector<index_t> offsets(1, 0);
+  for (int t = 0; t < n_tags; ++t) {
+    if (t != tag)
+      for (index_t f = connectivity.tag_offsets[t]; f < connectivity.tag_offsets[t + 1]; ++f) faces.push_back(connectivity.faces[f]);
+    offsets.push_back(static_cast<index_t>(faces.size()));
+  }
+  for (index_t f = connectivity.n_boundary_faces(); f < connectivity.n_faces(); ++f) faces.push_back(connectivity.faces[f]);
+  faces.insert(faces.end(), held.periodic_joins.begin(), held.periodic_joins.end());
+  std::fill(connectivity.element_faces.begin(), connectivity.element_faces.end(), -1);
+  for (index_t f = 0; f < static_cast<index_t>(faces.size()); ++f) {
+    connectivity.element_faces[faces[f].element_m * connectivity.max_faces + faces[f].local_face_m] = f;
+    if (faces[f].element_p >= 0) connectivity.element_faces[faces[f].element_p * connectivity.max_faces + faces[f].local_face_p] = f;
+  }
+  connectivity.faces = std::move(faces);
+  connectivity.tag_offsets = std::move(offsets);
+}
+
 void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity) {
   for (Face& face : connectivity.faces) {
-    if (face.element_p < 0) continue;
+    if (face.element_p < 0 || is_periodic_join(held.mesh, face)) continue;
     const index_t m = held.global_element[static_cast<std::size_t>(face.element_m)];
     const index_t p = held.global_element[static_cast<std::size_t>(face.element_p)];
     if (m < p) continue;
@@ -342,7 +383,8 @@ void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity) {
 }
 
 HaloPlan make_halo_plan(const MeshPart& held) {
-  const Connectivity local = build_connectivity(held.mesh);
+  Connectivity local = build_connectivity(held.mesh);
+  join_periodic(held, local);
   const Adjacency adjacency = element_adjacency(held.mesh, local, held.layers.by_vertex);
   const index_t n = held.mesh.n_elements();
   std::map<int, HaloPlan::Neighbour> by_part;
@@ -389,6 +431,10 @@ void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, cons
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) throw InputError(cat("cannot create the directory ", directory, ": ", error.message()));
+  for (const Face& face : connectivity.faces)
+    if (face.element_p >= 0 && is_periodic_join(mesh, face))
+      throw InputError(cat("partition: ", mesh.source, " has periodic joins, which a partitioned mesh's files do not carry yet: ",
+                           "run it with mpirun directly (the run partitions it at its start)"));
   for (int k = 0; k < parts; ++k) {
     const MeshPart held = extract_part(mesh, connectivity, part, k, layers);
     write_gmsh(held.mesh, part_path(directory, k, ".msh"));

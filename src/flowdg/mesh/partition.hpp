@@ -49,6 +49,9 @@ Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivit
 
 /// The boundary name of the faces around a part's ghost layer (extract_part).
 inline constexpr const char* ghost_boundary_name = "partition-ghost";
+/// The boundary name under which a part holds both faces of a periodic join of the whole mesh until
+/// join_periodic makes them one interior face again.
+inline constexpr const char* periodic_boundary_name = "partition-periodic";
 
 /// How deep a part's ghost layer is: `depth` rings of other parts' elements around its own, each
 /// ring the elements that share a face (by_vertex false) or a vertex (by_vertex true) with the ones
@@ -81,11 +84,19 @@ struct MeshPart {
   GhostLayers layers{};
   std::vector<index_t> global_element;  ///< per local element: its number in the whole mesh
   std::vector<int> owner;               ///< per local element: its part (the part's own for the first n_owned)
+  /// The whole mesh's periodic joins with both elements held (local numbers; sides and orientation
+  /// as the whole mesh has them): their two faces are tagged periodic_boundary_name in `mesh`.
+  std::vector<Face> periodic_joins;
 };
 
-/// Part k of `part` (one entry per element). InputError: k out of range, a depth below 1, a mesh
-/// whose connectivity has periodic joins (their ghosts would not be face neighbours in space; not
-/// supported yet), a mesh that already has a boundary named ghost_boundary_name.
+/// The part's connectivity with its periodic joins (MeshPart::periodic_joins) made interior faces
+/// again, in place of the faces tagged periodic_boundary_name (build_connectivity's output).
+void join_periodic(const MeshPart& held, Connectivity& connectivity);
+
+/// Part k of `part` (one entry per element). Periodic joins count as face neighbours (and, for
+/// vertex rings, as neighbours too: a ring holds the elements across a periodic boundary). InputError:
+/// k out of range, a depth below 1, a mesh that already has a boundary named ghost_boundary_name or
+/// periodic_boundary_name.
 MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const std::vector<int>& part, int k,
                       const GhostLayers& layers = {});
 
@@ -94,6 +105,7 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
 /// flux is computed with the same arguments as on one rank and a distributed run gives the same
 /// bits. build_connectivity on the part puts the owned element on the minus side of every partition
 /// face (owned elements come first); this swaps the sides where the ghost's number is lower.
+/// Periodic joins (join_periodic) keep the whole mesh's sides already and are left alone.
 void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity);
 
 /// What a part exchanges with each neighbouring part every stage: its owned elements that are
@@ -118,7 +130,8 @@ HaloPlan make_halo_plan(const MeshPart& held);
 /// number of parts, the source mesh and its element count), and per part k DIRECTORY/part_k.msh (its
 /// MeshPart's mesh, Gmsh MSH 2.2: gmsh opens it) and DIRECTORY/part_k.elements (text: "n_owned N",
 /// then a line "global owner" per local element, in the .msh's element order). InputError: the
-/// directory cannot be written. partition.toml also records the ghost layers and the whole mesh's
+/// directory cannot be written, a mesh with periodic joins (the part files do not carry the joins
+/// yet: such meshes are partitioned at the run's start). partition.toml also records the ghost layers and the whole mesh's
 /// hash (io/checkpoint.hpp: mesh_hash), so that a run on the parts checks restarts against it.
 void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
                             const std::vector<int>& part, int parts, const GhostLayers& layers = {});
