@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "flowdg/mesh/partition.hpp"
 #include "flowdg/backend/backend.hpp"
 
 namespace flowdg::cli {
@@ -15,6 +16,12 @@ void add_info_command(CLI::App& app) {
     std::printf("%s\n", describe(Backend::cpu).c_str());
     if (cuda_device_count() > 0) std::printf("%s\n", describe(Backend::cuda).c_str());
     std::printf("default backend: %s\n", to_string(default_backend()).c_str());
+    std::printf("mesh partitioning (METIS): %s\n", metis_available() ? "yes" : "no (Debian: libmetis-dev)");
+#if defined(FLOWDG_HAVE_MPI)
+    std::printf("distributed runs (MPI): yes; this process: %s\n", world()->describe().c_str());
+#else
+    std::printf("distributed runs (MPI): no (Debian: libopenmpi-dev openmpi-bin, then rebuild)\n");
+#endif
   });
 }
 
