@@ -3,8 +3,7 @@
 # message and a non-zero exit, without hanging (each under a time limit).
 set -u
 flowdg=$1 mpiexec=$2 cases=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"  # $work
 status=0
 expect() {  # expect NAME CODE FRAGMENT COMMAND...: exit code CODE and FRAGMENT in the output
   local name=$1 code=$2 fragment=$3

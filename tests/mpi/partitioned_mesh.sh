@@ -4,19 +4,9 @@
 # case with two vertex rings; the curvature walls of the annulus, whose circles the manifest keeps);
 # the wrong rank count and a ghost layer too thin for the case are refused on every rank.
 set -u
+source "$(dirname "$0")/common.sh"  # $work, run
 flowdg=$1 diff=$2 mpiexec=$3 cases=$4
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 status=0
-run() {
-  local log=$1
-  shift
-  if ! "$@" > "$log" 2>&1; then
-    cat "$log"
-    echo "FAILED: $*"
-    exit 1
-  fi
-}
 check() {  # check NAME CASE MESH RANKS PARTITION-OPTIONS...
   local name=$1 case=$2 mesh=$3 ranks=$4
   shift 4

@@ -4,19 +4,9 @@
 # result must equal one rank's uninterrupted run to STEPS, bit for bit; a 1-rank restart of the
 # 3-rank checkpoint too.
 set -u  # FLOWDG, DIFF and MPIEXEC may hold arguments ("bundle/run flowdg"): used unquoted
+source "$(dirname "$0")/common.sh"  # $work, run
 flowdg=$1 diff=$2 mpiexec=$3 case=$4 steps=$5
 half=$((steps / 2))
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-run() {
-  local log=$1
-  shift
-  if ! "$@" > "$log" 2>&1; then
-    cat "$log"
-    echo "FAILED: $*"
-    exit 1
-  fi
-}
 run "$work/serial.log" $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$steps --output "$work/serial"
 run "$work/first.log" $mpiexec -np 3 --oversubscribe $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$half --output "$work/first"
 run "$work/second.log" $mpiexec -np 2 --oversubscribe $flowdg run "$case" --backend "${BACKEND:-cpu}" --set time.max_steps=$steps \

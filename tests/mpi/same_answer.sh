@@ -4,19 +4,9 @@
 # one-rank run's state (flowdg_checkpoint_diff: within TOLERANCE relative, 0 for equal bits).
 # BACKEND=cuda runs them on the GPUs (one per rank; scripts/gpu-mpi-scaling.sh).
 set -u  # FLOWDG, DIFF and MPIEXEC may hold arguments ("bundle/run flowdg"): used unquoted
+source "$(dirname "$0")/common.sh"  # $work, run
 flowdg=$1 diff=$2 mpiexec=$3 case=$4 tolerance=$5
 shift 5
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-run() {  # run LOG ARGS...: the run's output only if it fails
-  local log=$1
-  shift
-  if ! "$@" > "$log" 2>&1; then
-    cat "$log"
-    echo "FAILED: $*"
-    exit 1
-  fi
-}
 run "$work/serial.log" $flowdg run "$case" --backend "${BACKEND:-cpu}" --output "$work/serial"
 status=0
 for ranks in "$@"; do

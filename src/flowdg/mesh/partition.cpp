@@ -15,6 +15,7 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/mesh/gmsh_writer.hpp"
+#include "flowdg/mesh/periodic.hpp"
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/element/basis.hpp"
@@ -345,27 +346,11 @@ void join_periodic(const MeshPart& held, Connectivity& connectivity) {
   if (held.periodic_joins.empty()) return;
   const int tag = held.mesh.find_tag(periodic_boundary_name);
   FLOWDG_ASSERT(tag >= 0, "a part with periodic joins has no '", periodic_boundary_name, "' faces");
-  const auto n_tags = static_cast<int>(connectivity.tag_offsets.size()) - 1;
   const index_t tagged = connectivity.tag_offsets[tag + 1] - connectivity.tag_offsets[tag];
   if (tagged != 2 * static_cast<index_t>(held.periodic_joins.size()))
     throw Error(cat(held.mesh.source, ": ", tagged, " faces tagged '", periodic_boundary_name, "' for ", held.periodic_joins.size(),
                     " periodic joins"));
-  std::vector<Face> faces;
-  std::vector<index_t> offsets(1, 0);
-  for (int t = 0; t < n_tags; ++t) {
-    if (t != tag)
-      for (index_t f = connectivity.tag_offsets[t]; f < connectivity.tag_offsets[t + 1]; ++f) faces.push_back(connectivity.faces[f]);
-    offsets.push_back(static_cast<index_t>(faces.size()));
-  }
-  for (index_t f = connectivity.n_boundary_faces(); f < connectivity.n_faces(); ++f) faces.push_back(connectivity.faces[f]);
-  faces.insert(faces.end(), held.periodic_joins.begin(), held.periodic_joins.end());
-  std::fill(connectivity.element_faces.begin(), connectivity.element_faces.end(), -1);
-  for (index_t f = 0; f < static_cast<index_t>(faces.size()); ++f) {
-    connectivity.element_faces[faces[f].element_m * connectivity.max_faces + faces[f].local_face_m] = f;
-    if (faces[f].element_p >= 0) connectivity.element_faces[faces[f].element_p * connectivity.max_faces + faces[f].local_face_p] = f;
-  }
-  connectivity.faces = std::move(faces);
-  connectivity.tag_offsets = std::move(offsets);
+  replace_boundary_faces(connectivity, {tag}, held.periodic_joins);
 }
 
 void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity) {

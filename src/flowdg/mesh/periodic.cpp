@@ -106,16 +106,21 @@ void make_periodic(const Mesh& mesh, Connectivity& connectivity, int tag_a, int 
     joined.push_back(interior);
   }
 
-  // Rebuild: remaining boundary faces grouped by tag, then the old and new interior faces.
+  replace_boundary_faces(connectivity, {tag_a, tag_b}, joined);
+}
+
+void replace_boundary_faces(Connectivity& connectivity, std::initializer_list<int> tags, const std::vector<Face>& joins) {
+  // Remaining boundary faces grouped by tag, then the old and new interior faces.
+  const auto n_tags = static_cast<int>(connectivity.tag_offsets.size()) - 1;
   std::vector<Face> faces;
   std::vector<index_t> offsets(1, 0);
   for (int tag = 0; tag < n_tags; ++tag) {
-    if (tag != tag_a && tag != tag_b)
+    if (std::find(tags.begin(), tags.end(), tag) == tags.end())
       for (index_t f = connectivity.tag_offsets[tag]; f < connectivity.tag_offsets[tag + 1]; ++f) faces.push_back(connectivity.faces[f]);
     offsets.push_back(static_cast<index_t>(faces.size()));
   }
   for (index_t f = connectivity.n_boundary_faces(); f < connectivity.n_faces(); ++f) faces.push_back(connectivity.faces[f]);
-  faces.insert(faces.end(), joined.begin(), joined.end());
+  faces.insert(faces.end(), joins.begin(), joins.end());
   std::fill(connectivity.element_faces.begin(), connectivity.element_faces.end(), -1);
   for (index_t f = 0; f < static_cast<index_t>(faces.size()); ++f) {
     connectivity.element_faces[faces[f].element_m * connectivity.max_faces + faces[f].local_face_m] = f;
