@@ -427,6 +427,21 @@ TEST(Partition, TheHaloPlansOfThePartsMatchElementForElement) {
       EXPECT_EQ(globals(k, n.send), globals(n.part, back->receive)) << k << " -> " << n.part;
     }
     EXPECT_EQ(received, held[static_cast<std::size_t>(k)].mesh.n_elements() - held[static_cast<std::size_t>(k)].n_owned);
+    // The owned elements that some neighbour holds come first (a stage updates them first and
+    // sends them while it updates the rest), each kind in the whole mesh's order.
+    const MeshPart& part = held[static_cast<std::size_t>(k)];
+    std::vector<char> sent(static_cast<std::size_t>(part.n_owned), 0);
+    for (const HaloPlan::Neighbour& n : plans[static_cast<std::size_t>(k)].neighbours)
+      for (const index_t l : n.send) sent[static_cast<std::size_t>(l)] = 1;
+    const index_t n_sent = static_cast<index_t>(std::count(sent.begin(), sent.end(), 1));
+    EXPECT_GT(n_sent, 0);
+    EXPECT_LT(n_sent, part.n_owned) << "part " << k << " has no element that no neighbour holds";
+    for (index_t i = 0; i < part.n_owned; ++i) {
+      EXPECT_EQ(sent[static_cast<std::size_t>(i)] != 0, i < n_sent) << "part " << k << ", element " << i;
+      if (i > 0 && i != n_sent) {
+        EXPECT_LT(part.global_element[static_cast<std::size_t>(i - 1)], part.global_element[static_cast<std::size_t>(i)]);
+      }
+    }
   }
   }
 }

@@ -48,7 +48,7 @@ __device__ FLOWDG_FORCEINLINE typename Physics::State shared_trace(const typenam
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>
-__global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
+__global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
@@ -57,8 +57,8 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   Real* s_u = reinterpret_cast<Real*>(shared_bytes);  // [(v Np + j) E + el]; D/E (curved): the rhs
   Real* s_f = s_u + NV * Np * E;                       // [((v dim + r) Nq + k) E + el]
   Real* s_g = s_f + NV * dim * Nq * E;                 // [((l Nfq + point) NV + v) E + el]
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
-  const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
+  const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
   detail::wait_for_previous_grid();
 
   for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
@@ -219,14 +219,15 @@ void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boun
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>
-void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
+/// Elements [first, first + n_elements) of the group (a stage's range: run_stage's overlap).
+void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E) {
   if (n_elements <= 0) return;
   constexpr auto function = core_element_block_kernel<Physics, S, P, G>;
   allow_block_shared_limit<function>();
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
                              static_cast<std::size_t>(block_values_per_element<Physics>(S, n_basis(S, P), kernel.Nq, kernel.Nfq));
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
-  detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
+  detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
 }
 
 }  // namespace flowdg::dg

@@ -38,7 +38,7 @@ constexpr int core_tensor_threads() {
 
 template <class Physics, Shape S, int P, GeometryKind G>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>())
-    core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t n_elements, CoreTensorLayout t,
+    core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3) {
   static_assert(std::is_same_v<typename Physics::real, double>, "the FP64 tensor cores take double precision only");
   using State = typename Physics::State;
@@ -50,8 +50,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
   extern __shared__ double shared[];  // [row * ST + v * E + el]
   double* s_u = shared + K3 * ST;     // [j * ST + v * E + el]
   double* s_metric = s_u + Np * ST;   // [c * E + el], c = r dim + d; dim^2: 1 / det J
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
-  const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
+  const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const int fragment_row = lane / 4, fragment_col = lane % 4;
   const int column_tile = warp % NV, row_group = warp / NV;
@@ -214,7 +214,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>
-void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t n_elements, const CoreTensorLayout& layout,
+/// Elements [first, first + n_elements) of the group.
+void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements,
+                                       const CoreTensorLayout& layout,
                                        const double* tables) {
   if (n_elements <= 0) return;
   constexpr auto function = core_element_tensor_kernel<Physics, S, P, G>;
@@ -223,7 +225,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, n_elements, layout, tables,
+  detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
                  tables + layout.M2 * layout.K2);
 }
 

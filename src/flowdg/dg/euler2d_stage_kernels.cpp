@@ -104,7 +104,7 @@ void run_stage(Solver::Data& d, const SolverOptions& options, double t_stage, co
       if (timer != nullptr) timer->mark("faces");
     });
     const ElementKernel<P> element{d.u.view(), d.flux.view(), d.geometry.view(), d.element_face_code.view(), tables,
-                                   d.Ks, d.Fs, options.gas, update, d.K};
+                                   d.Ks, d.Fs, options.gas, update, d.K, 0};
     launch_element<P>(d.backend, choice, element, d.tensor_tables.view().data);
     if (timer != nullptr) timer->mark("element");
     if (options.limiter != Limiter::none || options.positivity) {

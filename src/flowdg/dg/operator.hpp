@@ -107,6 +107,10 @@ struct OperatorOptions {
   /// A distributed run's rank (parallel/communicator.hpp): the mesh is its part, the halo exchanged
   /// after every stage, reductions global; null: the whole mesh on one rank.
   std::shared_ptr<const Distribution> distribution;
+  /// Distributed runs: each stage updates the elements the halo sends first and exchanges them while
+  /// it updates the rest ([solver] halo_overlap; off: the exchange follows the whole update, for
+  /// A/B measurements). Runs with a limiter or positivity scaling never overlap.
+  bool halo_overlap = true;
 };
 
 /// The ghost layer a distributed run of these options needs (mesh/partition.hpp: GhostLayers):

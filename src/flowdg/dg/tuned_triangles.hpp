@@ -47,10 +47,10 @@ class TunedTriangles {
   /// The fluxes of faces [first, last), a run of consecutive face groups that runs() accepts
   /// (boundary groups first, as the core numbers them), into the operator's flux array.
   void faces(View<const double> u, View<double> flux, const FaceIndex& index, index_t first, index_t last, double t) const;
-  /// The element kernel with the fused Runge-Kutta stage update; with `residual` non-empty, du/dt
-  /// is written there instead and u is left as it is.
+  /// The element kernel with the fused Runge-Kutta stage update on elements [first, first + count)
+  /// of the group; with `residual` non-empty, du/dt is written there instead and u is left as it is.
   void element(View<double> u, View<const double> flux, const RungeKuttaStage& stage, double dt, View<double> u0,
-               View<double> q, const StageRegisters& registers, View<double> residual) const;
+               View<double> q, const StageRegisters& registers, View<double> residual, index_t first, index_t count) const;
   /// Whether a limiter or the positivity scaling is configured, and applies them to u.
   bool limits() const;
   void limit(View<double> u) const;

@@ -144,7 +144,8 @@ void TunedTriangles::faces(View<const double> u, View<double> flux, const FaceIn
 }
 
 void TunedTriangles::element(View<double> u, View<const double> flux, const RungeKuttaStage& stage, double dt, View<double> u0,
-                             View<double> q, const StageRegisters& registers, View<double> residual) const {
+                             View<double> q, const StageRegisters& registers, View<double> residual, index_t first,
+                             index_t count) const {
   const Data& d = *data_;
   euler2d::impl::StageUpdate update;
   if (residual.data != nullptr) {  // q <- 1 * R(u), u <- 1 * u (Solver::residual's form)
@@ -163,7 +164,10 @@ void TunedTriangles::element(View<double> u, View<const double> flux, const Rung
   const Tables tables = d.tables();
   with_order(d.order, [&](auto order) {
     constexpr int P = decltype(order)::value;
-    const ElementKernel<P> kernel{u, flux, d.geometry.view(), d.codes.view(), tables, d.Ks, d.Fs, d.options.gas, update, d.K};
+    FLOWDG_ASSERT(first >= 0 && count >= 0 && first + count <= d.K, "tuned element range [", first, ", ", first + count,
+                  ") outside the group's ", d.K, " elements");
+    const ElementKernel<P> kernel{u, flux, d.geometry.view(), d.codes.view(), tables, d.Ks, d.Fs, d.options.gas, update, count, first};
+    if (count == 0) return;
     launch_element<P>(d.backend, d.choice, kernel, d.tensor_tables.view().data);
   });
 }

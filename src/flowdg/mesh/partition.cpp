@@ -284,6 +284,27 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
     ring = std::move(outer);
   }
   std::sort(ghosts.begin(), ghosts.end());
+  // The owned elements that other parts hold as ghosts (within `depth` rings of a ghost, through
+  // owned elements: every element on such a path is held) go first: a stage updates them first and
+  // sends them while it updates the rest (dg_operator.hpp: run_stage's overlap).
+  {
+    std::vector<int> distance(static_cast<std::size_t>(K), -1);
+    for (const index_t g : ghosts) distance[static_cast<std::size_t>(g)] = 0;
+    std::vector<index_t> front = ghosts;
+    for (int r = 1; r <= layers.depth; ++r) {
+      std::vector<index_t> next;
+      for (const index_t e : front)
+        adjacency.for_each(e, [&](index_t n) {
+          if (part[static_cast<std::size_t>(n)] != k || distance[static_cast<std::size_t>(n)] >= 0) return;
+          distance[static_cast<std::size_t>(n)] = r;
+          next.push_back(n);
+        });
+      front = std::move(next);
+    }
+    std::stable_partition(result.global_element.begin(), result.global_element.end(),
+                          [&](index_t e) { return distance[static_cast<std::size_t>(e)] > 0; });
+    for (index_t i = 0; i < result.n_owned; ++i) local[static_cast<std::size_t>(result.global_element[static_cast<std::size_t>(i)])] = i;
+  }
   for (const index_t g : ghosts) {
     local[static_cast<std::size_t>(g)] = static_cast<index_t>(result.global_element.size());
     result.global_element.push_back(g);

@@ -70,8 +70,8 @@ struct GhostLayers {
 /// "1 face ring", "2 vertex rings" (messages).
 std::string describe(const GhostLayers& layers);
 
-/// One part of a partitioned mesh as its rank holds it: its own elements first (in the mesh's
-/// order), then its ghost layer (GhostLayers: other parts' elements, by their number in the whole
+/// One part of a partitioned mesh as its rank holds it: its own elements first — those that other
+/// parts hold as ghosts, then the others, each in the mesh's order — then its ghost layer (GhostLayers: other parts' elements, by their number in the whole
 /// mesh), with the nodes they use renumbered in that order. Tagged facets: every held element's
 /// faces on the whole mesh's boundary keep their tags (a ghost's update is then the same as its
 /// owner's wherever its own neighbours are held), and the faces between a ghost and an element

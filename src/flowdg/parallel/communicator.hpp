@@ -49,7 +49,10 @@ class Communicator {
     virtual void wait() = 0;
   };
   virtual std::unique_ptr<Pending> start(const std::vector<Message>& sends, const std::vector<Message>& receives) const = 0;
-  /// "MPI (Open MPI 4.1.4, CUDA-aware: no)" or "one rank" (logs and summaries).
+  /// Whether start()'s messages may lie in device memory (a CUDA-aware MPI library, detected at run
+  /// time; FLOWDG_CUDA_AWARE_MPI=0/1 overrides). Otherwise the halo goes through host staging.
+  virtual bool cuda_aware() const { return false; }
+  /// "MPI, 2 ranks (Open MPI v4.1.6; CUDA-aware: no, by MPIX_Query_cuda_support)" or "one rank".
   virtual std::string describe() const = 0;
   /// The halo exchange: data holds `width` values per local element ([e * width + c]); for every
   /// neighbour in the plan, the values of its send elements go to it and the values received from it

@@ -2,7 +2,10 @@
 
 #include <mpi.h>
 
+#include <dlfcn.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "flowdg/core/error.hpp"
@@ -27,12 +30,43 @@ struct Requests final : Communicator::Pending {
   }
 };
 
+/// Whether the MPI library loaded at run time takes device pointers (detect_cuda_aware()'s answer and
+/// how it was found).
+struct CudaAwareness {
+  bool aware = false;
+  const char* how = "";
+};
+
+/// At run time, not from the headers built against (the bundle runs on the GPU machine's own Open
+/// MPI): Open MPI's MPIX_Query_cuda_support() or MPICH's MPIX_GPU_query_support(CUDA), looked up
+/// with dlsym so that a library without them still loads; FLOWDG_CUDA_AWARE_MPI=0/1 overrides.
+CudaAwareness detect_cuda_aware() {
+  if (const char* forced = std::getenv("FLOWDG_CUDA_AWARE_MPI"); forced != nullptr && *forced != '\0')
+    return {std::strcmp(forced, "0") != 0, "FLOWDG_CUDA_AWARE_MPI"};
+  using OpenMpiQuery = int (*)();
+  if (void* symbol = dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support"); symbol != nullptr) {
+    OpenMpiQuery query = nullptr;
+    std::memcpy(&query, &symbol, sizeof query);
+    return {query() == 1, "MPIX_Query_cuda_support"};
+  }
+  using MpichQuery = int (*)(int, int*);
+  if (void* symbol = dlsym(RTLD_DEFAULT, "MPIX_GPU_query_support"); symbol != nullptr) {
+    MpichQuery query = nullptr;
+    std::memcpy(&query, &symbol, sizeof query);
+    int supported = 0;
+    constexpr int mpix_gpu_support_cuda = 0;  // MPICH's MPIX_GPU_SUPPORT_CUDA
+    return {query(mpix_gpu_support_cuda, &supported) == MPI_SUCCESS && supported != 0, "MPIX_GPU_query_support"};
+  }
+  return {false, "no query in this MPI library"};
+}
+
 class Mpi final : public Communicator {
  public:
-  Mpi() {
+  Mpi() : cuda_(detect_cuda_aware()) {
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
   }
+  bool cuda_aware() const override { return cuda_.aware; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   double min(double value) const override {
@@ -112,7 +146,7 @@ class Mpi final : public Communicator {
     MPI_Get_library_version(version, &length);
     std::string name(version, static_cast<std::size_t>(length));
     if (const auto cut = name.find_first_of(",\n"); cut != std::string::npos) name.resize(cut);
-    return cat("MPI, ", size_, " ranks (", name, ")");
+    return cat("MPI, ", size_, " ranks (", name, "; CUDA-aware: ", cuda_.aware ? "yes" : "no", ", by ", cuda_.how, ")");
   }
   void exchange(const HaloPlan& plan, std::vector<double>& data, int width) const override {
     const std::size_t n = plan.neighbours.size(), w = static_cast<std::size_t>(width);
@@ -143,6 +177,7 @@ class Mpi final : public Communicator {
   }
 
  private:
+  CudaAwareness cuda_;
   int rank_ = 0, size_ = 1;
 };
 

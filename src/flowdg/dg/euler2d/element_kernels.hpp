@@ -29,6 +29,7 @@ struct ElementKernel {
   Gas gas;
   StageUpdate update;
   index_t n_elements = 0;  ///< the element count (the block kernel's grid; for_each gets it directly)
+  index_t first = 0;       ///< the first element (elements [first, first + n_elements): a stage's range)
 
   /// w_k F(U) . grad r and w_k F(U) . grad s at volume point kq of element e (the block kernels).
   FLOWDG_HD FLOWDG_FORCEINLINE void reference_fluxes(index_t e, int kq, const State& uk, State& fr, State& fs) const {
@@ -174,8 +175,8 @@ __global__ void __launch_bounds__(element_block_threads) element_block_kernel(El
   __shared__ double s_inverse_jacobian[E];
   const int Nq = k.tables.n_volume_points;
   const index_t K = k.K;
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
-  const int n_local = static_cast<int>(k.n_elements - e0 < E ? k.n_elements - e0 : E);
+  const index_t e0 = k.first + static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(k.first + k.n_elements - e0 < E ? k.first + k.n_elements - e0 : E);
   // What no kernel writes, before waiting for the face kernel (a chained launch).
   for (int i = threadIdx.x; i < 4 * E; i += blockDim.x) {
     const int el = i % E, l = i / E;
@@ -355,8 +356,8 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
   double* s_u = shared + T.K3 * S;         // [j * S + v * E + el]
   double* s_geometry = s_u + Np * S;       // [c * E + el]
   const index_t K = k.K, F = k.F;
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
-  const int n_local = static_cast<int>(k.n_elements - e0 < E ? k.n_elements - e0 : E);
+  const index_t e0 = k.first + static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(k.first + k.n_elements - e0 < E ? k.first + k.n_elements - e0 : E);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int fragment_row = lane / 4, fragment_col = lane % 4;
   const StageUpdate& update = k.update;

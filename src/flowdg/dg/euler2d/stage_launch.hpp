@@ -48,7 +48,17 @@ void launch_faces(Backend backend, const KernelChoice& choice, View<const double
   } while (next < ranges.size());
 }
 
-/// The element kernel of a stage in the chosen variant (n_elements of them).
+/// The thread-per-element kernels over elements [first, first + n_elements) (ElementKernel::first).
+template <int P>
+struct ElementRange {
+  ElementKernel<P> kernel;
+  using Prefetched = typename ElementKernel<P>::Prefetched;
+  FLOWDG_HD FLOWDG_FORCEINLINE Prefetched prefetch(index_t i) const { return kernel.prefetch(kernel.first + i); }
+  FLOWDG_HD void operator()(index_t i) const { kernel(kernel.first + i); }
+  FLOWDG_HD void operator()(index_t i, const Prefetched& pre) const { kernel(kernel.first + i, pre); }
+};
+
+/// The element kernel of a stage in the chosen variant (n_elements of them from element.first).
 template <int P>
 void launch_element(Backend backend, [[maybe_unused]] const KernelChoice& choice, const ElementKernel<P>& element,
                     [[maybe_unused]] const double* tensor_tables) {
@@ -62,14 +72,14 @@ void launch_element(Backend backend, [[maybe_unused]] const KernelChoice& choice
     } else {
       // 168 registers at p = 1 with the coefficients prefetched: 128-thread blocks fit 3 per SM
       // (384 threads) where 256-thread blocks fit 1.
-      for_each_prefetching<FLOWDG_ELEMENT_THREAD_MIN_BLOCKS, FLOWDG_ELEMENT_THREAD_BLOCK>(backend, element.n_elements, element,
-                                                                                          choice.chained);
+      for_each_prefetching<FLOWDG_ELEMENT_THREAD_MIN_BLOCKS, FLOWDG_ELEMENT_THREAD_BLOCK>(backend, element.n_elements,
+                                                                                          ElementRange<P>{element}, choice.chained);
     }
   } else {
-    for_each(backend, element.n_elements, element);
+    for_each(backend, element.n_elements, ElementRange<P>{element});
   }
 #else
-  for_each(backend, element.n_elements, element);
+  for_each(backend, element.n_elements, ElementRange<P>{element});
 #endif
 }
 
