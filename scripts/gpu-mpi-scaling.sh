@@ -4,7 +4,9 @@
 # 4M) and strong scaling of a STRONG-triangle mesh (default 16M) over 1..GPUS ranks, one per GPU;
 # the halo's cost per exchange from each run's last lines. Expects NO_TESTS=1 scripts/make-bundle.sh
 # build (flowdg without the image's MPI libraries, which it uses). Logs under $OUT, a summary last.
-# WEAK=0 / STRONG=0 skip a part; STEPS (default 200) steps per run.
+# WEAK=0 / STRONG=0 skip a part; STEPS (default 200) steps per run. AB=1: every run on several GPUs
+# also runs with the halo exchange after the whole update ([solver] halo_overlap = false, "<name>_after"),
+# the A/B of the overlap in one call.
 set -uo pipefail
 [ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/flowdg-mpi}
@@ -22,16 +24,24 @@ note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq 
 mesh() { python3 -c "import math; n = round(math.sqrt($1 / 2)); print(f'builtin:rectangle?nx={n}&ny={n}&x0=-10&x1=10&y0=-10&y1=10')"; }
 # box of n^3 cubes of 6 tetrahedra
 box() { python3 -c "import math; n = round(($1 / 6) ** (1 / 3)); print(f'builtin:box?lx=10&ly=10&lz=2.5&nx={n}&ny={n}&nz={n}')"; }
-run() {  # run NAME RANKS ELEMENTS [CASE]: 2D (triangles) or, with the 3D case, tetrahedra
-  local name=$1 ranks=$2 triangles=$3 case=${4:-bench/mpi/vortex_p3.toml}
-  local spec
-  if [[ $case == *3d* ]]; then spec=$(box "$triangles"); else spec=$(mesh "$triangles"); fi
+run_one() {  # run_one NAME RANKS SPEC CASE [flowdg run options...]
+  local name=$1 ranks=$2 spec=$3 case=$4
+  shift 4
   timeout ${RUN_LIMIT:-280} "$mpirun" -np "$ranks" --bind-to none .bundle/run flowdg run "$case" --backend cuda \
-    --set "mesh.file=\"$spec\"" --set time.max_steps="$steps" --output "$out/$name" > "$out/logs/$name.log" 2>&1
+    --set "mesh.file=\"$spec\"" --set time.max_steps="$steps" --output "$out/$name" "$@" > "$out/logs/$name.log" 2>&1
   local code=$?
   note "$name: $ranks rank(s), $spec: exit $code"
   grep -E "distributed over|steps to t|halo:|error" "$out/logs/$name.log" | sed 's/^/  /' | tee -a "$summary"
   grep -o '"setup_seconds":[^,]*' "$out/$name/summary.json" 2>/dev/null | sed 's/^/  /' | tee -a "$summary"
+}
+run() {  # run NAME RANKS ELEMENTS [CASE]: 2D (triangles) or, with the 3D case, tetrahedra
+  local name=$1 ranks=$2 triangles=$3 case=${4:-bench/mpi/vortex_p3.toml}
+  local spec
+  if [[ $case == *3d* ]]; then spec=$(box "$triangles"); else spec=$(mesh "$triangles"); fi
+  run_one "$name" "$ranks" "$spec" "$case"
+  if [ "${AB:-0}" = 1 ] && [ "$ranks" -gt 1 ]; then
+    run_one "${name}_after" "$ranks" "$spec" "$case" --set solver.halo_overlap=false
+  fi
 }
 # The distributed runs' tests on the GPUs: every case of tests/mpi/cases on 1 GPU and on GPUS
 # and GPUS + 1 ranks (two ranks share a GPU), bit for bit (checkpoints compared by

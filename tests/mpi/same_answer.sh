@@ -29,5 +29,13 @@ for ranks in "$@"; do
   fi
   echo -n "$ranks ranks vs 1: "
   $diff "$work/ranks$ranks/checkpoint.h5" "$work/serial/checkpoint.h5" "$tolerance" || status=1
+  # A [forces] wake line: the recirculation length from the points' values, gathered from the ranks
+  # that hold them, is the one rank's (each point is evaluated in the same element).
+  if head -1 "$work/serial/forces.csv" 2>/dev/null | grep -q recirculation_length; then
+    one=$(tail -1 "$work/serial/forces.csv" | awk -F, '{print $NF}')
+    many=$(tail -1 "$work/ranks$ranks/forces.csv" | awk -F, '{print $NF}')
+    echo "recirculation length: $many on $ranks ranks, $one on 1"
+    [ "$one" = "$many" ] || { echo "FAILED: the recirculation lengths differ"; status=1; }
+  fi
 done
 exit $status

@@ -228,21 +228,34 @@ class ForcesHook final : public Hook {
  public:
   ForcesHook(const Case& problem, const RunOptions& options)
       : control_(problem.forces), write_(options.write_summary && is_root(problem)) {
-    if (control_.wake_start && problem.parallel != nullptr)
-      throw InputError("[forces] wake lines are not supported in distributed runs yet (run on one rank, or drop wake_start/wake_end)");
     if (control_.wake_start) {
       const PointLocator locator(problem.mesh);
       const Point3 a = *control_.wake_start, b = *control_.wake_end;
       const int n = control_.wake_points;
+      const Parallel* parallel = problem.parallel.get();
       for (int k = 0; k < n; ++k) {
         const double s = static_cast<double>(k) / (n - 1);
         // The first point sits on the body's wall: nudged a millionth of the line inside.
         const double t = k == 0 ? 1e-6 : s;
         const Point3 x{a.x + t * (b.x - a.x), a.y + t * (b.y - a.y), 0};
         const Location location = locator.find(x);
-        if (location.element < 0)
+        if (parallel != nullptr) {
+          // A distributed run: the point is the rank's whose owned element holds it (the lowest
+          // global number where two do: a point on a partition face).
+          const bool owned = location.element >= 0 && location.element < parallel->n_owned;
+          const double mine =
+              owned ? static_cast<double>(parallel->global_element[static_cast<std::size_t>(location.element)]) : 1e300;
+          const double holder = parallel->communicator->min(mine);
+          if (holder >= 1e300)
+            throw InputError(cat("[forces] the wake line from (", a.x, ", ", a.y, ") to (", b.x, ", ", b.y, ") leaves the mesh at (",
+                                 x.x, ", ", x.y, ")"));
+          const bool held = owned && mine == holder;
+          wake_held_.push_back(held ? 1 : 0);
+          if (!held) continue;
+        } else if (location.element < 0) {
           throw InputError(cat("[forces] the wake line from (", a.x, ", ", a.y, ") to (", b.x, ", ", b.y, ") leaves the mesh at (", x.x,
                                ", ", x.y, ")"));
+        }
         wake_elements_.push_back(location.element);
         wake_points_.push_back(location.xi);
       }
@@ -286,11 +299,21 @@ class ForcesHook final : public Hook {
     if (bad) (void)state.op.stable_time_step(1.0);  // names a bad element
     double wake = 0;
     if (control_.wake_start) {
-      const std::vector<double> values = state.op.evaluate_at(wake_elements_, wake_points_);
+      std::vector<double> values = state.op.evaluate_at(wake_elements_, wake_points_);
+      const int NV = state.op.n_variables();
+      if (state.problem.parallel != nullptr) {  // every point's values from the rank that holds it, on every rank
+        std::vector<double> all(wake_held_.size() * static_cast<std::size_t>(NV), 0.0);
+        for (std::size_t k = 0, held = 0; k < wake_held_.size(); ++k) {
+          if (!wake_held_[k]) continue;
+          for (int v = 0; v < NV; ++v) all[k * NV + v] = values[held * NV + v];
+          ++held;
+        }
+        state.problem.parallel->communicator->sum(all);
+        values = std::move(all);
+      }
       Point3 drag, lift;
       force_directions(control_.velocity, drag, lift, control_.lift_axis);
-      const int NV = state.op.n_variables();
-      std::vector<double> u(wake_elements_.size());
+      std::vector<double> u(values.size() / static_cast<std::size_t>(NV));
       for (std::size_t k = 0; k < u.size(); ++k) u[k] = (values[k * NV + 1] * drag.x + values[k * NV + 2] * drag.y) / values[k * NV];
       wake = recirculation_length(u, spacing_) / control_.reference_length;
     }
@@ -308,8 +331,9 @@ class ForcesHook final : public Hook {
   bool write_;
   std::ofstream out_;
   dg::WallSamples samples_;
-  std::vector<index_t> wake_elements_;
+  std::vector<index_t> wake_elements_;  ///< the wake points this rank evaluates (all of them on one rank)
   std::vector<Point3> wake_points_;
+  std::vector<char> wake_held_;         ///< distributed runs: per wake point, whether this rank evaluates it
   double spacing_ = 0;
 };
 

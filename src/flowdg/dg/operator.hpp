@@ -26,7 +26,7 @@
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/mesh.hpp"
-#include "flowdg/mesh/partition.hpp"
+#include "flowdg/mesh/halo.hpp"
 #include "flowdg/physics/euler/artificial_viscosity.hpp"
 #include "flowdg/physics/euler/boundary.hpp"
 #include "flowdg/physics/euler/flows.hpp"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/halo.hpp"
 #include "flowdg/mesh/mesh.hpp"
 
 namespace flowdg {
@@ -53,22 +54,6 @@ inline constexpr const char* ghost_boundary_name = "partition-ghost";
 /// join_periodic makes them one interior face again.
 inline constexpr const char* periodic_boundary_name = "partition-periodic";
 
-/// How deep a part's ghost layer is: `depth` rings of other parts' elements around its own, each
-/// ring the elements that share a face (by_vertex false) or a vertex (by_vertex true) with the ones
-/// inside it. A distributed stage computes every held element and then overwrites the ghosts with
-/// their owners' values (the halo exchange), so the owned elements are exact when everything a
-/// stage reads about them lies within the layer: one face ring for the DG operator's face coupling
-/// (Euler; BR2, whose face terms use only the two sides' states), two vertex rings where a stage
-/// also reads neighbours' updated values or vertex stencils (the limiter; vertex-smoothed
-/// artificial viscosity, whose vertex values take every element around the vertex).
-struct GhostLayers {
-  int depth = 1;
-  bool by_vertex = false;
-  friend bool operator==(const GhostLayers&, const GhostLayers&) = default;
-};
-
-/// "1 face ring", "2 vertex rings" (messages).
-std::string describe(const GhostLayers& layers);
 
 /// One part of a partitioned mesh as its rank holds it: its own elements first — those that other
 /// parts hold as ghosts, then the others, each in the mesh's order — then its ghost layer (GhostLayers: other parts' elements, by their number in the whole
@@ -108,18 +93,6 @@ MeshPart extract_part(const Mesh& mesh, const Connectivity& connectivity, const 
 /// Periodic joins (join_periodic) keep the whole mesh's sides already and are left alone.
 void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity);
 
-/// What a part exchanges with each neighbouring part every stage: its owned elements that are
-/// ghosts there (send) and its ghosts owned there (receive), both in ascending global number, which
-/// is the order both sides hold them in (extract_part sorts the ghost layer so), so that a send
-/// list's i-th element is the receiving part's i-th ghost from it. Local element indices.
-struct HaloPlan {
-  struct Neighbour {
-    int part = -1;
-    std::vector<index_t> send;     ///< owned local elements, ascending global number
-    std::vector<index_t> receive;  ///< ghost local elements owned by `part`, ascending global number
-  };
-  std::vector<Neighbour> neighbours;  ///< by ascending part number
-};
 
 /// The halo plan of a part, from the part alone: the owned elements within the layer's depth of a
 /// neighbour's ghosts (through the part's own faces or vertices) are the ones in that neighbour's

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "flowdg/mesh/partition.hpp"
+#include "flowdg/mesh/halo.hpp"
 
 namespace flowdg {
 
