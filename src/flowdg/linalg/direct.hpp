@@ -1,0 +1,21 @@
+#pragma once
+// A sparse direct solve on the host for small problems (issue 18): Eigen's supernodal SparseLU
+// (COLAMD ordering, partial pivoting with a preference for the diagonal), in double precision.
+#include <vector>
+
+#include "flowdg/linalg/csr.hpp"
+
+namespace flowdg::linalg {
+
+/// The solution x of A x = b (A square, in any space: copied to the host; b of A.rows entries). The
+/// factorisation and the solve run in double whatever Real is; x is rounded to Real. Error: A not
+/// square, b of the wrong size, more than 2^31 - 1 rows or entries. NumericalError, naming the
+/// matrix size and the reason: a non-finite entry; A structurally singular (an empty row or column,
+/// an exact zero pivot); A numerically singular (a pivot below n eps times the largest, as the
+/// rounding of a rank-deficient matrix such as a pure-Neumann Laplacian leaves); a non-finite
+/// solution or one whose backward error ||b - A x|| / (||A||_inf ||x|| + ||b||) (infinity norms)
+/// exceeds 1e-8.
+template <class Real>
+std::vector<Real> sparse_lu_solve(const CsrMatrix<Real>& A, const std::vector<Real>& b);
+
+}  // namespace flowdg::linalg

@@ -1,0 +1,101 @@
+// The launches of linalg/ops.hpp's functors (nvcc compiles this file when CUDA is on).
+#include <cmath>
+
+#include "flowdg/backend/for_each.hpp"
+#include "flowdg/core/error.hpp"
+#include "flowdg/linalg/ops.hpp"
+
+namespace flowdg::linalg {
+
+namespace {
+void check_sizes(const char* what, index_t a, index_t b) {
+  if (a != b) throw Error(cat("linalg ", what, ": vector sizes ", a, " and ", b, " differ"));
+}
+template <class Real>
+void check_matrix(const char* what, Backend backend, const CsrMatrix<Real>& A) {
+  if (A.space() != space_of(backend))
+    throw Error(cat("linalg ", what, ": the matrix is in ", A.space() == Space::host ? "host" : "device",
+                    " memory but the backend is ", to_string(backend)));
+}
+}  // namespace
+
+template <class Real>
+void spmv(Backend backend, const CsrMatrix<Real>& A, InputView<Real> x, View<Real> y) {
+  check_matrix("spmv", backend, A);
+  check_sizes("spmv (x against the matrix's columns)", x.size(), A.cols);
+  check_sizes("spmv (y against the matrix's rows)", y.size(), A.rows);
+  for_each(backend, A.rows, SpmvRow<Real>{A.view(), x, y});
+}
+
+template <class Real>
+void residual(Backend backend, const CsrMatrix<Real>& A, InputView<Real> b, InputView<Real> x, View<Real> r) {
+  check_matrix("residual", backend, A);
+  check_sizes("residual (x against the matrix's columns)", x.size(), A.cols);
+  check_sizes("residual (b against the matrix's rows)", b.size(), A.rows);
+  check_sizes("residual (r against the matrix's rows)", r.size(), A.rows);
+  for_each(backend, A.rows, ResidualRow<Real>{A.view(), b, x, r});
+}
+
+template <class Real>
+double dot(Backend backend, View<const Real> x, View<const Real> y) {
+  check_sizes("dot", x.size(), y.size());
+  return reduce_sum<double>(backend, x.size(), DotTerm<Real>{x, y});
+}
+
+template <class Real>
+double norm2(Backend backend, View<const Real> x) {
+  return std::sqrt(reduce_sum<double>(backend, x.size(), DotTerm<Real>{x, x}));
+}
+
+template <class Real>
+void axpy(Backend backend, std::type_identity_t<Real> a, InputView<Real> x, View<Real> y) {
+  check_sizes("axpy", x.size(), y.size());
+  for_each(backend, y.size(), Axpy<Real>{a, x, y});
+}
+
+template <class Real>
+void xpay(Backend backend, InputView<Real> x, std::type_identity_t<Real> a, View<Real> y) {
+  check_sizes("xpay", x.size(), y.size());
+  for_each(backend, y.size(), Xpay<Real>{x, a, y});
+}
+
+template <class Real>
+void copy(Backend backend, InputView<Real> x, View<Real> y) {
+  check_sizes("copy", x.size(), y.size());
+  for_each(backend, y.size(), CopyEntry<Real>{x, y});
+}
+
+template <class Real>
+void scale(Backend backend, std::type_identity_t<Real> a, View<Real> x) {
+  for_each(backend, x.size(), ScaleEntry<Real>{a, x});
+}
+
+template <class Real>
+void fill(Backend backend, std::type_identity_t<Real> value, View<Real> x) {
+  for_each(backend, x.size(), FillEntry<Real>{value, x});
+}
+
+template <class Real>
+void apply_block_inverse(Backend backend, const BlockInverseView<Real>& blocks, InputView<Real> r, View<Real> z) {
+  check_sizes("block inverse (r against the blocks' rows)", r.size(), blocks.block_of_row.size());
+  check_sizes("block inverse (z against the blocks' rows)", z.size(), blocks.block_of_row.size());
+  for_each(backend, z.size(), BlockInverseRow<Real>{blocks, r, z});
+}
+
+#define FLOWDG_LINALG_INSTANTIATE(Real)                                                                          \
+  template void spmv<Real>(Backend, const CsrMatrix<Real>&, View<const Real>, View<Real>);                       \
+  template void residual<Real>(Backend, const CsrMatrix<Real>&, View<const Real>, View<const Real>, View<Real>); \
+  template double dot<Real>(Backend, View<const Real>, View<const Real>);                                        \
+  template double norm2<Real>(Backend, View<const Real>);                                                        \
+  template void axpy<Real>(Backend, Real, View<const Real>, View<Real>);                                         \
+  template void xpay<Real>(Backend, View<const Real>, Real, View<Real>);                                         \
+  template void copy<Real>(Backend, View<const Real>, View<Real>);                                               \
+  template void scale<Real>(Backend, Real, View<Real>);                                                          \
+  template void fill<Real>(Backend, Real, View<Real>);                                                           \
+  template void apply_block_inverse<Real>(Backend, const BlockInverseView<Real>&, View<const Real>, View<Real>);
+
+FLOWDG_LINALG_INSTANTIATE(float)
+FLOWDG_LINALG_INSTANTIATE(double)
+#undef FLOWDG_LINALG_INSTANTIATE
+
+}  // namespace flowdg::linalg
