@@ -1,9 +1,13 @@
-// `flowdg mesh info MESH`: loads, validates and summarises a mesh file or built-in mesh.
+// `flowdg mesh info MESH`: loads, validates and summarises a mesh file or built-in mesh; with
+// `--agglomerate N` it also agglomerates the fine triangles / tetrahedra into N polytopic elements
+// (poly/agglomerate.hpp) and summarises the polytopic mesh (poly/poly_mesh.hpp), optionally writing
+// it for ParaView (poly/poly_vtu.hpp).
 // `flowdg mesh curve MESH --wall ... --order K --output OUT.msh`: curves a straight mesh by linear
 // elasticity (mesh/curve.hpp) and writes the high-order mesh (Gmsh MSH 2.2).
 // `flowdg mesh partition MESH N`: METIS k-way partition of the elements (mesh/partition.hpp): the
 // balance, the cut faces, and optionally a VTU of the parts for ParaView.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,8 +21,63 @@
 #include "flowdg/mesh/partition.hpp"
 #include "flowdg/mesh/gmsh_writer.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
+#include "flowdg/poly/agglomerate.hpp"
+#include "flowdg/poly/poly_mesh.hpp"
+#include "flowdg/poly/poly_vtu.hpp"
 
 namespace flowdg::cli {
+
+namespace {
+
+struct AgglomerateOptions {
+  index_t elements = 0;
+  std::string method = "metis", sub_simplices = "coarse", vtu;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// `mesh info --agglomerate N`: the polytopic mesh of the (validated) fine mesh, its statistics, the
+// agglomeration's note, and the VTU files when asked for.
+void print_agglomeration(const Mesh& fine, const AgglomerateOptions& options) {
+  const int d = fine.dimension;
+  const ElementType simplex = d == 3 ? ElementType::tetrahedron4 : ElementType::triangle3;
+  for (index_t e = 0; e < fine.n_elements(); ++e)
+    if ((d != 2 && d != 3) || fine.element_types[static_cast<std::size_t>(e)] != simplex)
+      throw InputError(cat("--agglomerate needs a mesh of straight 3-node triangles (2D) or 4-node tetrahedra (3D); ",
+                           fine.source, " has ", fine.element_label(e), " of type ",
+                           type_name(fine.element_types[static_cast<std::size_t>(e)]),
+                           " (quadrilaterals, hexahedra and curved elements cannot be agglomerated)"));
+  const Connectivity connectivity = build_connectivity(fine);
+  auto start = std::chrono::steady_clock::now();
+  poly::Agglomeration agglomeration;
+  if (options.method == "metis")
+    agglomeration = poly::agglomerate_metis(fine, connectivity, options.elements);
+  else
+    agglomeration = std::move(poly::agglomerate_bisection(fine, connectivity, options.elements).front());
+  const double agglomerate_time = seconds_since(start);
+
+  poly::PolyMeshOptions build;
+  build.quadrature = options.sub_simplices == "fine" ? poly::SubSimplices::fine : poly::SubSimplices::coarse;
+  start = std::chrono::steady_clock::now();
+  const poly::PolyMesh polytopic = poly::build_poly_mesh(fine, connectivity, agglomeration.agglomerate, build);
+  const double build_time = seconds_since(start);
+
+  std::printf("agglomeration: %s, %lld elements asked for (%.3g s); polytopic mesh built in %.3g s\n",
+              options.method == "metis" ? "METIS k-way" : "recursive bisection",
+              static_cast<long long>(options.elements), agglomerate_time, build_time);
+  if (!agglomeration.note.empty()) std::printf("note: %s\n", agglomeration.note.c_str());
+  std::fputs(poly::describe_statistics(polytopic).c_str(), stdout);
+  if (!options.vtu.empty()) {
+    const std::string outline = poly::write_poly_vtu(options.vtu, polytopic);
+    std::printf("wrote %s (fine cells coloured by agglomerate) and %s (the elements' outlines)\n", options.vtu.c_str(),
+                outline.c_str());
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
 
 void add_mesh_commands(CLI::App& app) {
   auto* mesh = app.add_subcommand("mesh", "Mesh tools");
@@ -27,6 +86,7 @@ void add_mesh_commands(CLI::App& app) {
   struct Options {
     std::string spec;
     bool json = false;
+    AgglomerateOptions agglomerate;
   };
   // CLI11 keeps pointers to the option targets until parsing ends, after this function returns.
   auto options = std::make_shared<Options>();
@@ -34,8 +94,30 @@ void add_mesh_commands(CLI::App& app) {
       "info", std::string("Validate a mesh and print its sizes, boundary tags and quality; exit code 2 "
                           "if it is invalid.\n") + mesh_spec_help);
   info->add_option("MESH", options->spec, "Gmsh file or builtin:NAME?key=value&...")->required();
-  info->add_flag("--json", options->json, "Print the summary as JSON");
-  info->callback([options] {
+  auto* json = info->add_flag("--json", options->json, "Print the summary as JSON");
+  auto* agglomerate =
+      info->add_option("--agglomerate", options->agglomerate.elements,
+                       "Agglomerate the fine mesh (straight 3-node triangles or 4-node tetrahedra) into N polytopic "
+                       "elements and print their statistics: faces, sub-faces and sub-simplices per element")
+          ->type_name("N")
+          ->excludes(json);
+  info->add_option("--agglomeration", options->agglomerate.method,
+                   "How: metis (k-way on the dual graph) or bisection (recursive geometric bisection, nested)")
+      ->default_val("metis")
+      ->check(CLI::IsMember({"metis", "bisection"}))
+      ->needs(agglomerate);
+  info->add_option("--sub-simplices", options->agglomerate.sub_simplices,
+                   "The quadrature's sub-simplices: fine (the fine simplices) or coarse (one per boundary sub-face "
+                   "where the element is star-shaped)")
+      ->default_val("coarse")
+      ->check(CLI::IsMember({"fine", "coarse"}))
+      ->needs(agglomerate);
+  info->add_option("--vtu", options->agglomerate.vtu,
+                   "Write the polytopic mesh for ParaView: FILE (fine cells with cell data agglomerate) and "
+                   "FILE_outline.vtu (the elements' sub-faces)")
+      ->type_name("FILE")
+      ->needs(agglomerate);
+  info->callback([options, agglomerate] {
     Mesh loaded = load_mesh(options->spec);
     const MeshInfo summary = mesh_info(loaded);
     const std::string text = options->json ? to_json(summary) : to_text(summary);
@@ -43,6 +125,7 @@ void add_mesh_commands(CLI::App& app) {
     std::fflush(stdout);
     if (!summary.report.ok())
       throw InputError(cat("mesh ", summary.source, " is invalid: ", summary.report.errors.front()));
+    if (agglomerate->count() > 0) print_agglomeration(loaded, options->agglomerate);
   });
 
   struct CurveOptions {

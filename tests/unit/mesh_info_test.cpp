@@ -1,4 +1,5 @@
-// Mesh specs, the mesh summary, the broken sample files and the `flowdg mesh info` command.
+// Mesh specs, the mesh summary, the broken sample files and the `flowdg mesh info` command, with its
+// polytopic statistics (--agglomerate).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
+#include "flowdg/mesh/partition.hpp"
 #include "mesh_invariants.hpp"
 
 using namespace flowdg;
@@ -180,4 +182,73 @@ TEST(MeshInfo, CommandRefusesAnInvalidMeshWithExitCode2) {
   const CommandResult missing = run_cli("mesh info builtin:annulus?refine=x");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_TRUE(contains(missing.err, "refine=x is not an integer"));
+}
+
+TEST(MeshInfo, CommandAgglomeratesIntoPolytopicElements) {
+  const auto directory = std::filesystem::temp_directory_path();
+  const std::string vtu = (directory / cat("flowdg_mesh_info_test_", getpid(), "_poly.vtu")).string();
+  const std::string outline = (directory / cat("flowdg_mesh_info_test_", getpid(), "_poly_outline.vtu")).string();
+  const CommandResult bisection =
+      run_cli(cat("mesh info 'builtin:rectangle?nx=20&ny=20&perturbation=0.2' --agglomerate 40 --agglomeration bisection "
+                  "--sub-simplices fine --vtu ", vtu));
+  EXPECT_EQ(bisection.exit_code, 0) << bisection.err;
+  const std::string wrote = cat("wrote ", vtu, " (fine cells coloured by agglomerate) and ", outline);
+  for (const char* line : {"elements: 800 (triangle3: 800)\n", "valid\n",
+                           "agglomeration: recursive bisection, 40 elements asked for",
+                           "polytopic mesh: 40 elements agglomerated from 800 triangles (2D)\n",
+                           "  faces per element (interfaces + boundary pieces): min ", "  sub-faces per element: min ",
+                           "  quadrature sub-simplices per element (fine): min ", wrote.c_str()})
+    EXPECT_TRUE(contains(bisection.out, line)) << line << "\n" << bisection.out;
+  EXPECT_TRUE(std::filesystem::file_size(vtu) > 0);
+  EXPECT_TRUE(std::filesystem::file_size(outline) > 0);
+  std::filesystem::remove(vtu);
+  std::filesystem::remove(outline);
+
+  const CommandResult box = run_cli("mesh info 'builtin:box?n=3' --agglomerate 10 --agglomeration bisection");
+  EXPECT_EQ(box.exit_code, 0) << box.err;
+  EXPECT_TRUE(contains(box.out, "polytopic mesh: 10 elements agglomerated from 162 tetrahedra (3D)\n")) << box.out;
+  EXPECT_TRUE(contains(box.out, "quadrature sub-simplices per element (coarse): min ")) << box.out;
+
+  // The committed fine mesh of the agglomeration study, by METIS (the default).
+  const CommandResult metis = run_cli(cat("mesh info '", FLOWDG_SOURCE_DIR, "/examples/poly/oscillating_small.msh' --agglomerate 330"));
+  if (!metis_available()) {
+    EXPECT_EQ(metis.exit_code, 2);
+    EXPECT_TRUE(contains(metis.err, "agglomeration by METIS needs METIS")) << metis.err;
+    return;
+  }
+  EXPECT_EQ(metis.exit_code, 0) << metis.err;
+  for (const char* line : {"elements: 20110 (triangle3: 20110)\n", "  bottom: ", "  left: ", "valid\n",
+                           "agglomeration: METIS k-way, 330 elements asked for",
+                           " elements agglomerated from 20110 triangles (2D)\n",
+                           "  faces per element (interfaces + boundary pieces): min "})
+    EXPECT_TRUE(contains(metis.out, line)) << line << "\n" << metis.out;
+}
+
+TEST(MeshInfo, CommandRefusesABadAgglomerationWithExitCode2) {
+  for (const char* n : {"0", "33"}) {
+    const CommandResult result = run_cli(cat("mesh info 'builtin:rectangle?nx=4&ny=4' --agglomerate ", n));
+    EXPECT_EQ(result.exit_code, 2) << n;
+    EXPECT_TRUE(contains(result.err, cat("flowdg: error: cannot agglomerate the 32 fine elements of builtin:rectangle?nx=4&ny=4 "
+                                         "into ", n, " elements: ask for 1 to 32")))
+        << result.err;
+  }
+  const CommandResult quadrilaterals = run_cli("mesh info 'builtin:rectangle?nx=4&ny=4&cells=quadrilaterals' --agglomerate 3");
+  EXPECT_EQ(quadrilaterals.exit_code, 2);
+  EXPECT_TRUE(contains(quadrilaterals.err, "--agglomerate needs a mesh of straight 3-node triangles (2D) or 4-node "
+                                           "tetrahedra (3D); builtin:rectangle?nx=4&ny=4&cells=quadrilaterals has element 0 "
+                                           "of type quadrilateral4"))
+      << quadrilaterals.err;
+  const CommandResult curved = run_cli("mesh info 'builtin:annulus?order=2' --agglomerate 3");
+  EXPECT_EQ(curved.exit_code, 2);
+  EXPECT_TRUE(contains(curved.err, "of type triangle6")) << curved.err;
+  const CommandResult hexahedra = run_cli("mesh info 'builtin:box?n=2&cells=hexahedra' --agglomerate 3");
+  EXPECT_EQ(hexahedra.exit_code, 2);
+  EXPECT_TRUE(contains(hexahedra.err, "of type hexahedron8")) << hexahedra.err;
+
+  const CommandResult lone_vtu = run_cli("mesh info builtin:annulus --vtu x.vtu");
+  EXPECT_NE(lone_vtu.exit_code, 0);
+  EXPECT_TRUE(contains(lone_vtu.err, "--vtu requires --agglomerate")) << lone_vtu.err;
+  const CommandResult method = run_cli("mesh info builtin:annulus --agglomerate 3 --agglomeration voronoi");
+  EXPECT_NE(method.exit_code, 0);
+  EXPECT_TRUE(contains(method.err, "voronoi")) << method.err;
 }

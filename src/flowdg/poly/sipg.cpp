@@ -1,0 +1,461 @@
+#include "flowdg/poly/sipg.hpp"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "flowdg/core/error.hpp"
+#include "flowdg/element/quadrature.hpp"
+#include "flowdg/poly/sipg_data.hpp"
+
+namespace flowdg::poly {
+
+const char* assembly_method_name(AssemblyMethod method) {
+  switch (method) {
+    case AssemblyMethod::coo: return "coo";
+    case AssemblyMethod::deterministic: return "deterministic";
+    case AssemblyMethod::atomic: return "atomic";
+  }
+  return "?";
+}
+
+AssemblyMethod parse_assembly_method(const std::string& name, const std::string& where) {
+  if (name == "coo") return AssemblyMethod::coo;
+  if (name == "deterministic") return AssemblyMethod::deterministic;
+  if (name == "atomic") return AssemblyMethod::atomic;
+  throw InputError(cat(where, ": assembly = \"", name, "\" is not one of \"deterministic\" (Approach 2, the same bits every run), "
+                              "\"atomic\" (Approach 2 with atomics) or \"coo\" (Approach 1)"));
+}
+
+namespace {
+
+/// A rule's points as barycentric coordinates (n + 1 per point) and its weights summing to 1, for
+/// the simplex of dimension n (1 line, 2 triangle, 3 tetrahedron) with reference vertices as in
+/// element/reference_element.hpp.
+void barycentric_rule(int n, int degree, std::vector<double>& bary, std::vector<double>& weight) {
+  const QuadratureRule rule = n == 1 ? line_rule(degree) : n == 2 ? triangle_rule(degree) : tetrahedron_rule(degree);
+  const Shape shape = n == 1 ? Shape::line : n == 2 ? Shape::triangle : Shape::tetrahedron;
+  const double measure = reference_measure(shape);
+  bary.clear();
+  weight.clear();
+  for (int q = 0; q < rule.size(); ++q) {
+    const double r[3] = {rule.points[q].x, rule.points[q].y, rule.points[q].z};
+    double lambda[4];
+    double rest = 1;
+    for (int k = 0; k < n; ++k) {
+      lambda[k + 1] = 0.5 * (r[k] + 1);
+      rest -= lambda[k + 1];
+    }
+    lambda[0] = rest;
+    for (int k = 0; k <= n; ++k) bary.push_back(lambda[k]);
+    weight.push_back(rule.weights[q] / measure);
+  }
+}
+
+double largest_eigenvalue(const double* a, int d) {
+  if (d == 2) {
+    const double mean = 0.5 * (a[0] + a[3]), half = 0.5 * (a[0] - a[3]);
+    return mean + std::sqrt(half * half + a[1] * a[1]);
+  }
+  Eigen::Matrix3d m;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) m(r, c) = 0.5 * (a[3 * r + c] + a[3 * c + r]);
+  return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(m, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+}
+
+/// Samples a coefficient of `components` values per point: a constant (stride 0) or the function
+/// at every point.
+SampledArray sample(Space space, const std::function<void(std::span<const Point3>, double*)>& function,
+                    const double* constant, int components, const std::vector<Point3>& points, const char* what) {
+  SampledArray out;
+  if (constant) {
+    out.values = Array<double>(space, std::vector<double>(constant, constant + components));
+    out.stride = 0;
+    return out;
+  }
+  if (!function) {
+    out.values = Array<double>(space, std::vector<double>(components, 0.0));
+    out.stride = 0;
+    (void)what;
+    return out;
+  }
+  std::vector<double> values(points.size() * components);
+  if (!points.empty()) function(points, values.data());
+  for (double v : values)
+    if (!std::isfinite(v)) throw InputError(cat("the ", what, " is not finite at a quadrature point"));
+  out.values = Array<double>(space, values);
+  out.stride = components;
+  return out;
+}
+
+template <class T>
+Array<T> to_space(Space space, const std::vector<T>& host) {
+  return Array<T>(space, host);
+}
+
+}  // namespace
+
+int SipgDiscretisation::volume_rule_degree() const { return 2 * p_max_ + options_.quadrature_extra; }
+
+SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients& coefficients, const SipgOptions& options,
+                                       Backend backend)
+    : mesh_(mesh), backend_(backend), options_(options), coefficients_(coefficients) {
+  const auto start = std::chrono::steady_clock::now();
+  const int D = mesh.dimension;
+  const index_t K = mesh.n_elements();
+  if (D != 2 && D != 3) throw InputError(cat("SIPG: a ", D, "D mesh (2D or 3D only)"));
+  if (coefficients.dimension != D)
+    throw InputError(cat("SIPG: the problem is ", coefficients.dimension, "D but the mesh ", mesh.source, " is ", D, "D"));
+  if (!(options.penalty >= 0)) throw InputError(cat("SIPG: penalty = ", options.penalty, " (C_sigma must be >= 0)"));
+  if (options.quadrature_extra < 0 || options.quadrature_extra > 8)
+    throw InputError(cat("SIPG: quadrature_extra = ", options.quadrature_extra, " (0 to 8)"));
+  if (!coefficients.neumann_tag.empty() && coefficients.neumann_tag.size() != mesh.boundary_names.size())
+    throw InputError(cat("SIPG: ", coefficients.neumann_tag.size(), " boundary kinds for the ", mesh.boundary_names.size(),
+                         " boundary tags of ", mesh.source));
+  if (!options.degrees.empty() && static_cast<index_t>(options.degrees.size()) != K)
+    throw InputError(cat("SIPG: ", options.degrees.size(), " degrees for ", K, " elements"));
+  degrees_ = options.degrees.empty() ? std::vector<int>(K, options.degree) : options.degrees;
+  for (index_t e = 0; e < K; ++e)
+    if (degrees_[e] < 1 || degrees_[e] > max_degree)
+      throw InputError(cat("SIPG: degree ", degrees_[e], (options.degrees.empty() ? "" : cat(" of element ", e)), " (1 to ",
+                           max_degree, ")"));
+  dof_start_.assign(K + 1, 0);
+  p_max_ = 1;
+  for (index_t e = 0; e < K; ++e) {
+    dof_start_[e + 1] = dof_start_[e] + basis_size(degrees_[e], D);
+    p_max_ = std::max(p_max_, degrees_[e]);
+  }
+
+  const Space space = space_of(backend);
+  data_ = new DeviceData;
+  DeviceData& d = *data_;
+  d.dimension = D;
+  std::vector<double> volume_bary, volume_weight, face_bary, face_weight;
+  barycentric_rule(D, volume_rule_degree(), volume_bary, volume_weight);
+  barycentric_rule(D - 1, volume_rule_degree(), face_bary, face_weight);
+  d.nqv = static_cast<int>(volume_weight.size());
+  d.nqf = static_cast<int>(face_weight.size());
+
+  // quadrature points
+  const SubSimplexSet& simplices = mesh.quadrature;
+  const index_t S = simplices.n_simplices(), FI = mesh.n_interior_subfaces(), FB = mesh.n_boundary_subfaces();
+  const auto map_points = [&](const Point3* vertex, int vertices, const std::vector<double>& bary, int nq,
+                              std::vector<Point3>& out) {
+    for (int q = 0; q < nq; ++q) out.push_back(barycentric_point(bary.data() + vertices * q, vertex, vertices));
+  };
+  std::vector<Point3> volume_points, interior_points, boundary_points, boundary_normals;
+  volume_points.reserve(S * d.nqv);
+  for (index_t s = 0; s < S; ++s) map_points(simplices.points.data() + (D + 1) * s, D + 1, volume_bary, d.nqv, volume_points);
+  std::vector<Point3> interior_vertices(D * FI), boundary_vertices(D * FB);
+  for (index_t f = 0; f < FI; ++f)
+    for (int v = 0; v < D; ++v) interior_vertices[D * f + v] = mesh.nodes[mesh.interior_vertices[D * f + v]];
+  for (index_t f = 0; f < FB; ++f)
+    for (int v = 0; v < D; ++v) boundary_vertices[D * f + v] = mesh.nodes[mesh.boundary_vertices[D * f + v]];
+  interior_points.reserve(FI * d.nqf);
+  for (index_t f = 0; f < FI; ++f) map_points(interior_vertices.data() + D * f, D, face_bary, d.nqf, interior_points);
+  boundary_points.reserve(FB * d.nqf);
+  for (index_t f = 0; f < FB; ++f) {
+    map_points(boundary_vertices.data() + D * f, D, face_bary, d.nqf, boundary_points);
+    for (int q = 0; q < d.nqf; ++q) boundary_normals.push_back(mesh.boundary_normal[f]);
+  }
+
+  // coefficients
+  const double* const_a = coefficients.constant_diffusion ? coefficients.constant_diffusion->data() : nullptr;
+  std::array<double, 9> packed{};
+  if (const_a && D == 2) {  // 3 x 3 row-major to 2 x 2
+    packed = {const_a[0], const_a[1], const_a[3], const_a[4]};
+    const_a = packed.data();
+  }
+  const double* const_b = coefficients.constant_advection ? coefficients.constant_advection->data() : nullptr;
+  const double* const_c = coefficients.constant_reaction ? &*coefficients.constant_reaction : nullptr;
+  d.volume_a = sample(space, coefficients.diffusion, const_a, D * D, volume_points, "diffusion");
+  d.volume_b = sample(space, coefficients.advection, const_b, D, volume_points, "advection");
+  d.volume_c = sample(space, coefficients.reaction, const_c, 1, volume_points, "reaction");
+  d.volume_f = sample(space, coefficients.source, nullptr, 1, volume_points, "source");
+  d.interior_a = sample(space, coefficients.diffusion, const_a, D * D, interior_points, "diffusion");
+  d.interior_b = sample(space, coefficients.advection, const_b, D, interior_points, "advection");
+  d.boundary_a = sample(space, coefficients.diffusion, const_a, D * D, boundary_points, "diffusion");
+  d.boundary_b = sample(space, coefficients.advection, const_b, D, boundary_points, "advection");
+  d.boundary_gd = sample(space, coefficients.dirichlet, nullptr, 1, boundary_points, "Dirichlet data");
+  bool any_neumann = false;
+  std::vector<std::uint8_t> neumann(FB, 0);
+  for (index_t f = 0; f < FB; ++f) {
+    const int tag = mesh.boundary_tag[f];
+    neumann[f] = !coefficients.neumann_tag.empty() && coefficients.neumann_tag[tag];
+    any_neumann = any_neumann || neumann[f];
+  }
+  if (any_neumann) {
+    if (!coefficients.neumann) throw InputError("SIPG: a Neumann boundary tag but no Neumann data g_N");
+    std::vector<double> values(boundary_points.size());
+    if (!boundary_points.empty()) coefficients.neumann(boundary_points, boundary_normals, values.data());
+    d.boundary_gn.values = Array<double>(space, values);
+    d.boundary_gn.stride = 1;
+  } else {
+    d.boundary_gn = sample(space, nullptr, nullptr, 1, boundary_points, "Neumann data");
+  }
+
+  // abar per element: the largest eigenvalue of a at its quadrature points
+  abar_.assign(K, 0);
+  if (const_a) {
+    std::fill(abar_.begin(), abar_.end(), std::max(0.0, largest_eigenvalue(const_a, D)));
+  } else if (coefficients.diffusion) {
+    const std::vector<double> a = d.volume_a.values.to_host();
+    for (index_t e = 0; e < K; ++e)
+      for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s)
+        for (int q = 0; q < d.nqv; ++q) abar_[e] = std::max(abar_[e], largest_eigenvalue(a.data() + (s * d.nqv + q) * D * D, D));
+  }
+  // symmetric: b = 0 everywhere
+  symmetric_ = true;
+  {
+    const std::vector<double> b = d.volume_b.values.to_host();
+    for (double v : b) symmetric_ = symmetric_ && v == 0;
+    const std::vector<double> bb = d.boundary_b.values.to_host();
+    for (double v : bb) symmetric_ = symmetric_ && v == 0;
+  }
+
+  // penalty (Appendix A)
+  const auto sigma_side = [&](index_t e, double face_measure, double cover) {
+    const int p = degrees_[e];
+    const double factor = options.penalty_cap ? inverse_estimate_factor(p, D, mesh.measure[e], cover) : mesh.measure[e] / cover;
+    return factor * abar_[e] * p * p * face_measure / mesh.measure[e];
+  };
+  interior_sigma_.assign(FI, 0);
+  for (index_t i = 0; i < mesh.n_interfaces(); ++i)
+    for (index_t f = mesh.interface_start[i]; f < mesh.interface_start[i + 1]; ++f) {
+      const double m = mesh.interior_measure[f];
+      interior_sigma_[f] = options.penalty * std::max(sigma_side(mesh.interface_elements[2 * i], m, mesh.interior_cover[2 * f]),
+                                                      sigma_side(mesh.interface_elements[2 * i + 1], m, mesh.interior_cover[2 * f + 1]));
+    }
+  boundary_sigma_.assign(FB, 0);
+  for (index_t e = 0; e < K; ++e)
+    for (index_t f = mesh.boundary_start[e]; f < mesh.boundary_start[e + 1]; ++f)
+      boundary_sigma_[f] = options.penalty * sigma_side(e, mesh.boundary_measure[f], mesh.boundary_cover[f]);
+
+  // elements, sub-simplices, sub-faces
+  std::vector<BoxMap> boxes(K);
+  for (index_t e = 0; e < K; ++e) boxes[e] = box_map(mesh.box_min[e], mesh.box_max[e], D);
+  std::vector<index_t> simplex_element(S), interior_interface(FI), boundary_element(FB);
+  for (index_t e = 0; e < K; ++e)
+    for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s) simplex_element[s] = e;
+  for (index_t i = 0; i < mesh.n_interfaces(); ++i)
+    for (index_t f = mesh.interface_start[i]; f < mesh.interface_start[i + 1]; ++f) interior_interface[f] = i;
+  for (index_t e = 0; e < K; ++e)
+    for (index_t f = mesh.boundary_start[e]; f < mesh.boundary_start[e + 1]; ++f) boundary_element[f] = e;
+
+  // contribution offsets (blocks one after the other) and launch groups by degree
+  const auto n_of = [&](index_t e) { return static_cast<index_t>(basis_size(degrees_[e], D)); };
+  std::vector<index_t> simplex_offset(S), boundary_offset(FB), interior_offset(FI);
+  index_t offset = 0;
+  std::array<std::vector<index_t>, max_degree + 1> simplex_group, interior_group, boundary_group, element_group;
+  for (index_t s = 0; s < S; ++s) {
+    simplex_offset[s] = offset;
+    offset += n_of(simplex_element[s]) * n_of(simplex_element[s]);
+    simplex_group[degrees_[simplex_element[s]]].push_back(s);
+  }
+  for (index_t f = 0; f < FB; ++f) {
+    boundary_offset[f] = offset;
+    offset += n_of(boundary_element[f]) * n_of(boundary_element[f]);
+    boundary_group[degrees_[boundary_element[f]]].push_back(f);
+  }
+  for (index_t f = 0; f < FI; ++f) {
+    interior_offset[f] = offset;
+    const index_t i = interior_interface[f], a = mesh.interface_elements[2 * i], b = mesh.interface_elements[2 * i + 1];
+    offset += (n_of(a) + n_of(b)) * (n_of(a) + n_of(b));
+    interior_group[std::max(degrees_[a], degrees_[b])].push_back(f);
+  }
+  for (index_t e = 0; e < K; ++e) element_group[degrees_[e]].push_back(e);
+  d.contribution_values = offset;
+
+  d.volume_bary = to_space(space, volume_bary);
+  d.volume_weight = to_space(space, volume_weight);
+  d.face_bary = to_space(space, face_bary);
+  d.face_weight = to_space(space, face_weight);
+  d.degree = to_space(space, degrees_);
+  d.dof_start = to_space(space, dof_start_);
+  d.box = to_space(space, boxes);
+  d.simplex_start = to_space(space, simplices.start);
+  d.boundary_start = to_space(space, mesh.boundary_start);
+  d.element_interface_start = to_space(space, mesh.element_interface_start);
+  d.element_interfaces = to_space(space, mesh.element_interfaces);
+  d.interface_start = to_space(space, mesh.interface_start);
+  d.interface_elements = to_space(space, mesh.interface_elements);
+  d.simplex_element = to_space(space, simplex_element);
+  d.simplex_points = to_space(space, simplices.points);
+  d.simplex_measure = to_space(space, simplices.measure);
+  d.interior_interface = to_space(space, interior_interface);
+  d.interior_points = to_space(space, interior_vertices);
+  d.interior_normal = to_space(space, mesh.interior_normal);
+  d.interior_measure = to_space(space, mesh.interior_measure);
+  d.interior_sigma = to_space(space, interior_sigma_);
+  d.boundary_element = to_space(space, boundary_element);
+  d.boundary_points = to_space(space, boundary_vertices);
+  d.boundary_normal = to_space(space, mesh.boundary_normal);
+  d.boundary_measure = to_space(space, mesh.boundary_measure);
+  d.boundary_sigma = to_space(space, boundary_sigma_);
+  d.boundary_neumann = to_space(space, neumann);
+  d.simplex_offset = to_space(space, simplex_offset);
+  d.boundary_offset = to_space(space, boundary_offset);
+  d.interior_offset = to_space(space, interior_offset);
+  for (int p = 0; p <= max_degree; ++p) {
+    d.simplex_group[p] = to_space(space, simplex_group[p]);
+    d.interior_group[p] = to_space(space, interior_group[p]);
+    d.boundary_group[p] = to_space(space, boundary_group[p]);
+    d.element_group[p] = to_space(space, element_group[p]);
+  }
+  synchronize(backend);
+  setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+SipgDiscretisation::~SipgDiscretisation() { delete data_; }
+
+void SipgDiscretisation::evaluate(const std::vector<double>& solution, index_t element, std::span<const Point3> points,
+                                  double* out) const {
+  const int D = mesh_.dimension, p = degrees_[element], n = basis_size(p, D);
+  const BoxMap box = box_map(mesh_.box_min[element], mesh_.box_max[element], D);
+  double phi[basis_size(max_degree, 3)];
+  for (std::size_t q = 0; q < points.size(); ++q) {
+    if (D == 2) evaluate_basis<2>(box, p, points[q], phi, nullptr);
+    else evaluate_basis<3>(box, p, points[q], phi, nullptr);
+    double sum = 0;
+    for (int i = 0; i < n; ++i) sum += solution[dof_start_[element] + i] * phi[i];
+    out[q] = sum;
+  }
+}
+
+SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
+                                      const std::function<void(std::span<const Point3>, double*)>& exact,
+                                      const std::function<void(std::span<const Point3>, double*)>& exact_gradient) const {
+  if (static_cast<index_t>(solution.size()) != dofs())
+    throw Error(cat("SIPG errors: ", solution.size(), " values for ", dofs(), " unknowns"));
+  const int D = mesh_.dimension;
+  const DeviceData& d = *data_;
+  const std::vector<double> volume_bary = d.volume_bary.to_host(), volume_weight = d.volume_weight.to_host();
+  const std::vector<double> face_bary = d.face_bary.to_host(), face_weight = d.face_weight.to_host();
+  const int nqv = d.nqv, nqf = d.nqf;
+  double phi[basis_size(max_degree, 3)], grad[3 * basis_size(max_degree, 3)];
+  const auto eval = [&](index_t e, Point3 x, double& u, double* g) {
+    const int p = degrees_[e], n = basis_size(p, D);
+    const BoxMap box = box_map(mesh_.box_min[e], mesh_.box_max[e], D);
+    if (D == 2) evaluate_basis<2>(box, p, x, phi, grad);
+    else evaluate_basis<3>(box, p, x, phi, grad);
+    u = 0;
+    for (int r = 0; r < D; ++r) g[r] = 0;
+    for (int i = 0; i < n; ++i) {
+      const double c = solution[dof_start_[e] + i];
+      u += c * phi[i];
+      for (int r = 0; r < D; ++r) g[r] += c * grad[D * i + r];
+    }
+  };
+  const auto coefficient = [&](const std::function<void(std::span<const Point3>, double*)>& f, const double* constant,
+                               int components, const std::vector<Point3>& x, std::vector<double>& out) {
+    out.assign(x.size() * components, 0);
+    if (constant) {
+      for (std::size_t q = 0; q < x.size(); ++q)
+        for (int c = 0; c < components; ++c) out[q * components + c] = constant[c];
+    } else if (f) {
+      f(x, out.data());
+    }
+  };
+  std::array<double, 9> a_packed{};
+  const double* const_a = nullptr;
+  if (coefficients_.constant_diffusion) {
+    const auto& a = *coefficients_.constant_diffusion;
+    a_packed = D == 2 ? std::array<double, 9>{a[0], a[1], a[3], a[4]} : a;
+    const_a = a_packed.data();
+  }
+  const double* const_b = coefficients_.constant_advection ? coefficients_.constant_advection->data() : nullptr;
+  const double* const_c = coefficients_.constant_reaction ? &*coefficients_.constant_reaction : nullptr;
+
+  double l2 = 0, h1 = 0, energy = 0, jumps = 0, advective = 0, reactive = 0;
+  std::vector<Point3> x;
+  std::vector<double> u, gu, a, b, c;
+  // volume
+  const SubSimplexSet& simplices = mesh_.quadrature;
+  for (index_t e = 0; e < mesh_.n_elements(); ++e)
+    for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s) {
+      x.clear();
+      for (int q = 0; q < nqv; ++q)
+        x.push_back(barycentric_point(volume_bary.data() + (D + 1) * q, simplices.points.data() + (D + 1) * s, D + 1));
+      u.resize(nqv);
+      gu.resize(nqv * D);
+      exact(x, u.data());
+      exact_gradient(x, gu.data());
+      coefficient(coefficients_.diffusion, const_a, D * D, x, a);
+      coefficient(coefficients_.reaction, const_c, 1, x, c);
+      for (int q = 0; q < nqv; ++q) {
+        double uh, g[3];
+        eval(e, x[q], uh, g);
+        const double w = volume_weight[q] * simplices.measure[s], err = u[q] - uh;
+        double ge[3];
+        for (int r = 0; r < D; ++r) ge[r] = gu[q * D + r] - g[r];
+        l2 += w * err * err;
+        for (int r = 0; r < D; ++r) {
+          h1 += w * ge[r] * ge[r];
+          for (int l = 0; l < D; ++l) energy += w * ge[r] * a[q * D * D + r * D + l] * ge[l];
+        }
+        reactive += w * c[q] * err * err;
+      }
+    }
+  // interior sub-faces
+  for (index_t i = 0; i < mesh_.n_interfaces(); ++i)
+    for (index_t f = mesh_.interface_start[i]; f < mesh_.interface_start[i + 1]; ++f) {
+      x.clear();
+      Point3 vertex[3];
+      for (int v = 0; v < D; ++v) vertex[v] = mesh_.nodes[mesh_.interior_vertices[D * f + v]];
+      for (int q = 0; q < nqf; ++q) x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
+      coefficient(coefficients_.advection, const_b, D, x, b);
+      const Point3 n = mesh_.interior_normal[f];
+      for (int q = 0; q < nqf; ++q) {
+        double u1, u2, g[3];
+        eval(mesh_.interface_elements[2 * i], x[q], u1, g);
+        eval(mesh_.interface_elements[2 * i + 1], x[q], u2, g);
+        const double w = face_weight[q] * mesh_.interior_measure[f], jump = u1 - u2;
+        const double bn = b[q * D] * n.x + b[q * D + 1] * n.y + (D == 3 ? b[q * D + 2] * n.z : 0);
+        jumps += w * interior_sigma_[f] * jump * jump;
+        advective += 0.5 * w * std::abs(bn) * jump * jump;
+      }
+    }
+  // boundary sub-faces
+  for (index_t e = 0; e < mesh_.n_elements(); ++e)
+    for (index_t f = mesh_.boundary_start[e]; f < mesh_.boundary_start[e + 1]; ++f) {
+      x.clear();
+      Point3 vertex[3];
+      for (int v = 0; v < D; ++v) vertex[v] = mesh_.nodes[mesh_.boundary_vertices[D * f + v]];
+      for (int q = 0; q < nqf; ++q) x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
+      u.resize(nqf);
+      exact(x, u.data());
+      coefficient(coefficients_.advection, const_b, D, x, b);
+      const Point3 n = mesh_.boundary_normal[f];
+      const bool neumann = !coefficients_.neumann_tag.empty() && coefficients_.neumann_tag[mesh_.boundary_tag[f]];
+      for (int q = 0; q < nqf; ++q) {
+        double uh, g[3];
+        eval(e, x[q], uh, g);
+        const double w = face_weight[q] * mesh_.boundary_measure[f], err = u[q] - uh;
+        const double bn = b[q * D] * n.x + b[q * D + 1] * n.y + (D == 3 ? b[q * D + 2] * n.z : 0);
+        if (!neumann) jumps += w * boundary_sigma_[f] * err * err;
+        advective += 0.5 * w * std::abs(bn) * err * err;
+      }
+    }
+  SipgErrors out;
+  out.l2 = std::sqrt(l2);
+  out.h1 = std::sqrt(h1);
+  out.jumps = std::sqrt(jumps);
+  out.dg = std::sqrt(energy + jumps + advective + std::max(0.0, reactive));
+  return out;
+}
+
+std::vector<double> SipgDiscretisation::sample_at_fine_vertices(const std::vector<double>& solution) const {
+  const int D = mesh_.dimension;
+  const index_t fine = mesh_.n_fine_elements();
+  std::vector<double> out((D + 1) * fine);
+  std::vector<Point3> x(D + 1);
+  for (index_t fe = 0; fe < fine; ++fe) {
+    for (int v = 0; v <= D; ++v) x[v] = mesh_.nodes[mesh_.fine_vertices[(D + 1) * fe + v]];
+    evaluate(solution, mesh_.agglomerate_of[fe], x, out.data() + (D + 1) * fe);
+  }
+  return out;
+}
+
+}  // namespace flowdg::poly
