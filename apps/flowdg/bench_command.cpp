@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "flowdg/cases/euler2d_bench.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/poly/sipg_bench.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -92,6 +93,43 @@ void add_bench_command(CLI::App& app) {
       if (!out) throw InputError(cat("cannot write ", output));
       out << report.json();
       std::printf("flowdg: wrote %s\n", output.c_str());
+    }
+  });
+
+  static poly::SipgBenchOptions sipg;
+  static std::string sipg_backend = "auto", sipg_degrees = "1..4", sipg_precisions = "double,single",
+                     sipg_methods = "deterministic,atomic,coo", sipg_sub_simplices = "coarse", sipg_output;
+  auto* bench_sipg = app.add_subcommand(
+      "bench-sipg", "Time the polytopic SIPG assembly: per-kernel ms per million unknowns, pattern and index time (table + JSON)");
+  bench_sipg->add_option("MESH", sipg.mesh, "Fine mesh of triangles or tetrahedra: a Gmsh file or builtin:NAME?key=value&...")
+      ->required();
+  bench_sipg->add_option("--agglomerate", sipg.agglomerate, "Agglomerate into N elements (0: every fine simplex is an element)")
+      ->check(CLI::NonNegativeNumber);
+  bench_sipg->add_option("--agglomeration", sipg.agglomeration, "metis or bisection")->check(CLI::IsMember({"metis", "bisection"}));
+  bench_sipg->add_option("--sub-simplices", sipg_sub_simplices, "fine or coarse")->check(CLI::IsMember({"fine", "coarse"}));
+  bench_sipg->add_option("--degrees", sipg_degrees, "Polynomial degrees, e.g. 1..4");
+  bench_sipg->add_option("--precision", sipg_precisions, "double, single or both: double,single");
+  bench_sipg->add_option("--methods", sipg_methods, "Assembly ways: deterministic, atomic, coo (comma-separated)");
+  bench_sipg->add_option("--coefficients", sipg.coefficients, "variable (a, b, c sampled at every point) or constant (Poisson)")
+      ->check(CLI::IsMember({"variable", "constant"}));
+  bench_sipg->add_option("--repeat", sipg.repeat, "Timed assemblies per row (their median; one warm-up first)")
+      ->check(CLI::PositiveNumber);
+  bench_sipg->add_option("--backend", sipg_backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  bench_sipg->add_option("--output", sipg_output, "Also write the results as JSON to this file");
+  bench_sipg->callback([] {
+    sipg.backend = parse_backend(sipg_backend);
+    sipg.degrees = parse_int_list(sipg_degrees, "--degrees");
+    sipg.precisions = split_list(sipg_precisions);
+    sipg.methods.clear();
+    for (const std::string& name : split_list(sipg_methods)) sipg.methods.push_back(poly::parse_assembly_method(name, "--methods"));
+    sipg.sub_simplices = sipg_sub_simplices == "fine" ? poly::SubSimplices::fine : poly::SubSimplices::coarse;
+    const poly::SipgBenchResult result = poly::run_sipg_bench(sipg, stdout);
+    std::printf("%s", poly::sipg_bench_table(result).c_str());
+    if (!sipg_output.empty()) {
+      std::ofstream out(sipg_output);
+      if (!out) throw InputError(cat("cannot write ", sipg_output));
+      out << poly::sipg_bench_json(result);
+      std::printf("flowdg: wrote %s\n", sipg_output.c_str());
     }
   });
 }

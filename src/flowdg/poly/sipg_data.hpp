@@ -378,51 +378,107 @@ struct RightHandSide {
   }
 };
 
-/// Approach 2, deterministic: one thread per block row sums the block's contributions from the
-/// scratch in a fixed order and writes the row's values of the block at their CSR positions.
-/// Blocks: b < n_elements the diagonal block of element b; b = n_elements + 2 i + s the
-/// off-diagonal block of interface i in the rows of its side s.
+/// Approach 2's pattern, step 1 (one thread per element e): its rows' length L_e (its block and
+/// its neighbours', by element number), the offset of its diagonal block and of each interface's
+/// block within its rows, and its entries n_e L_e.
+struct PatternLengths {
+  KernelView k;
+  int dimension;
+  View<index_t> length, entries, diagonal_offset, interface_offset;
+  FLOWDG_HD void operator()(index_t e) const {
+    const int D = dimension;
+    index_t offset = 0;
+    bool diagonal_done = false;
+    for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
+      const index_t interface = k.element_interfaces[a];
+      const index_t first = k.interface_elements[2 * interface];
+      const index_t m = first == e ? k.interface_elements[2 * interface + 1] : first;
+      if (!diagonal_done && m > e) {
+        diagonal_offset[e] = offset;
+        offset += basis_size(k.degree[e], D);
+        diagonal_done = true;
+      }
+      interface_offset[2 * interface + (first == e ? 0 : 1)] = offset;
+      offset += basis_size(k.degree[m], D);
+    }
+    if (!diagonal_done) {
+      diagonal_offset[e] = offset;
+      offset += basis_size(k.degree[e], D);
+    }
+    length[e] = offset;
+    entries[e] = offset * basis_size(k.degree[e], D);
+  }
+};
+
+/// Step 2 (one thread per element, after an exclusive scan of the entries into start): the row
+/// offsets of its rows and their columns.
+struct PatternFill {
+  KernelView k;
+  int dimension;
+  View<const index_t> length, start;
+  View<index_t> row_start, column;
+  FLOWDG_HD void operator()(index_t e) const {
+    const int n = basis_size(k.degree[e], dimension);
+    const index_t L = length[e], first_row = k.dof_start[e];
+    for (int i = 0; i < n; ++i) row_start[first_row + i] = start[e] + i * L;
+    if (e + 1 == length.size()) row_start[first_row + n] = start[e] + n * L;
+    index_t* out = column.data + start[e];
+    const auto put = [&](index_t m) {
+      for (index_t c = k.dof_start[m]; c < k.dof_start[m + 1]; ++c) *out++ = c;
+    };
+    bool diagonal_done = false;
+    for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
+      const index_t interface = k.element_interfaces[a];
+      const index_t first = k.interface_elements[2 * interface];
+      const index_t m = first == e ? k.interface_elements[2 * interface + 1] : first;
+      if (!diagonal_done && m > e) {
+        put(e);
+        diagonal_done = true;
+      }
+      put(m);
+    }
+    if (!diagonal_done) put(e);
+    for (int i = 1; i < n; ++i)
+      for (index_t c = 0; c < L; ++c) column[start[e] + i * L + c] = column[start[e] + c];
+  }
+};
+
+/// Approach 2, deterministic: one thread per block sums the block's contributions from the scratch
+/// in a fixed order (diagonal block: the element's sub-simplices, its boundary sub-faces, then its
+/// interfaces by neighbour number with their sub-faces in order; off-diagonal block: the interface's
+/// sub-faces in order) and writes them at their CSR positions. Blocks: b < n_elements the diagonal
+/// block of element b; b = n_elements + 2 i + s the off-diagonal block of interface i in the rows of
+/// its side s.
 template <class Real>
-struct ReduceBlockRows {
+struct ReduceBlocks {
   KernelView k;
   index_t n_elements;
-  View<const index_t> block_row_start;  ///< blocks + 1 offsets: the block rows before each block
-  View<const index_t> row_start;        ///< the CSR's
+  View<const index_t> row_start;  ///< the CSR's
   View<const Real> scratch;
-  View<Real> value;                     ///< the CSR's
+  View<Real> value;               ///< the CSR's
   int dimension;
-  FLOWDG_HD void operator()(index_t t) const {
-    // the block of row t: the last b with block_row_start[b] <= t
-    index_t lo = 0, hi = block_row_start.size() - 1;
-    while (hi - lo > 1) {
-      const index_t mid = (lo + hi) / 2;
-      if (block_row_start[mid] <= t) lo = mid;
-      else hi = mid;
-    }
-    const index_t b = lo;
-    const int i = static_cast<int>(t - block_row_start[b]);
+  FLOWDG_HD void add(Real* out, const Real* in, index_t count) const {
+    for (index_t j = 0; j < count; ++j) out[j] += in[j];
+  }
+  FLOWDG_HD void operator()(index_t b) const {
     const int D = dimension;
     if (b < n_elements) {
       const index_t e = b;
-      const int n = basis_size(k.degree[e], D);
-      Real* out = value.data + row_start[k.dof_start[e] + i] + k.diagonal_offset[e];
-      for (int j = 0; j < n; ++j) out[j] = 0;
-      for (index_t s = k.simplex_start[e]; s < k.simplex_start[e + 1]; ++s) {
-        const Real* in = scratch.data + k.simplex_offset[s] + i * n;
-        for (int j = 0; j < n; ++j) out[j] += in[j];
-      }
-      for (index_t f = k.boundary_start[e]; f < k.boundary_start[e + 1]; ++f) {
-        const Real* in = scratch.data + k.boundary_offset[f] + i * n;
-        for (int j = 0; j < n; ++j) out[j] += in[j];
-      }
-      for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
-        const index_t interface = k.element_interfaces[a];
-        const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
-        const index_t n1 = basis_size(k.degree[first], D), n2 = basis_size(k.degree[second], D);
-        const index_t skip = first == e ? 0 : n1 * n1 + 2 * n1 * n2;
-        for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f) {
-          const Real* in = scratch.data + k.interior_offset[f] + skip + i * n;
-          for (int j = 0; j < n; ++j) out[j] += in[j];
+      const index_t n = basis_size(k.degree[e], D), dof = k.dof_start[e];
+      for (index_t i = 0; i < n; ++i) {
+        Real* out = value.data + row_start[dof + i] + k.diagonal_offset[e];
+        for (index_t j = 0; j < n; ++j) out[j] = 0;
+        for (index_t s = k.simplex_start[e]; s < k.simplex_start[e + 1]; ++s)
+          add(out, scratch.data + k.simplex_offset[s] + i * n, n);
+        for (index_t f = k.boundary_start[e]; f < k.boundary_start[e + 1]; ++f)
+          add(out, scratch.data + k.boundary_offset[f] + i * n, n);
+        for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
+          const index_t interface = k.element_interfaces[a];
+          const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
+          const index_t n1 = basis_size(k.degree[first], D), n2 = basis_size(k.degree[second], D);
+          const index_t skip = first == e ? 0 : n1 * n1 + 2 * n1 * n2;
+          for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f)
+            add(out, scratch.data + k.interior_offset[f] + skip + i * n, n);
         }
       }
       return;
@@ -431,13 +487,13 @@ struct ReduceBlockRows {
     const int side = static_cast<int>((b - n_elements) % 2);
     const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
     const index_t n1 = basis_size(k.degree[first], D), n2 = basis_size(k.degree[second], D);
-    const index_t row_element = side == 0 ? first : second, nc = side == 0 ? n2 : n1;
+    const index_t row_element = side == 0 ? first : second, nr = side == 0 ? n1 : n2, nc = side == 0 ? n2 : n1;
     const index_t skip = side == 0 ? n1 * n1 : n1 * n1 + n1 * n2;
-    Real* out = value.data + row_start[k.dof_start[row_element] + i] + k.interface_offset[2 * interface + side];
-    for (int j = 0; j < nc; ++j) out[j] = 0;
-    for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f) {
-      const Real* in = scratch.data + k.interior_offset[f] + skip + i * nc;
-      for (int j = 0; j < nc; ++j) out[j] += in[j];
+    for (index_t i = 0; i < nr; ++i) {
+      Real* out = value.data + row_start[k.dof_start[row_element] + i] + k.interface_offset[2 * interface + side];
+      for (index_t j = 0; j < nc; ++j) out[j] = 0;
+      for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f)
+        add(out, scratch.data + k.interior_offset[f] + skip + i * nc, nc);
     }
   }
 };

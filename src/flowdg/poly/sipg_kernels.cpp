@@ -4,7 +4,13 @@
 #include <chrono>
 #include <utility>
 
+#if defined(__CUDACC__)
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+#endif
+
 #include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/linalg/ops.hpp"
 #include "flowdg/poly/sipg_data.hpp"
@@ -86,72 +92,28 @@ void launch(Backend backend, int dimension, const std::array<Array<index_t>, max
     launch_groups<Kernel, 3, Real>(backend, groups, k, extra, std::make_integer_sequence<int, max_degree>{});
 }
 
-/// Approach 2's pattern from the element adjacency: element e's rows hold the blocks of e and of
-/// its neighbours, by element number; every row of e has the same columns.
-struct Pattern {
-  std::vector<index_t> row_start, column, diagonal_offset, interface_offset, block_row_start;
-};
-
-Pattern make_pattern(const PolyMesh& mesh, const std::vector<int>& degrees, const std::vector<index_t>& dof_start,
-                     int dimension) {
-  const index_t K = mesh.n_elements(), I = mesh.n_interfaces();
-  Pattern pattern;
-  pattern.diagonal_offset.assign(K, 0);
-  pattern.interface_offset.assign(2 * I, 0);
-  std::vector<index_t> row_length(K);
-  for (index_t e = 0; e < K; ++e) {
-    index_t offset = 0;
-    bool diagonal_done = false;
-    for (index_t a = mesh.element_interface_start[e]; a < mesh.element_interface_start[e + 1]; ++a) {
-      const index_t interface = mesh.element_interfaces[a], m = mesh.neighbour(interface, e);
-      if (!diagonal_done && m > e) {
-        pattern.diagonal_offset[e] = offset;
-        offset += basis_size(degrees[e], dimension);
-        diagonal_done = true;
-      }
-      pattern.interface_offset[2 * interface + (mesh.interface_elements[2 * interface] == e ? 0 : 1)] = offset;
-      offset += basis_size(degrees[m], dimension);
-    }
-    if (!diagonal_done) {
-      pattern.diagonal_offset[e] = offset;
-      offset += basis_size(degrees[e], dimension);
-    }
-    row_length[e] = offset;
+/// out[i] = sum of in[j < i]; returns the sum of all (a device scan on CUDA).
+index_t exclusive_scan(Backend backend, View<const index_t> in, View<index_t> out) {
+  const index_t n = in.size();
+  if (n == 0) return 0;
+  if (backend == Backend::cuda) {
+#if defined(__CUDACC__)
+    const auto policy = thrust::cuda::par.on(static_cast<cudaStream_t>(current_stream()));
+    thrust::exclusive_scan(policy, in.data, in.data + n, out.data, index_t(0));
+    index_t last_in = 0, last_out = 0;
+    copy_bytes(&last_in, Space::host, in.data + n - 1, Space::device, sizeof(index_t));
+    copy_bytes(&last_out, Space::host, out.data + n - 1, Space::device, sizeof(index_t));
+    return last_in + last_out;
+#else
+    detail::throw_no_cuda_in_this_unit();
+#endif
   }
-  const index_t rows = dof_start[K];
-  pattern.row_start.assign(rows + 1, 0);
-  for (index_t e = 0; e < K; ++e)
-    for (index_t r = dof_start[e]; r < dof_start[e + 1]; ++r) pattern.row_start[r + 1] = pattern.row_start[r] + row_length[e];
-  pattern.column.resize(pattern.row_start[rows]);
-  for (index_t e = 0; e < K; ++e) {
-    const index_t first_row = dof_start[e];
-    index_t* out = pattern.column.data() + pattern.row_start[first_row];
-    const auto put = [&](index_t m) {
-      for (index_t c = dof_start[m]; c < dof_start[m + 1]; ++c) *out++ = c;
-    };
-    bool diagonal_done = false;
-    for (index_t a = mesh.element_interface_start[e]; a < mesh.element_interface_start[e + 1]; ++a) {
-      const index_t m = mesh.neighbour(mesh.element_interfaces[a], e);
-      if (!diagonal_done && m > e) {
-        put(e);
-        diagonal_done = true;
-      }
-      put(m);
-    }
-    if (!diagonal_done) put(e);
-    for (index_t r = first_row + 1; r < dof_start[e + 1]; ++r)
-      std::copy(pattern.column.data() + pattern.row_start[first_row], pattern.column.data() + pattern.row_start[first_row + 1],
-                pattern.column.data() + pattern.row_start[r]);
+  index_t sum = 0;
+  for (index_t i = 0; i < n; ++i) {
+    out[i] = sum;
+    sum += in[i];
   }
-  pattern.block_row_start.assign(K + 2 * I + 1, 0);
-  for (index_t e = 0; e < K; ++e) pattern.block_row_start[e + 1] = pattern.block_row_start[e] + basis_size(degrees[e], dimension);
-  for (index_t i = 0; i < I; ++i)
-    for (int s = 0; s < 2; ++s) {
-      const index_t b = K + 2 * i + s;
-      pattern.block_row_start[b + 1] =
-          pattern.block_row_start[b] + basis_size(degrees[mesh.interface_elements[2 * i + s]], dimension);
-    }
-  return pattern;
+  return sum;
 }
 
 /// Approach 1's conversion (interim: on the host, linalg::csr_from_coo).
@@ -187,17 +149,19 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
     mark = Clock::now();
   };
 
-  // the pattern (Approach 2)
-  Array<index_t> row_start, column, diagonal_offset, interface_offset, block_row_start;
-  index_t block_rows = 0;
+  // the pattern (Approach 2), on the device
+  Array<index_t> row_start, column, diagonal_offset, interface_offset;
   if (method != AssemblyMethod::coo) {
-    Pattern pattern = make_pattern(mesh_, degrees_, dof_start_, mesh_.dimension);
-    row_start = Array<index_t>(space, pattern.row_start);
-    column = Array<index_t>(space, pattern.column);
-    diagonal_offset = Array<index_t>(space, pattern.diagonal_offset);
-    interface_offset = Array<index_t>(space, pattern.interface_offset);
-    block_row_start = Array<index_t>(space, pattern.block_row_start);
-    block_rows = pattern.block_row_start.back();
+    diagonal_offset = Array<index_t>(space, K);
+    interface_offset = Array<index_t>(space, 2 * mesh_.n_interfaces());
+    Array<index_t> length(space, K), entries(space, K), element_start(space, K);
+    const KernelView view = make_view(d, {}, {});
+    for_each(backend_, K, PatternLengths{view, mesh_.dimension, length.view(), entries.view(), diagonal_offset.view(),
+                                         interface_offset.view()});
+    const index_t nonzeros = exclusive_scan(backend_, entries.view(), element_start.view());
+    row_start = Array<index_t>(space, rows + 1);
+    column = Array<index_t>(space, nonzeros);
+    for_each(backend_, K, PatternFill{view, mesh_.dimension, length.view(), element_start.view(), row_start.view(), column.view()});
     lap(times.pattern);
   }
   const KernelView k = make_view(d, diagonal_offset.view(), interface_offset.view());
@@ -235,9 +199,8 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
     linalg::CsrMatrix<Real> matrix;
     matrix.rows = matrix.cols = rows;
     matrix.value = Array<Real>(space, column.size());
-    for_each(backend_, block_rows,
-             ReduceBlockRows<Real>{k, K, block_row_start.view(), row_start.view(), values.view(), matrix.value.view(),
-                                   mesh_.dimension});
+    for_each(backend_, K + 2 * mesh_.n_interfaces(),
+             ReduceBlocks<Real>{k, K, row_start.view(), values.view(), matrix.value.view(), mesh_.dimension});
     matrix.row_start = std::move(row_start);
     matrix.column = std::move(column);
     system.matrix = std::move(matrix);
