@@ -12,6 +12,7 @@
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/linalg/coo.hpp"
 #include "flowdg/linalg/ops.hpp"
 #include "flowdg/poly/sipg_data.hpp"
 
@@ -116,17 +117,6 @@ index_t exclusive_scan(Backend backend, View<const index_t> in, View<index_t> ou
   return sum;
 }
 
-/// Approach 1's conversion (interim: on the host, linalg::csr_from_coo).
-template <class Real>
-linalg::CsrMatrix<Real> coo_to_csr(Backend backend, index_t rows, const Array<index_t>& row, const Array<index_t>& column,
-                                   const Array<Real>& value) {
-  linalg::CooMatrix<Real> coo(rows, rows);
-  coo.row = row.to_host();
-  coo.column = column.to_host();
-  coo.value = value.to_host();
-  return linalg::csr_from_coo(coo, space_of(backend));
-}
-
 template <int D, int P, class Real>
 using RightHandSideKernel = RightHandSide<D, P, Real>;
 
@@ -194,7 +184,7 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
 
   // into CSR
   if (method == AssemblyMethod::coo) {
-    system.matrix = coo_to_csr(backend_, rows, coo_row, coo_column, values);
+    system.matrix = linalg::csr_from_coo<Real>(backend_, rows, rows, coo_row.view(), coo_column.view(), values.view());
   } else if (method == AssemblyMethod::deterministic) {
     linalg::CsrMatrix<Real> matrix;
     matrix.rows = matrix.cols = rows;
