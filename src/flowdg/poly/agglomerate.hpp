@@ -32,7 +32,7 @@ Agglomeration make_connected(const Mesh& mesh, const Connectivity& connectivity,
 /// `n` agglomerates by METIS (k-way on the dual graph, unit weights, contiguous parts requested;
 /// `seed` is METIS's seed), then make_connected. METIS's k-way partitioning leaves parts empty when
 /// asked for very many parts of a few elements each (500,000 triangles into 60,000 parts; 800 into
-/// 400): then METIS makes n / 8 parts (n / 64, ... until it succeeds) and each is bisected as in
+/// 400; always when the parts would average fewer than 8 fine elements, which is then not tried): then METIS makes n / 8 parts (n / 64, ... until it succeeds) and each is bisected as in
 /// agglomerate_bisection into its share of the n agglomerates (proportional to its size), and the
 /// note says so. InputError: n < 1, n above the number of fine elements, a build without METIS
 /// (install libmetis-dev and reconfigure).
