@@ -2,7 +2,7 @@
 # Installs what flowdg needs on Debian 12 (run as root, or with sudo available). Idempotent.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev
-          libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev libeigen3-dev libgmsh-dev libmetis-dev
+          libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev libeigen3-dev libgmsh-dev libmetis-dev libmuparser-dev
           libopenmpi-dev openmpi-bin
           python3 python3-numpy python3-matplotlib python3-h5py python3-meshio)
 missing=()

@@ -10,6 +10,7 @@
 #include "flowdg/backend/backend.hpp"
 #include "flowdg/cases/distributed.hpp"
 #include "flowdg/cases/run.hpp"
+#include "flowdg/cases/sipg_case.hpp"
 #include "flowdg/core/config.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/io/json.hpp"
@@ -82,6 +83,12 @@ void add_run_commands(CLI::App& app) {
   run->callback([] {
     const Backend backend = choose_backend(run_arguments.backend);
     const Config config = read_config(run_arguments, backend);
+    if (is_sipg_case(config)) {  // a steady polytopic SIPG problem (cases/sipg_case.hpp)
+      if (!run_arguments.restart.empty()) throw InputError("a SIPG case is one steady solve: it takes no --restart");
+      if (world()->size() > 1) throw InputError("a SIPG case runs on one rank (distributed SIPG is issue 19): run it without mpirun");
+      run_sipg_case(config, backend);
+      return;
+    }
     Case problem = load_case(config, backend, world());  // a partitioned mesh: each rank reads its part
     distribute_case(problem, world());  // mpirun -np N: this rank's part (one rank: the whole mesh)
     RunOptions options;

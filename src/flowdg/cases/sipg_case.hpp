@@ -1,0 +1,39 @@
+#pragma once
+// `flowdg run case.toml` for steady problems by symmetric interior-penalty DG on polytopic meshes
+// (issue 18 item 9): a case with [solver] method = "sipg". It reads the fine mesh, agglomerates it
+// ([mesh] agglomerate = N), makes the problem ([problem], poly/problem.hpp), assembles the system on
+// the backend (poly/sipg.hpp), solves it (a sparse direct solve, or CG / GMRES / BiCGStab with
+// block Jacobi), and writes into the output directory:
+//   solution.vtu, solution_outline.vtu   the solution (and the exact one and the error, where known)
+//                                        on the fine cells, and the elements' outlines
+//   residuals.csv                        iteration, relative residual (Krylov solvers)
+//   summary.json                         mesh, degrees of freedom, assembly times, the solve, errors
+//   case.toml                            the case as run
+// A solve that does not converge (or a singular matrix) writes all of them (summary.json says
+// "converged": false and why) and then stops with a NumericalError (exit code 3).
+#include <string>
+
+#include "flowdg/backend/backend.hpp"
+#include "flowdg/core/config.hpp"
+
+namespace flowdg {
+
+/// True when the case's [solver] method is "sipg".
+bool is_sipg_case(const Config& config);
+
+struct SipgCaseResult {
+  long long elements = 0;
+  long long dofs = 0;
+  bool converged = false;
+  bool has_errors = false;
+  double l2_error = 0;
+  double dg_error = 0;
+  std::string output_directory;
+};
+
+/// Runs the case (see the top), printing its progress to stdout. InputError: an unknown key, a bad
+/// value, a mesh that cannot be agglomerated; NumericalError: a singular matrix, a solve that does
+/// not converge (after the outputs are written).
+SipgCaseResult run_sipg_case(const Config& config, Backend backend);
+
+}  // namespace flowdg
