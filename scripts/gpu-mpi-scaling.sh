@@ -65,7 +65,7 @@ fi
 # MEMCHECK=1: compute-sanitizer's memcheck on every rank of 2-rank runs (the halo's pack, staging
 # copies on their own stream and unpack included) of the tuned 2D and the portable 3D case.
 if [ "${MEMCHECK:-0}" = 1 ]; then
-  for name in euler2d_tuned euler3d navier_stokes2d; do
+  for name in ${MEMCHECK_CASES:-euler2d_tuned euler3d navier_stokes2d}; do
     LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 300 "$mpirun" -np 2 --bind-to none compute-sanitizer --tool memcheck --error-exitcode 9 \
       .bundle/bin/flowdg run "tests/mpi/cases/$name.toml" --backend cuda --output "$out/memcheck_$name" > "$out/logs/memcheck_$name.log" 2>&1
     note "memcheck, 2 ranks, $name: exit $? | $(grep -E 'ERROR SUMMARY' "$out/logs/memcheck_$name.log" | tr '\n' ' ')"

@@ -9,7 +9,7 @@
 # Expects NO_TESTS=1 scripts/make-bundle.sh build, and the large mesh compressed as
 # .bundle/oscillating_large.msh.xz (xz -c out/poly/oscillating_large.msh) or, when the bundle and the
 # mesh exceed the carry limit together, out/oscillating_large.msh.xz carried by an earlier call to the
-# same (warm) machine. PARTS=tables,study picks.
+# same (warm) machine. PARTS=tables,study,verify3d,run picks (default tables,study).
 # Logs and JSON under $OUT, a summary last.
 set -uo pipefail
 [ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
@@ -45,4 +45,42 @@ if [[ $parts == *study* ]]; then
   else
     note "study: no oscillating_large.msh.xz in .bundle/ or out/"
   fi
+fi
+# 3. verify3d: 3D Poisson on METIS agglomerates of 32 tetrahedra each (box n = 8, 16, 32: 96, 768 and
+#    6,144 elements), p = 1..3, solved by CG with block Jacobi on the device (tools/sipg_convergence.py;
+#    docs/validation.md). Needs python3 on the machine.
+if [[ $parts == *verify3d* ]]; then
+  timeout "${VERIFY_LIMIT:-400}" python3 tools/sipg_convergence.py --flowdg '.bundle/run flowdg' --backend cuda \
+    --case examples/poly/poisson3d.toml --set solver.linear_solver=cg --set solver.tolerance=1e-12 --set solver.max_iterations=20000 \
+    --mesh-per-count '96=builtin:box?n=8,768=builtin:box?n=16,6144=builtin:box?n=32' --agglomerates 96,768,6144 \
+    --degrees 1,2,3 --work "$out/verify3d" --output "$out/verify3d_poisson.md" --title "3D Poisson" > "$out/logs/verify3d.log" 2>&1
+  note "verify3d: exit $?"
+  tail -8 "$out/logs/verify3d.log" | tee -a "$summary"
+  rm -rf "$out/verify3d"/*/solution*.vtu
+fi
+# 3b. verify2d: the four built-in 2D problems on 500 / 2,000 / 8,000 METIS agglomerates of 128^2, 256^2
+#    and 512^2 x 2 perturbed triangles (about 65 each), p = 1..4, the four side by side (assembly on the
+#    device, Eigen's sparse LU on the host: up to 120,000 unknowns).
+if [[ $parts == *verify2d* ]]; then
+  meshes='500=builtin:rectangle?nx=128&ny=128&perturbation=0.2,2000=builtin:rectangle?nx=256&ny=256&perturbation=0.2,8000=builtin:rectangle?nx=512&ny=512&perturbation=0.2'
+  for problem in poisson advection-diffusion-reaction hyperbolic degenerate; do
+    timeout "${VERIFY_LIMIT:-400}" python3 tools/sipg_convergence.py --flowdg '.bundle/run flowdg' --backend cuda \
+      --case examples/poly/poisson.toml --set problem.type=$problem --mesh-per-count "$meshes" --agglomerates 500,2000,8000 \
+      --degrees 1,2,3,4 --work "$out/verify2d_$problem" --output "$out/verify2d_$problem.md" --title "2D $problem" \
+      > "$out/logs/verify2d_$problem.log" 2>&1 &
+  done
+  wait
+  for problem in poisson advection-diffusion-reaction hyperbolic degenerate; do
+    note "verify2d $problem: $(tail -1 "$out/logs/verify2d_$problem.log" | head -c 0)"
+    tail -6 "$out/logs/verify2d_$problem.log" | tee -a "$summary"
+  done
+fi
+# 4. run: flowdg run of a SIPG case as a user runs it, on the device: 1.5M unknowns at p = 1
+#    (500 x 500 x 2 triangles as elements: pattern, assembly, CG with block Jacobi, errors, files).
+if [[ $parts == *run* ]]; then
+  timeout 200 .bundle/run flowdg run examples/poly/poisson.toml --backend cuda --set 'mesh.file="builtin:rectangle?nx=500&ny=500&perturbation=0.2"' \
+    --set mesh.agglomerate=0 --set solver.degree=1 --set solver.linear_solver=cg --set solver.tolerance=1e-8 --set solver.max_iterations=20000 \
+    --set output.vtu=false --output "$out/run_1p5M" > "$out/logs/run_1p5M.log" 2>&1
+  note "run 1.5M unknowns p = 1: exit $?"
+  grep -E "^flowdg" "$out/logs/run_1p5M.log" | tee -a "$summary"
 fi

@@ -9,11 +9,13 @@ between two runs is log(e1 / e2) / log((N2 / N1)^(1/d)).
   tools/sipg_convergence.py --flowdg build/bin/flowdg --case examples/poly/poisson.toml \\
       --mesh 'builtin:rectangle?nx=256&ny=256&perturbation=0.2' --agglomerates 500,2000,8000 \\
       --degrees 1,2,3,4 --output out/sipg/poisson.md [--set problem.type=hyperbolic ...]
+  (--mesh-per-count '500=builtin:rectangle?nx=128&ny=128,2000=...' refines the fine mesh with the count)
 """
 import argparse
 import json
 import math
 import os
+import shlex
 import subprocess
 import sys
 
@@ -26,10 +28,16 @@ def parse_list(text):
 
 
 def run_one(args, n, p, directory):
-    command = [args.flowdg, "run", args.case, "--backend", args.backend, "--output", directory,
+    command = shlex.split(args.flowdg) + ["run", args.case, "--backend", args.backend, "--output", directory,
                "--set", f"mesh.agglomerate={n}", "--set", f"solver.degree={p}", "--set", "output.vtu=false"]
-    if args.mesh:
-        command += ["--set", f'mesh.file="{args.mesh}"']
+    mesh = args.mesh
+    if args.mesh_per_count:
+        for item in args.mesh_per_count.split(","):
+            count, spec = item.split("=", 1)
+            if int(count) == n:
+                mesh = spec
+    if mesh:
+        command += ["--set", f'mesh.file="{mesh}"']
     for assignment in args.set or []:
         command += ["--set", assignment]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -75,9 +83,11 @@ def table(runs, degrees, counts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--flowdg", default="build/bin/flowdg")
+    parser.add_argument("--flowdg", default="build/bin/flowdg", help="the program (a command with arguments is split, e.g. '.bundle/run flowdg')")
     parser.add_argument("--case", required=True, help="a case file with [solver] method = \"sipg\"")
     parser.add_argument("--mesh", help="the fine mesh (overrides the case's [mesh] file)")
+    parser.add_argument("--mesh-per-count", help="a fine mesh per agglomerate count, N=SPEC,N=SPEC,... (the fine "
+                        "mesh refined with the agglomerates keeps their shape statistics fixed)")
     parser.add_argument("--agglomerates", required=True, help="e.g. 500,2000,8000")
     parser.add_argument("--degrees", default="1,2,3,4", help="e.g. 1,2,3,4 or 1..4")
     parser.add_argument("--backend", default="auto")

@@ -110,6 +110,8 @@ void add_run_commands(CLI::App& app) {
     if (world()->size() > 1) throw InputError("convergence runs on one rank (its runs are small); run it without mpirun");
     const Backend backend = choose_backend(convergence_arguments.backend);
     const Config base = read_config(convergence_arguments, backend);
+    if (is_sipg_case(base))
+      throw InputError("convergence refines explicit cases' meshes; for a SIPG case use tools/sipg_convergence.py (agglomerate counts and degrees)");
     const long long base_refine = base.table("mesh").integer_or("refine", 0);
     std::string output_directory;
     // errors[order index][level index]

@@ -218,6 +218,12 @@ TEST(PolyProblem, VariableFormulasAreSampledPointByPoint) {
   const PolyProblem p = make_problem(table_of("[problem]\ntype = \"expression\"\ndiffusion = [\"1 + x^2\", \"0.5*y\", \"0.5*y\", \"2\"]\n"
                                               "advection = [\"-y\", \"x\"]\nreaction = \"1 + x*y\"\nsource = \"x > 0.5 ? 1 : -1\"\n"),
                                      a.poly);
+  // numbers for constants, alone or in arrays
+  const PolyProblem numbers = make_problem(table_of("[problem]\ntype = \"expression\"\ndiffusion = [2, 0, 0, 3]\nadvection = [1, -1]\nreaction = 0.5\n"), a.poly);
+  ASSERT_TRUE(numbers.coefficients.constant_diffusion && numbers.coefficients.constant_advection && numbers.coefficients.constant_reaction);
+  EXPECT_EQ((*numbers.coefficients.constant_diffusion)[4], 3.0);
+  EXPECT_EQ((*numbers.coefficients.constant_advection)[1], -1.0);
+  EXPECT_EQ(*numbers.coefficients.constant_reaction, 0.5);
   const std::vector<Point3> x = {{0.25, 0.5, 0}, {0.75, 0.2, 0}};
   std::vector<double> A(8), b(4), c(2), f(2);
   p.coefficients.diffusion(x, A.data());
@@ -416,6 +422,9 @@ type = "poisson"
     EXPECT_EQ(outcome.exit_code, 2) << arguments << "\n" << outcome.output;
     EXPECT_NE(outcome.output.find(expected), std::string::npos) << arguments << "\n" << outcome.output;
   }
+  const Outcome convergence = run_cli("convergence --backend cpu " + (directory / "case.toml").string());
+  EXPECT_EQ(convergence.exit_code, 2) << convergence.output;
+  EXPECT_NE(convergence.output.find("sipg_convergence.py"), std::string::npos) << convergence.output;
   EXPECT_FALSE(std::filesystem::exists(directory / "out" / "summary.json"));
   std::filesystem::remove_all(directory);
 }

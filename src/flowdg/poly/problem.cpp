@@ -266,9 +266,12 @@ std::vector<std::string> read_formulas(const Config& table, const char* key) {
   std::vector<double> numbers;
   try {
     if (const auto one = table.get_double(key)) numbers = {*one};
-    else numbers = table.get_doubles(key).value_or(std::vector<double>{});
   } catch (const InputError&) {
-    throw InputError(cat(table.where(), " ", key, ": expected a formula (a string), a number, or an array of them"));
+    try {
+      numbers = table.get_doubles(key).value_or(std::vector<double>{});
+    } catch (const InputError&) {
+      throw InputError(cat(table.where(), " ", key, ": expected a formula (a string), a number, or an array of either"));
+    }
   }
   std::vector<std::string> out;
   for (double value : numbers) out.push_back(cat(value));
