@@ -51,7 +51,7 @@ fi
 #    docs/validation.md). Needs python3 on the machine.
 if [[ $parts == *verify3d* ]]; then
   timeout "${VERIFY_LIMIT:-400}" python3 tools/sipg_convergence.py --flowdg '.bundle/run flowdg' --backend cuda \
-    --case examples/poly/poisson3d.toml --set solver.linear_solver=cg --set solver.tolerance=1e-12 --set solver.max_iterations=20000 \
+    --case examples/poly/poisson3d.toml --set solver.linear_solver=cg --set solver.tolerance=1e-10 --set solver.max_iterations=40000 \
     --mesh-per-count '96=builtin:box?n=8,768=builtin:box?n=16,6144=builtin:box?n=32' --agglomerates 96,768,6144 \
     --degrees 1,2,3 --work "$out/verify3d" --output "$out/verify3d_poisson.md" --title "3D Poisson" > "$out/logs/verify3d.log" 2>&1
   note "verify3d: exit $?"
