@@ -5,13 +5,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <sstream>
 #include <numeric>
 #include <optional>
 #include <vector>
 
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/core/error.hpp"
+#include "flowdg/core/signals.hpp"
+#include "flowdg/io/checkpoint.hpp"
 #include "flowdg/io/json.hpp"
+#include "flowdg/io/vtu.hpp"
 #include "flowdg/linalg/direct.hpp"
 #include "flowdg/linalg/krylov.hpp"
 #include "flowdg/linalg/ops.hpp"
@@ -43,9 +48,18 @@ struct SolverSettings {
   long long direct_limit = 200000;  // auto: the direct solve up to this many unknowns
 };
 
-SolverSettings read_solver(const Config& table) {
-  table.allow_only({"method", "degree", "penalty", "penalty_cap", "quadrature_extra", "assembly", "precision", "linear_solver",
-                    "preconditioner", "tolerance", "absolute_tolerance", "max_iterations", "restart", "direct_limit"});
+SolverSettings read_solver(const Config& table, bool space_time = false) {
+  for (const char* key : {"space", "time_degree", "reassemble"})
+    if (!space_time && table.has(key))
+      throw InputError(cat(table.where(), " ", key, ": a space-time key; a steady SIPG case has no [time] table"));
+  if (space_time)
+    table.allow_only({"method", "degree", "penalty", "penalty_cap", "quadrature_extra", "assembly", "precision", "linear_solver",
+                      "preconditioner", "tolerance", "absolute_tolerance", "max_iterations", "restart", "direct_limit", "space",
+                      "time_degree", "reassemble"});
+  else
+    table.allow_only({"method", "degree", "penalty", "penalty_cap", "quadrature_extra", "assembly", "precision", "linear_solver",
+                      "preconditioner", "tolerance", "absolute_tolerance", "max_iterations", "restart", "direct_limit"});
+
   SolverSettings s;
   const long long degree = table.integer_or("degree", 1);
   if (degree < 1 || degree > poly::max_degree)
@@ -169,23 +183,19 @@ std::string times_json(const poly::AssemblyTimes& t) {
   return o.str(2);
 }
 
-}  // namespace
+/// The fine mesh, its agglomeration and the polytopic mesh of a case's [mesh] table (printed).
+struct PolyCaseMesh {
+  std::string spec, note, agglomeration, sub_simplices;
+  long long requested = 0;
+  Mesh fine;
+  std::vector<index_t> assignment;
+  poly::PolyMesh mesh;
+  double seconds = 0;
+};
 
-bool is_sipg_case(const Config& config) { return config.table("solver").string_or("method", "") == "sipg"; }
-
-SipgCaseResult run_sipg_case(const Config& config, Backend backend) {
-  const auto run_start = Clock::now();
-  config.allow_only({"case", "mesh", "solver", "problem", "output"});
-  const Config case_table = config.table("case");
-  case_table.allow_only({"name", "description"});
-  const std::string name = case_table.string_or("name", "sipg");
-  const SolverSettings settings = read_solver(config.table("solver"));
+PolyCaseMesh load_poly_case_mesh(const Config& config) {
   const Config mesh_table = config.table("mesh");
   mesh_table.allow_only({"file", "agglomerate", "agglomeration", "sub_simplices", "seed"});
-  const Config output = config.table("output");
-  output.allow_only({"directory", "vtu"});
-  const std::string directory = output.string_or("directory", cat("runs/", name));
-  const bool write_vtu = output.bool_or("vtu", true);
   const long long requested = mesh_table.integer_or("agglomerate", 0);
   if (requested < 0) throw InputError(cat(mesh_table.where(), " agglomerate = ", requested, ": 0 (the fine simplices as they are) or more"));
   const std::string agglomeration_method = mesh_table.string_or("agglomeration", "metis");
@@ -196,7 +206,6 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend) {
     throw InputError(cat(mesh_table.where(), " sub_simplices = \"", sub_simplices, "\": coarse or fine"));
   const long long seed = mesh_table.integer_or("seed", 1);
 
-  // ---- mesh
   auto start = Clock::now();
   const std::string spec = resolve_path(mesh_table.require_string("file"), config.directory());
   Mesh fine = load_mesh(spec);
@@ -217,18 +226,58 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend) {
   }
   poly::PolyMeshOptions build;
   build.quadrature = sub_simplices == "fine" ? poly::SubSimplices::fine : poly::SubSimplices::coarse;
-  const poly::PolyMesh mesh = poly::build_poly_mesh(fine, connectivity, assignment, build);
+  poly::PolyMesh mesh_built = poly::build_poly_mesh(fine, connectivity, assignment, build);
   const double mesh_seconds = seconds_since(start);
   std::printf("flowdg: %s: %lld fine %s agglomerated into %lld elements (%s) in %.3g s\n", spec.c_str(),
-              static_cast<long long>(fine.n_elements()), mesh.dimension == 2 ? "triangles" : "tetrahedra",
-              static_cast<long long>(mesh.n_elements()), requested == 0 ? "as they are" : agglomeration_method.c_str(), mesh_seconds);
+              static_cast<long long>(fine.n_elements()), mesh_built.dimension == 2 ? "triangles" : "tetrahedra",
+              static_cast<long long>(mesh_built.n_elements()), requested == 0 ? "as they are" : agglomeration_method.c_str(), mesh_seconds);
   if (!note.empty()) std::printf("flowdg: note: %s\n", note.c_str());
+
+  PolyCaseMesh out;
+  out.spec = spec;
+  out.note = note;
+  out.agglomeration = agglomeration_method;
+  out.sub_simplices = sub_simplices;
+  out.requested = requested;
+  out.seconds = mesh_seconds;
+  out.mesh = std::move(mesh_built);
+  out.fine = std::move(fine);
+  out.assignment = std::move(assignment);
+  return out;
+}
+
+}  // namespace
+
+bool is_sipg_case(const Config& config) { return config.table("solver").string_or("method", "") == "sipg"; }
+
+SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart) {
+  if (config.has("time")) return run_space_time_case(config, backend, restart);
+  if (!restart.empty()) throw InputError("a steady SIPG case (no [time] table) is one solve: it takes no --restart");
+  const auto run_start = Clock::now();
+  config.allow_only({"case", "mesh", "solver", "problem", "output"});
+  const Config case_table = config.table("case");
+  case_table.allow_only({"name", "description"});
+  const std::string name = case_table.string_or("name", "sipg");
+  const SolverSettings settings = read_solver(config.table("solver"));
+  const Config output = config.table("output");
+  output.allow_only({"directory", "vtu"});
+  const std::string directory = output.string_or("directory", cat("runs/", name));
+  const bool write_vtu = output.bool_or("vtu", true);
+  const PolyCaseMesh loaded = load_poly_case_mesh(config);
+  const poly::PolyMesh& mesh = loaded.mesh;
+  const Mesh& fine = loaded.fine;
+  const std::string& spec = loaded.spec;
+  const long long requested = loaded.requested;
+  const std::string& note = loaded.note;
+  const std::string& agglomeration_method = loaded.agglomeration;
+  const std::string& sub_simplices = loaded.sub_simplices;
+  const double mesh_seconds = loaded.seconds;
 
   // ---- problem and discretisation
   const poly::PolyProblem problem = poly::make_problem(config.table("problem"), mesh);
   std::printf("flowdg: problem %s\n", problem.description.c_str());
   for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
-  start = Clock::now();
+  auto start = Clock::now();
   const poly::SipgDiscretisation sipg(mesh, problem.coefficients, settings.sipg, backend);
   std::printf("flowdg: SIPG p = %d, %lld unknowns, volume rule of degree %d, penalty C = %g%s (set-up %.3g s)\n", settings.sipg.degree,
               static_cast<long long>(sipg.dofs()), sipg.volume_rule_degree(), settings.sipg.penalty,
@@ -323,6 +372,360 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend) {
   if (!solve.converged)
     throw NumericalError(cat("the linear solve failed: ", solve.failure, "; what it reached is in ", directory,
                              " (summary.json, residuals.csv", write_vtu ? ", solution.vtu" : "", ")"));
+  return result;
+}
+
+
+namespace {
+
+/// FNV-1a of the agglomeration mixed into the fine mesh's hash: a checkpoint's coefficients belong
+/// to one polytopic mesh.
+std::uint64_t poly_mesh_hash(const Mesh& fine, const std::vector<index_t>& assignment) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (index_t a : assignment) {
+    h ^= static_cast<std::uint64_t>(a);
+    h *= 1099511628211ull;
+  }
+  return mesh_hash(fine) ^ (h * 0x9E3779B97F4A7C15ull);
+}
+
+std::string fixed(double value, int digits = 6) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  return buffer;
+}
+
+}  // namespace
+
+SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart) {
+  const auto run_start = Clock::now();
+  config.allow_only({"case", "mesh", "solver", "problem", "output", "time"});
+  const Config case_table = config.table("case");
+  case_table.allow_only({"name", "description"});
+  const std::string name = case_table.string_or("name", "space_time");
+  const Config solver_table = config.table("solver");
+  SolverSettings settings = read_solver(solver_table, true);
+  settings.sipg.space = poly::parse_space_time_space(solver_table.string_or("space", "reduced"), solver_table.where());
+  settings.sipg.time_degree = static_cast<int>(solver_table.integer_or("time_degree", -1));
+  if (settings.sipg.space == poly::LocalSpace::reduced && solver_table.has("time_degree"))
+    throw InputError(cat(solver_table.where(), " time_degree: the reduced space has total degree p in space and time; time_degree "
+                                                "belongs to space = \"full\""));
+  const std::string reassemble = solver_table.string_or("reassemble", "auto");
+  if (reassemble != "auto" && reassemble != "every-slab")
+    throw InputError(cat(solver_table.where(), " reassemble = \"", reassemble, "\": auto (when the coefficients change in time) or every-slab"));
+  if (settings.precision != "double")
+    throw InputError(cat(solver_table.where(), " precision = \"", settings.precision, "\": space-time systems are double precision"));
+  if (settings.sipg.degree > poly::max_space_time_degree(3) + 1)
+    throw InputError(cat(solver_table.where(), " degree = ", settings.sipg.degree, ": space-time degrees are 1 to ",
+                         poly::max_space_time_degree(2), " in 2D and 1 to ", poly::max_space_time_degree(3), " in 3D"));
+  const Config time = config.table("time");
+  time.allow_only({"start", "end", "slabs", "dt", "max_slabs"});
+  const long long max_slabs = time.integer_or("max_slabs", 0);
+  if (max_slabs < 0) throw InputError(cat(time.where(), " max_slabs = ", max_slabs, ": 0 (all) or the slabs this run may do"));
+  const double start = time.double_or("start", 0.0);
+  const auto end_value = time.get_double("end");
+  if (!end_value) throw InputError(cat(time.where(), ": give end (the final time)"));
+  const double end = *end_value;
+  if (!std::isfinite(start) || !std::isfinite(end) || !(end > start))
+    throw InputError(cat(time.where(), ": end = ", end, " must be a finite time after start = ", start));
+  long long slabs = 0;
+  if (time.has("slabs") && time.has("dt")) throw InputError(cat(time.where(), ": give slabs or dt, not both"));
+  if (time.has("slabs")) {
+    slabs = time.integer_or("slabs", 0);
+  } else if (time.has("dt")) {
+    const double requested = time.double_or("dt", 0.0);
+    if (!(requested > 0)) throw InputError(cat(time.where(), " dt = ", requested, ": must be positive"));
+    slabs = static_cast<long long>(std::ceil((end - start) / requested - 1e-9));
+  } else {
+    throw InputError(cat(time.where(), ": give slabs (their number) or dt (their length) between start and end"));
+  }
+  if (slabs < 1 || slabs > 100000000) throw InputError(cat(time.where(), " slabs = ", slabs, ": 1 or more"));
+  const double dt = (end - start) / static_cast<double>(slabs);
+  const Config output = config.table("output");
+  output.allow_only({"directory", "vtu", "every", "checkpoint_every"});
+  const std::string directory = output.string_or("directory", cat("runs/", name));
+  const bool write_vtu = output.bool_or("vtu", true);
+  const long long every = output.integer_or("every", 1), checkpoint_every = output.integer_or("checkpoint_every", 1);
+  if (every < 1) throw InputError(cat(output.where(), " every = ", every, ": write the solution every N >= 1 slabs"));
+  if (checkpoint_every < 1) throw InputError(cat(output.where(), " checkpoint_every = ", checkpoint_every, ": every N >= 1 slabs"));
+
+  const PolyCaseMesh loaded = load_poly_case_mesh(config);
+  const poly::PolyMesh& mesh = loaded.mesh;
+  const poly::ParabolicProblem problem = poly::make_parabolic_problem(config.table("problem"), mesh);
+  std::printf("flowdg: problem %s\n", problem.description.c_str());
+  for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
+  auto setup_start = Clock::now();
+  poly::SipgDiscretisation st(mesh, problem.coefficients(start), settings.sipg, backend);
+  const int p = settings.sipg.degree;
+  std::printf("flowdg: space-time SIPG, %s space p = %d%s, %lld slabs of dt = %s on [%s, %s], %lld unknowns per slab, %d time points "
+              "(set-up %.3g s)\n",
+              poly::local_space_name(st.local_space()), p,
+              st.local_space() == poly::LocalSpace::full ? cat(" (time degree ", st.time_degree(), ")").c_str() : "", slabs,
+              fixed(dt).c_str(), fixed(start).c_str(), fixed(end).c_str(), static_cast<long long>(st.dofs()), st.time_points(),
+              seconds_since(setup_start));
+  const std::string layout = cat("slabs ", poly::local_space_name(st.local_space()), " q ", st.time_degree(), " count ", slabs,
+                                 " start ", fixed(start, 17), " end ", fixed(end, 17), " penalty ", fixed(settings.sipg.penalty, 17));
+  const std::uint64_t hash = poly_mesh_hash(loaded.fine, loaded.assignment);
+  const Space space = space_of(backend);
+
+  // ---- the start: the initial condition, or a checkpoint's last slab
+  long long first = 0;
+  std::vector<double> x(static_cast<std::size_t>(st.dofs()), 0.0);
+  double l2l2_squared = 0, dg_squared = 0, jump_squared = 0;
+  if (!restart.empty()) {
+    const Checkpoint checkpoint = read_checkpoint(restart);
+    check_compatible(checkpoint, mesh.n_elements(), hash, loaded.spec, p, "space_time_sipg");
+    if (checkpoint.n_basis_total != st.dofs() || checkpoint.scheme != layout)
+      throw InputError(cat("the checkpoint ", restart, " is of another space-time layout (checkpoint: '", checkpoint.scheme, "', ",
+                           checkpoint.n_basis_total, " unknowns; this case: '", layout, "', ", st.dofs(), " unknowns)"));
+    if (checkpoint.step < 1 || checkpoint.step > slabs)
+      throw InputError(cat("the checkpoint ", restart, " is after slab ", checkpoint.step, " of ", slabs));
+    first = checkpoint.step;
+    x = checkpoint.coefficients;
+    if (checkpoint.accumulators.size() == 3) {
+      l2l2_squared = checkpoint.accumulators[0];
+      dg_squared = checkpoint.accumulators[1];
+      jump_squared = checkpoint.accumulators[2];
+    }
+    st.top_trace(Array<double>(space, x), dt);
+    std::printf("flowdg: restart from %s: slab %lld of %lld done (t = %s)\n", restart.c_str(), first, slabs, fixed(checkpoint.time).c_str());
+  } else {
+    st.set_initial_trace(problem.initial(start));
+  }
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory + "/case.toml") << config.to_toml();
+
+  // slabs.csv: the rows up to the start kept (a restart continues the file)
+  const std::string csv_path = directory + "/slabs.csv";
+  const std::string header = "slab,t_start,t_end,reassembled,sample_seconds,assembly_seconds,factor_seconds,solve_seconds,iterations,"
+                             "relative_residual,l2_at_end,l2l2_so_far,energy_so_far";
+  {
+    std::vector<std::string> kept;
+    if (first > 0) {
+      std::ifstream in(csv_path);
+      std::string line;
+      std::getline(in, line);
+      while (std::getline(in, line)) {
+        const long long slab = std::atoll(line.c_str());
+        if (slab >= 1 && slab <= first) kept.push_back(line);
+      }
+    }
+    std::ofstream csv(csv_path);
+    csv << header << "\n";
+    for (const auto& line : kept) csv << line << "\n";
+  }
+  euler2d::PvdSeries series(directory + "/solution.pvd");
+  if (first > 0) series.resume(start + static_cast<double>(first) * dt + 0.5 * dt);
+
+  // ---- the solver
+  std::string method = settings.linear_solver;
+  if (method == "auto") method = st.dofs() <= settings.direct_limit ? "direct" : "gmres";
+  if (method == "cg")
+    throw InputError(cat(solver_table.where(), " linear_solver = \"cg\": the space-time system is not symmetric (the time derivative "
+                                               "and the time jump); gmres, bicgstab or direct"));
+  linalg::CsrMatrix<double> matrix;
+  std::optional<linalg::SparseLu> lu;
+  std::unique_ptr<linalg::Preconditioner<double>> preconditioner;
+  bool have_matrix = false;
+  Array<double> xd(space, x);
+  const auto exact_at = [&problem](double t) { return problem.exact(t); };
+  const auto gradient_at = [&problem](double t) { return problem.exact_gradient(t); };
+  double total_sample = 0, total_assembly = 0, total_factor = 0, total_solve = 0, last_top = 0;
+  long long total_iterations = 0, assemblies = 0;
+  poly::AssemblyTimes last_times;
+  std::string failure;
+  const long long progress_every = std::max<long long>(1, slabs / 20);
+  long long done = first;
+  const InterruptGuard interrupts;  // SIGINT / SIGTERM: finish the slab, save, stop (core/signals.hpp)
+  int interrupted = 0;
+  bool stopped_early = false;
+  for (long long n = first; n < slabs; ++n) {
+    const double t0 = start + static_cast<double>(n) * dt, t1 = t0 + dt;
+    auto mark = Clock::now();
+    st.set_slab(t0, dt, problem.coefficients);
+    const double sample_seconds = seconds_since(mark);
+    const bool reassembling = !have_matrix || problem.operator_depends_on_time || reassemble == "every-slab";
+    double assembly_seconds = 0, factor_seconds = 0;
+    Array<double> rhs;
+    mark = Clock::now();
+    if (reassembling) {
+      poly::AssembledSystem<double> system = st.assemble<double>(settings.assembly);
+      last_times = system.times;
+      matrix = std::move(system.matrix);
+      rhs = std::move(system.rhs);
+      assembly_seconds = seconds_since(mark);
+      ++assemblies;
+      have_matrix = true;
+      mark = Clock::now();
+      try {
+        if (method == "direct") {
+          lu.emplace(matrix);
+        } else if (settings.preconditioner == "block-jacobi") {
+          preconditioner = std::make_unique<linalg::BlockJacobi<double>>(matrix, st.dof_start(), space);
+        } else {
+          preconditioner = std::make_unique<linalg::IdentityPreconditioner<double>>();
+        }
+      } catch (const NumericalError& error) {
+        failure = cat("slab ", n + 1, ": ", error.what());
+        break;
+      }
+      factor_seconds = seconds_since(mark);
+    } else {
+      rhs = st.assemble_rhs<double>();
+      assembly_seconds = seconds_since(mark);
+    }
+    mark = Clock::now();
+    int iterations = 0;
+    double residual = 0;
+    if (method == "direct") {
+      try {
+        x = lu->solve(rhs.to_host());
+      } catch (const NumericalError& error) {
+        failure = cat("slab ", n + 1, ": ", error.what());
+        break;
+      }
+      xd = Array<double>(space, x);
+    } else {
+      // the previous slab's coefficients are the initial guess (xd holds them)
+      const linalg::SolveResult result =
+          method == "gmres" ? linalg::gmres<double>(backend, matrix, rhs.view(), xd.view(), *preconditioner, settings.krylov)
+                            : linalg::bicgstab<double>(backend, matrix, rhs.view(), xd.view(), *preconditioner, settings.krylov);
+      iterations = result.iterations;
+      residual = result.relative_residual;
+      total_iterations += iterations;
+      if (!result.converged) {
+        failure = cat("slab ", n + 1, " (t = ", fixed(t0), " to ", fixed(t1), "): ", linalg::describe(result));
+        break;
+      }
+      x = xd.to_host();
+    }
+    const double solve_seconds = seconds_since(mark);
+    total_sample += sample_seconds;
+    total_assembly += assembly_seconds;
+    total_factor += factor_seconds;
+    total_solve += solve_seconds;
+    if (problem.has_exact()) {
+      const poly::SlabErrors e = st.slab_errors(x, exact_at, gradient_at);
+      l2l2_squared += e.l2l2_squared;
+      dg_squared += e.dg_squared;
+      jump_squared += e.jump_squared;
+      last_top = e.top_l2;
+    }
+    const double energy = std::sqrt(dg_squared + 0.5 * last_top * last_top + 0.5 * jump_squared);
+    st.top_trace(xd, dt);  // u_h^- for the next slab
+    done = n + 1;
+    {
+      std::ofstream csv(csv_path, std::ios::app);
+      char line[512];
+      std::snprintf(line, sizeof line, "%lld,%.17g,%.17g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.10g,%.10g,%.10g\n", n + 1, t0, t1,
+                    reassembling ? 1 : 0, sample_seconds, assembly_seconds, factor_seconds, solve_seconds, iterations, residual,
+                    problem.has_exact() ? last_top : NAN, problem.has_exact() ? std::sqrt(l2l2_squared) : NAN,
+                    problem.has_exact() ? energy : NAN);
+      csv << line;
+    }
+    if (write_vtu && (done % every == 0 || done == slabs)) {
+      std::vector<poly::PolyVtuField> fields;
+      fields.push_back({"u", 1, st.sample_at_fine_vertices(x)});
+      if (problem.has_exact()) {
+        std::vector<Point3> points(mesh.fine_vertices.size());
+        for (std::size_t i = 0; i < points.size(); ++i) points[i] = mesh.nodes[static_cast<std::size_t>(mesh.fine_vertices[i])];
+        std::vector<double> exact(points.size()), error(points.size());
+        problem.exact(t1)(points, exact.data());
+        for (std::size_t i = 0; i < points.size(); ++i) error[i] = fields[0].values[i] - exact[i];
+        fields.push_back({"u_exact", 1, std::move(exact)});
+        fields.push_back({"error", 1, std::move(error)});
+      }
+      const std::string file = cat("solution_", done, ".vtu");
+      poly::write_poly_vtu(directory + "/" + file, mesh, fields, t1);
+      series.add(t1, file);
+    }
+    interrupted = InterruptGuard::received();
+    stopped_early = interrupted != 0 || (max_slabs > 0 && done - first >= max_slabs && done < slabs);
+    if (done % checkpoint_every == 0 || done == slabs || stopped_early) {
+      Checkpoint checkpoint;
+      checkpoint.case_toml = config.to_toml();
+      checkpoint.mesh_source = loaded.spec;
+      checkpoint.mesh_hash = hash;
+      checkpoint.n_elements = mesh.n_elements();
+      checkpoint.order = p;
+      checkpoint.n_variables = 1;
+      checkpoint.time = t1;
+      checkpoint.step = done;
+      checkpoint.scheme = layout;
+      checkpoint.physics = "space_time_sipg";
+      checkpoint.n_basis_total = st.dofs();
+      checkpoint.coefficients = x;
+      checkpoint.accumulators = {l2l2_squared, dg_squared, jump_squared};
+      write_checkpoint(directory + "/checkpoint.h5", checkpoint);
+    }
+    if (done % progress_every == 0 || done == slabs || done == first + 1)
+      std::printf("slab %lld/%lld t = %s: %s%s%s\n", done, slabs, fixed(t1).c_str(),
+                  method == "direct" ? cat("direct").c_str() : cat(iterations, " iterations").c_str(),
+                  reassembling ? ", reassembled" : "",
+                  problem.has_exact() ? cat(", L2 error ", fixed(last_top, 4), ", L2(L2) so far ", fixed(std::sqrt(l2l2_squared), 4)).c_str()
+                                      : "");
+    if (stopped_early) break;
+  }
+
+  // ---- summary
+  SipgCaseResult result;
+  result.elements = mesh.n_elements();
+  result.dofs = st.dofs();
+  result.converged = failure.empty();
+  result.output_directory = directory;
+  const double energy = std::sqrt(dg_squared + 0.5 * last_top * last_top + 0.5 * jump_squared);
+  if (problem.has_exact()) {
+    result.has_errors = true;
+    result.l2_error = std::sqrt(l2l2_squared);
+    result.dg_error = energy;
+    std::printf("flowdg: errors: L2(L2) %.6e, energy %.6e, L2 at t = %s %.6e\n", result.l2_error, energy,
+                fixed(start + static_cast<double>(done) * dt).c_str(), last_top);
+  }
+  const long long run_slabs = done - first;
+  json::Object summary;
+  summary.add_string("case", config.where()).add_string("name", name).add_string("method", "sipg space-time")
+      .add_string("backend", to_string(backend)).add_string("device", describe(backend));
+  json::Object mesh_json;
+  mesh_json.add_string("file", loaded.spec).add_integer("fine_elements", loaded.fine.n_elements()).add_integer("elements", mesh.n_elements())
+      .add_integer("agglomerate_requested", loaded.requested).add_string("agglomeration", loaded.requested == 0 ? "none" : loaded.agglomeration)
+      .add_integer("dimension", mesh.dimension).add_integer("interior_subfaces", mesh.n_interior_subfaces())
+      .add_integer("boundary_subfaces", mesh.n_boundary_subfaces()).add_integer("quadrature_simplices", mesh.quadrature.n_simplices())
+      .add_string("sub_simplices", loaded.sub_simplices).add_number("seconds", loaded.seconds).add_string("note", loaded.note);
+  summary.add("mesh", mesh_json.str(2));
+  summary.add_string("problem", problem.description).add_bool("coefficients_vary_in_time", problem.operator_depends_on_time);
+  summary.add_string("space", poly::local_space_name(st.local_space())).add_integer("degree", p).add_integer("time_degree", st.time_degree())
+      .add_integer("dofs_per_slab", st.dofs()).add_integer("time_points", st.time_points()).add_number("penalty", settings.sipg.penalty)
+      .add_string("assembly", poly::assembly_method_name(settings.assembly)).add_string("linear_solver", method)
+      .add_string("reassemble", reassemble);
+  json::Object time_json;
+  time_json.add_number("start", start).add_number("end", end).add_integer("slabs", slabs).add_number("dt", dt)
+      .add_integer("first_slab_of_this_run", first + 1).add_integer("slabs_done", done).add_integer("max_slabs", max_slabs);
+  summary.add("time", time_json.str(2));
+  json::Object per;
+  per.add_integer("slabs_run", run_slabs).add_integer("assemblies", assemblies).add_number("sample_total", total_sample)
+      .add_number("assembly_total", total_assembly).add_number("factor_total", total_factor).add_number("solve_total", total_solve)
+      .add_integer("iterations_total", total_iterations)
+      .add_number("assembly_per_slab", run_slabs ? total_assembly / static_cast<double>(run_slabs) : 0.0)
+      .add_number("solve_per_slab", run_slabs ? (total_solve + total_factor) / static_cast<double>(run_slabs) : 0.0);
+  summary.add("seconds", per.str(2)).add("last_assembly", times_json(last_times));
+  if (problem.has_exact()) {
+    json::Object e;
+    e.add_number("l2l2", std::sqrt(l2l2_squared)).add_number("energy", energy).add_number("l2_at_end", last_top)
+        .add_number("dg_time_integral", std::sqrt(dg_squared)).add_number("time_jumps", std::sqrt(jump_squared));
+    summary.add("errors", e.str(2));
+  }
+  summary.add_bool("converged", failure.empty()).add_string("failure", failure).add_number("wall_seconds", seconds_since(run_start));
+  std::ofstream(directory + "/summary.json") << summary.str() << "\n";
+  std::printf("flowdg: %lld slabs in %.3g s (sampling %.3g s, assembly %.3g s in %lld assemblies, factor %.3g s, solve %.3g s); wrote %s\n",
+              run_slabs, seconds_since(run_start), total_sample, total_assembly, assemblies, total_factor, total_solve, directory.c_str());
+  if (!failure.empty())
+    throw NumericalError(cat("the space-time run stopped at ", failure, "; the slabs before it are in ", directory,
+                             " (checkpoint.h5, slabs.csv", write_vtu ? ", solution_*.vtu" : "", ")"));
+  if (interrupted != 0)
+    throw Interrupted(interrupted, cat("interrupted by ", signal_name(interrupted), " after slab ", done, " of ", slabs, "; continue with --restart ",
+                                       directory, "/checkpoint.h5"));
+  if (stopped_early)
+    std::printf("flowdg: stopped after %lld slabs (max_slabs); continue with --restart %s/checkpoint.h5\n", done - first, directory.c_str());
   return result;
 }
 

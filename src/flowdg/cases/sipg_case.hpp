@@ -11,6 +11,7 @@
 //   case.toml                            the case as run
 // A solve that does not converge (or a singular matrix) writes all of them (summary.json says
 // "converged": false and why) and then stops with a NumericalError (exit code 3).
+// With a [time] table the case is parabolic and runs slab by slab (run_space_time_case below).
 #include <string>
 
 #include "flowdg/backend/backend.hpp"
@@ -34,6 +35,15 @@ struct SipgCaseResult {
 /// Runs the case (see the top), printing its progress to stdout. InputError: an unknown key, a bad
 /// value, a mesh that cannot be agglomerated; NumericalError: a singular matrix, a solve that does
 /// not converge (after the outputs are written).
-SipgCaseResult run_sipg_case(const Config& config, Backend backend);
+SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart = "");
+
+/// A parabolic case (a [time] table): space-time slabs (issue 19), one linear system per slab (the
+/// matrix reassembled when the coefficients change in time, else only the right-hand side; a direct
+/// solve keeps its factorisation), the previous slab's solution as the Krylov initial guess.
+/// Writes into the output directory: solution_<slab>.vtu (every [output] every slabs, at the slab's
+/// end) and solution.pvd, slabs.csv (per slab: times, reassembled, sampling / assembly / factor /
+/// solve seconds, iterations, errors so far), checkpoint.h5 (every checkpoint_every slabs: restart
+/// with --restart), summary.json, case.toml. run_sipg_case calls it for a case with [time].
+SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart = "");
 
 }  // namespace flowdg

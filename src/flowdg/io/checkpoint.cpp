@@ -227,6 +227,12 @@ Handle open_link(const FileErrors& errors, hid_t parent, const char* name, const
 /// not those of a solution this flowdg can run.
 std::size_t coefficient_count(const Checkpoint& checkpoint, const FileErrors& errors) {
   const std::string& physics = checkpoint.physics;
+  if (physics == "space_time_sipg") {
+    if (checkpoint.n_variables != 1) errors.fail(cat("n_variables is ", checkpoint.n_variables, ", space_time_sipg has 1"));
+    if (checkpoint.n_elements <= 0 || checkpoint.n_basis_total < checkpoint.n_elements)
+      errors.fail(cat("n_basis_total ", checkpoint.n_basis_total, " does not fit ", checkpoint.n_elements, " elements"));
+    return static_cast<std::size_t>(checkpoint.n_basis_total);
+  }
   const int variables = physics == "euler2d" || physics == "navier_stokes2d"   ? 4
                         : physics == "euler3d" || physics == "navier_stokes3d" ? 5
                                                                                : 0;
@@ -281,6 +287,15 @@ void write_file(const std::string& path, const Checkpoint& checkpoint, const Fil
                           checkpoint.coefficients.data()),
                  "write /solution/coefficients");
     AttributeWriter(errors, dataset.id()).text("layout", coefficient_layout);
+    if (!checkpoint.accumulators.empty()) {
+      const hsize_t n = checkpoint.accumulators.size();
+      const Handle a_space = errors.own(H5Screate_simple(1, &n, nullptr), H5Sclose, "make the accumulators' dataspace");
+      const Handle a_set = errors.own(H5Dcreate2(solution.id(), "accumulators", H5T_IEEE_F64LE, a_space.id(), H5P_DEFAULT,
+                                                 H5P_DEFAULT, H5P_DEFAULT),
+                                      H5Dclose, "create /solution/accumulators");
+      errors.check(H5Dwrite(a_set.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, checkpoint.accumulators.data()),
+                   "write /solution/accumulators");
+    }
   }
   errors.check(file.close(), cat("close '", path, "'"));
 }
@@ -407,6 +422,16 @@ Checkpoint read_checkpoint(const std::string& path) {
   errors.check(
       H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, checkpoint.coefficients.data()),
       "read /solution/coefficients");
+  if (H5Lexists(solution.id(), "accumulators", H5P_DEFAULT) > 0) {
+    const Handle a_set = open_link(errors, solution.id(), "accumulators", "dataset /solution/accumulators", H5Dopen2, H5Dclose);
+    const Handle a_space = errors.own(H5Dget_space(a_set.id()), H5Sclose, "read the shape of /solution/accumulators");
+    hsize_t n = 0;
+    if (H5Sget_simple_extent_ndims(a_space.id()) != 1 || H5Sget_simple_extent_dims(a_space.id(), &n, nullptr) != 1 || n > 1024)
+      errors.fail("/solution/accumulators is not a short 1-D array");
+    checkpoint.accumulators.resize(n);
+    errors.check(H5Dread(a_set.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, checkpoint.accumulators.data()),
+                 "read /solution/accumulators");
+  }
   return checkpoint;
 }
 

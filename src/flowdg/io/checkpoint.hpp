@@ -7,6 +7,9 @@
 //                           n_elements, n_variables, n_basis_total (optional: absent means all
 //                           triangles), scheme, physics, mesh_source, mesh_hash,
 //                           case_toml (the case file as run, so a restart needs nothing else)
+//   /solution/accumulators  optional, double, 1-D: running totals a restart continues
+// physics "space_time_sipg" (issue 19): one scalar, n_basis_total unknowns of a polytopic mesh (the
+// agglomeration's hash in mesh_hash), step = slabs done, time = the last slab's end.
 // A write goes to PATH.tmp and is renamed over PATH, so a crash never damages the last good
 // checkpoint. Any failure, and any file that is not a complete checkpoint, is an InputError
 // naming the path.
@@ -35,6 +38,8 @@ struct Checkpoint {
   /// element a triangle (files written before the attribute existed).
   index_t n_basis_total = 0;
   std::vector<double> coefficients;
+  /// Optional running totals a restart continues (a space-time run's error sums), /solution/accumulators.
+  std::vector<double> accumulators;
 };
 
 /// FNV-1a over the node coordinates' bits, the element types and the element node ids: any moved

@@ -1,6 +1,7 @@
 #pragma once
 // A sparse direct solve on the host for small problems (issue 18): Eigen's supernodal SparseLU
 // (COLAMD ordering, partial pivoting with a preference for the diagonal), in double precision.
+#include <memory>
 #include <vector>
 
 #include "flowdg/linalg/csr.hpp"
@@ -17,5 +18,24 @@ namespace flowdg::linalg {
 /// exceeds 1e-8.
 template <class Real>
 std::vector<Real> sparse_lu_solve(const CsrMatrix<Real>& A, const std::vector<Real>& b);
+
+/// The factorisation kept for many right-hand sides (space-time slabs whose matrix does not change):
+/// the constructor factors (the errors above on the matrix), solve() solves (the errors above on
+/// the solution).
+class SparseLu {
+ public:
+  template <class Real>
+  explicit SparseLu(const CsrMatrix<Real>& A);
+  ~SparseLu();
+  SparseLu(SparseLu&&) noexcept;
+  SparseLu& operator=(SparseLu&&) noexcept;
+  template <class Real>
+  std::vector<Real> solve(const std::vector<Real>& b) const;
+  index_t rows() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace flowdg::linalg

@@ -24,9 +24,11 @@ namespace flowdg::poly {
 /// The highest polynomial degree the solver supports (a compile-time bound of the kernels' arrays).
 inline constexpr int max_degree = 6;
 
-/// The number of basis functions of total degree <= p in d dimensions: C(p + d, d).
+/// The number of basis functions of total degree <= p in d dimensions (any d; d + 1 for space-time): C(p + d, d).
 FLOWDG_HD constexpr int basis_size(int p, int d) {
-  return d == 1 ? p + 1 : d == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
+  int n = 1;  // C(p + k, k) for k = 1..d: each step's product is divisible by k
+  for (int k = 1; k <= d; ++k) n = n * (p + k) / k;
+  return n;
 }
 
 /// An element's bounding box as the basis needs it: the centre and the inverse half-widths of each
@@ -81,7 +83,7 @@ FLOWDG_HD inline void evaluate_basis(const BoxMap& box, int p, Point3 x, double*
   double L[D][max_degree + 1], dL[D][max_degree + 1];
   for (int k = 0; k < D; ++k) {
     const double xi = (coordinate[k] - box.centre[k]) * box.inverse_half[k];
-    legendre_normalised(p, xi, L[k], gradient ? dL[k] : nullptr);
+    legendre_normalised(p, xi, L[k], dL[k]);  // derivatives always (a few flops; no maybe-uninitialised reads)
   }
   int m = 0;
   for (int s = 0; s <= p; ++s) {
@@ -107,6 +109,80 @@ FLOWDG_HD inline void evaluate_basis(const BoxMap& box, int p, Point3 x, double*
           }
           ++m;
         }
+    }
+  }
+}
+
+// ---- space-time bases on prisms kappa x I_n (issue 19; Cangiani, Dong & Georgoulis 2017) ---------
+//
+// On a slab I_n = (t_{n-1}, t_n) of length dt every element kappa of the spatial mesh is a prism
+// kappa x I_n; its basis is products of the spatial basis above and the normalised Legendre
+// polynomials of tau = (2 t - t_{n-1} - t_n) / dt, scaled by 1 / sqrt(dt) (orthonormal on the
+// prism's box), of one of two spaces:
+//   reduced  P_p(kappa x I_n): space-time total degree <= p (the paper's "reduced complexity"
+//            choice, Cangiani, Dong & Georgoulis 2017): time degree a = 0..p times the spatial
+//            functions of degree <= p - a, basis_size(p, d + 1) functions;
+//   full     P_q(I_n) x P_p(kappa): time degree a = 0..q times every spatial function of degree
+//            <= p, (q + 1) basis_size(p, d) functions (the standard choice, Eriksson, Johnson &
+//            Thomee 1985).
+// Numbering: by time degree a, then the spatial function (hierarchical, so "the spatial functions of
+// degree <= p - a" are the first basis_size(p - a, d)).
+
+/// Which local space an element carries: the steady spatial P_p, or one of the two space-time ones.
+enum class LocalSpace : int { spatial = 0, full = 1, reduced = 2 };
+
+/// The number of local functions of degree p (time degree q for the full space) in d space dimensions.
+FLOWDG_HD constexpr int local_size(int p, int d, LocalSpace space, int q) {
+  return space == LocalSpace::spatial ? basis_size(p, d)
+         : space == LocalSpace::full  ? (q + 1) * basis_size(p, d)
+                                      : basis_size(p, d + 1);
+}
+
+/// The largest local size of a kernel of degree bound P: the full space with q = P bounds the
+/// reduced one.
+FLOWDG_HD constexpr int max_local_size(int P, int d, bool space_time) {
+  return space_time ? (P + 1) * basis_size(P, d) : basis_size(P, d);
+}
+
+/// The highest space-time degree (the kernels' arrays grow as (P + 1) C(P + d, d)).
+FLOWDG_HD constexpr int max_space_time_degree(int d) { return d == 2 ? 4 : 3; }
+
+/// The time part of a slab: tau's scale 2 / dt and the basis's 1 / sqrt(dt).
+struct SlabMap {
+  double dt = 1;
+  double time_scale = 2;  ///< d tau / dt = 2 / dt
+  double norm = 1;        ///< 1 / sqrt(dt)
+};
+
+FLOWDG_HD inline SlabMap slab_map(double dt) {
+  SlabMap m;
+  m.dt = dt;
+  m.time_scale = 2 / dt;
+  m.norm = 1 / std::sqrt(dt);
+  return m;
+}
+
+/// The space-time functions of element (box, p) at (x, tau): value[j], gradient[D j + k] (spatial),
+/// and when time_derivative is not null d phi_j / dt. `spatial` and `spatial_gradient` are scratch
+/// of basis_size(p, D) and D basis_size(p, D) entries.
+template <int D>
+FLOWDG_HD inline void evaluate_space_time(const BoxMap& box, int p, LocalSpace space, int q, const SlabMap& slab, Point3 x,
+                                          double tau, double* spatial, double* spatial_gradient, double* value,
+                                          double* gradient, double* time_derivative) {
+  evaluate_basis<D>(box, p, x, spatial, gradient ? spatial_gradient : nullptr);
+  const int top = space == LocalSpace::full ? q : p;
+  double L[max_degree + 1], dL[max_degree + 1];
+  legendre_normalised(top, tau, L, dL);
+  const int ns = basis_size(p, D);
+  int j = 0;
+  for (int a = 0; a <= top; ++a) {
+    const int n = space == LocalSpace::full ? ns : basis_size(p - a, D);
+    const double l = L[a] * slab.norm, dl = dL[a] * slab.time_scale * slab.norm;
+    for (int m = 0; m < n; ++m, ++j) {
+      value[j] = l * spatial[m];
+      if (gradient)
+        for (int k = 0; k < D; ++k) gradient[D * j + k] = l * spatial_gradient[D * m + k];
+      if (time_derivative) time_derivative[j] = dl * spatial[m];
     }
   }
 }

@@ -131,9 +131,8 @@ void set_neumann_tags(PolyProblem& problem, const Config& table, const PolyMesh&
   }
 }
 
-PolyProblem builtin_problem(const std::string& type, const Config& table, const PolyMesh& mesh) {
-  table.allow_only({"type", "diffusion", "advection", "reaction", "wavenumbers", "phases", "boundary"});
-  const int d = mesh.dimension;
+/// The manufactured problem of a built-in type with the table's overrides.
+Manufactured manufactured_from(const std::string& type, const Config& table, int d) {
   Manufactured m;
   m.d = d;
   if (type == "poisson") {
@@ -168,6 +167,13 @@ PolyProblem builtin_problem(const std::string& type, const Config& table, const 
   m.c = table.double_or("reaction", m.c);
   if (d == 2) m.a[2] = m.a[5] = m.a[6] = m.a[7] = m.a[8] = 0;
   check_diffusion(m.a.data(), d, 3, table.where());
+  return m;
+}
+
+PolyProblem builtin_problem(const std::string& type, const Config& table, const PolyMesh& mesh) {
+  table.allow_only({"type", "diffusion", "advection", "reaction", "wavenumbers", "phases", "boundary"});
+  const int d = mesh.dimension;
+  const Manufactured m = manufactured_from(type, table, d);
 
   PolyProblem problem;
   problem.type = type;
@@ -201,6 +207,67 @@ PolyProblem builtin_problem(const std::string& type, const Config& table, const 
   return problem;
 }
 
+// ---- built-in parabolic problems: u = prod_r sin(k_r x_r + phi_r) T(t) --------------------------
+
+ParabolicProblem builtin_parabolic(const std::string& type, const Config& table, const PolyMesh& mesh) {
+  table.allow_only({"type", "diffusion", "advection", "reaction", "wavenumbers", "phases", "boundary", "frequency", "oscillation"});
+  const int d = mesh.dimension;
+  const Manufactured m = manufactured_from(type == "heat" ? "poisson" : type, table, d);
+  const double omega = table.double_or("frequency", 2.0), delta = table.double_or("oscillation", 0.0);
+  if (!std::isfinite(omega)) throw InputError(cat(table.where(), " frequency = ", omega, ": must be finite"));
+  if (!(std::abs(delta) < 1))
+    throw InputError(cat(table.where(), " oscillation = ", delta, ": must be in (-1, 1) (the diffusion (1 + oscillation sin(frequency t)) a "
+                                        "must stay positive)"));
+  PolyProblem tags;
+  set_neumann_tags(tags, table, mesh);
+  ParabolicProblem problem;
+  problem.type = type;
+  problem.neumann_tags = tags.neumann_tags;
+  problem.operator_depends_on_time = delta != 0;
+  const std::vector<bool> neumann = tags.coefficients.neumann_tag;
+  const auto T = [omega](double t) { return std::cos(omega * t) + 0.5 * std::sin(2 * omega * t); };
+  const auto dT = [omega](double t) { return -omega * std::sin(omega * t) + omega * std::cos(2 * omega * t); };
+  problem.coefficients = [m, d, T, dT, omega, delta, neumann](double t) {
+    Manufactured mt = m;  // a(t) = (1 + delta sin(omega t)) a
+    for (double& v : mt.a) v *= 1 + delta * std::sin(omega * t);
+    const double time = T(t), rate = dT(t);
+    Coefficients co;
+    co.dimension = d;
+    co.constant_diffusion = mt.a;
+    co.constant_advection = mt.b;
+    co.constant_reaction = mt.c;
+    co.source = bulk([mt, time, rate](Point3 x) { return mt.f(x) * time + mt.u(x) * rate; });
+    co.dirichlet = bulk([mt, time](Point3 x) { return mt.u(x) * time; });
+    co.neumann = [mt, time](std::span<const Point3> x, std::span<const Point3> n, double* out) {
+      for (std::size_t q = 0; q < x.size(); ++q) out[q] = mt.flux(x[q], n[q]) * time;
+    };
+    co.neumann_tag = neumann;
+    return co;
+  };
+  problem.exact = [m, T](double t) -> BulkField {
+    const double time = T(t);
+    return bulk([m, time](Point3 x) { return m.u(x) * time; });
+  };
+  problem.exact_gradient = [m, T](double t) -> BulkField {
+    const double time = T(t);
+    return [m, time](std::span<const Point3> x, double* out) {
+      for (std::size_t q = 0; q < x.size(); ++q)
+        for (int r = 0; r < m.d; ++r) out[m.d * q + r] = m.grad(x[q], r) * time;
+    };
+  };
+  problem.initial = problem.exact;
+  std::string waves, av, bv;
+  for (int r = 0; r < d; ++r) waves += cat(r == 0 ? "" : " ", "sin(", m.k[r], " ", "xyz"[r], " + ", m.phi[r], ")");
+  for (int r = 0; r < d; ++r) {
+    bv += cat(r == 0 ? "" : ", ", m.b[r]);
+    for (int k = 0; k < d; ++k) av += cat(r + k == 0 ? "" : ", ", m.a[3 * r + k]);
+  }
+  problem.description = cat(type, " (parabolic): a = ", delta != 0 ? cat("(1 + ", delta, " sin(", omega, " t)) ") : std::string(), "[", av,
+                            "], b = (", bv, "), c = ", m.c, ", u = ", waves, " (cos(", omega, " t) + sin(", 2 * omega, " t)/2)");
+  if (m.c < 0) problem.warnings.push_back(cat(table.where(), ": the reaction c = ", m.c, " is negative"));
+  return problem;
+}
+
 // ---- expression problems (muparser) -----------------------------------------------------------
 
 #ifdef FLOWDG_HAVE_MUPARSER
@@ -208,9 +275,10 @@ PolyProblem builtin_problem(const std::string& type, const Config& table, const 
 /// that use it (the parser keeps pointers to the variables, so it lives in one place).
 class Formula {
  public:
-  Formula(const std::string& text, const std::string& where) : text_(text) {
+  Formula(const std::string& text, const std::string& where, bool time = false) : text_(text) {
     try {
       parser_.DefineConst("pi", pi);
+      if (time) parser_.DefineVar("t", &t_);
       parser_.DefineVar("x", &x_);
       parser_.DefineVar("y", &y_);
       parser_.DefineVar("z", &z_);
@@ -220,8 +288,14 @@ class Formula {
       parser_.SetExpr(text);
       const auto used = parser_.GetUsedVar();  // parses the formula: syntax errors are thrown here
       for (const auto& [name, pointer] : used) {
+        if (name == "t" && time) {
+          uses_time_ = true;
+          continue;
+        }
         if (name != "x" && name != "y" && name != "z" && name != "nx" && name != "ny" && name != "nz")
-          throw InputError(cat(where, ": the formula '", text, "' uses '", name, "': the variables are x, y, z (and nx, ny, nz in the Neumann data)"));
+          throw InputError(cat(where, ": the formula '", text, "' uses '", name, "': the variables are x, y, z",
+                               time ? ", t" : "", " (and nx, ny, nz in the Neumann data)",
+                               name == "t" ? " (t only in time-dependent cases: give a [time] table)" : ""));
         if (name == "nx" || name == "ny" || name == "nz") uses_normal_ = true;
       }
       constant_ = used.empty();
@@ -233,8 +307,10 @@ class Formula {
   }
   bool constant() const { return constant_; }
   bool uses_normal() const { return uses_normal_; }
+  bool uses_time() const { return uses_time_; }
   double value() const { return value_; }
-  double operator()(Point3 x, Point3 n = {}) {
+  double operator()(Point3 x, Point3 n = {}, double t = 0) {
+    t_ = t;
     x_ = x.x;
     y_ = x.y;
     z_ = x.z;
@@ -251,9 +327,9 @@ class Formula {
  private:
   mu::Parser parser_;
   std::string text_, where_;
-  double x_ = 0, y_ = 0, z_ = 0, nx_ = 0, ny_ = 0, nz_ = 0;
+  double x_ = 0, y_ = 0, z_ = 0, nx_ = 0, ny_ = 0, nz_ = 0, t_ = 0;
   double value_ = 0;
-  bool constant_ = false, uses_normal_ = false;
+  bool constant_ = false, uses_normal_ = false, uses_time_ = false;
 };
 using FormulaPtr = std::shared_ptr<Formula>;
 
@@ -279,7 +355,7 @@ std::vector<std::string> read_formulas(const Config& table, const char* key) {
 }
 
 std::vector<FormulaPtr> parse_all(const Config& table, const char* key, const std::vector<std::size_t>& counts,
-                                  const std::string& fallback, const char* shape) {
+                                  const std::string& fallback, const char* shape, bool time = false) {
   std::vector<std::string> texts = read_formulas(table, key);
   if (texts.empty() && !fallback.empty()) texts = {fallback};
   if (texts.empty()) return {};
@@ -287,7 +363,7 @@ std::vector<FormulaPtr> parse_all(const Config& table, const char* key, const st
     throw InputError(cat(table.where(), " ", key, ": expected ", shape, ", got ", texts.size(), " formulas"));
   std::vector<FormulaPtr> out;
   for (std::size_t i = 0; i < texts.size(); ++i)
-    out.push_back(std::make_shared<Formula>(texts[i], cat(table.where(), " ", key, texts.size() > 1 ? cat("[", i, "]") : "")));
+    out.push_back(std::make_shared<Formula>(texts[i], cat(table.where(), " ", key, texts.size() > 1 ? cat("[", i, "]") : ""), time));
   return out;
 }
 
@@ -420,6 +496,118 @@ PolyProblem expression_problem(const Config& table, const PolyMesh& mesh) {
                             u.empty() ? ", no exact solution" : ", with an exact solution");
   return problem;
 }
+ParabolicProblem expression_parabolic(const Config& table, const PolyMesh& mesh) {
+  table.allow_only({"type", "diffusion", "advection", "reaction", "source", "dirichlet", "neumann", "exact", "exact_gradient",
+                    "initial", "boundary"});
+  const int d = mesh.dimension;
+  const std::size_t dd = static_cast<std::size_t>(d);
+  const auto a = parse_all(table, "diffusion", {1, dd * dd}, "0", d == 2 ? "1 (a scalar times I) or 4" : "1 (a scalar times I) or 9", true);
+  const auto b = parse_all(table, "advection", {dd}, "", d == 2 ? "2" : "3", true);
+  const auto c = parse_all(table, "reaction", {1}, "0", "1", true);
+  const auto f = parse_all(table, "source", {1}, "0", "1", true);
+  const auto g = parse_all(table, "dirichlet", {1}, "0", "1", true);
+  const auto gn = parse_all(table, "neumann", {1}, "0", "1", true);
+  const auto u = parse_all(table, "exact", {1}, "", "1", true);
+  const auto grad = parse_all(table, "exact_gradient", {dd}, "", d == 2 ? "2" : "3", true);
+  const auto u0 = parse_all(table, "initial", {1}, "", "1", true);
+  refuse_normal(a, table, "diffusion");
+  refuse_normal(b, table, "advection");
+  refuse_normal(c, table, "reaction");
+  refuse_normal(f, table, "source");
+  refuse_normal(g, table, "dirichlet");
+  refuse_normal(u, table, "exact");
+  refuse_normal(grad, table, "exact_gradient");
+  refuse_normal(u0, table, "initial");
+  if (u.empty() != grad.empty())
+    throw InputError(cat(table.where(), ": give both exact and exact_gradient (for the L2(L2) and energy errors), or neither"));
+  if (u0.empty() && u.empty())
+    throw InputError(cat(table.where(), ": give the initial condition `initial` (a formula of x, y, z) or an exact solution"));
+  PolyProblem tags;
+  set_neumann_tags(tags, table, mesh);
+  ParabolicProblem problem;
+  problem.type = "expression";
+  problem.neumann_tags = tags.neumann_tags;
+  const std::vector<bool> neumann = tags.coefficients.neumann_tag;
+  const auto any_time = [](const std::vector<FormulaPtr>& formulas) {
+    return std::any_of(formulas.begin(), formulas.end(), [](const FormulaPtr& x) { return x->uses_time(); });
+  };
+  problem.operator_depends_on_time = any_time(a) || any_time(b) || any_time(c);
+  const std::string where = cat(table.where(), " diffusion");
+  problem.coefficients = [a, b, c, f, g, gn, d, neumann, where](double t) {
+    Coefficients co;
+    co.dimension = d;
+    co.neumann_tag = neumann;
+    const auto a_entry = [a, d](int r, int k) -> FormulaPtr {
+      if (a.size() == 1) return r == k ? a[0] : nullptr;
+      return a[static_cast<std::size_t>(d * r + k)];
+    };
+    if (all_constant(a)) {
+      std::array<double, 9> m{};
+      for (int r = 0; r < d; ++r)
+        for (int k = 0; k < d; ++k)
+          if (const FormulaPtr e = a_entry(r, k)) m[3 * r + k] = e->value();
+      check_diffusion(m.data(), d, 3, where);
+      co.constant_diffusion = m;
+    } else {
+      co.diffusion = [a_entry, d, where, t](std::span<const Point3> x, double* out) {
+        for (std::size_t q = 0; q < x.size(); ++q) {
+          double* m = out + d * d * q;
+          for (int r = 0; r < d; ++r)
+            for (int k = 0; k < d; ++k) {
+              const FormulaPtr e = a_entry(r, k);
+              m[d * r + k] = e ? (*e)(x[q], {}, t) : 0.0;
+            }
+          check_diffusion(m, d, d, where);
+        }
+      };
+    }
+    if (b.empty() || all_constant(b)) {
+      std::array<double, 3> v{};
+      for (std::size_t r = 0; r < b.size(); ++r) v[r] = b[r]->value();
+      co.constant_advection = v;
+    } else {
+      co.advection = [b, d, t](std::span<const Point3> x, double* out) {
+        for (std::size_t q = 0; q < x.size(); ++q)
+          for (int r = 0; r < d; ++r) out[d * q + r] = (*b[r])(x[q], {}, t);
+      };
+    }
+    const auto scalar = [t](const FormulaPtr& formula) -> BulkField {
+      return [formula, t](std::span<const Point3> x, double* out) {
+        for (std::size_t q = 0; q < x.size(); ++q) out[q] = (*formula)(x[q], {}, t);
+      };
+    };
+    if (c[0]->constant()) co.constant_reaction = c[0]->value();
+    else co.reaction = scalar(c[0]);
+    co.source = scalar(f[0]);
+    co.dirichlet = scalar(g[0]);
+    const FormulaPtr flux = gn[0];
+    co.neumann = [flux, t](std::span<const Point3> x, std::span<const Point3> n, double* out) {
+      for (std::size_t q = 0; q < x.size(); ++q) out[q] = (*flux)(x[q], n[q], t);
+    };
+    return co;
+  };
+  const auto field = [](const FormulaPtr& formula) {
+    return [formula](double t) -> BulkField {
+      return [formula, t](std::span<const Point3> x, double* out) {
+        for (std::size_t q = 0; q < x.size(); ++q) out[q] = (*formula)(x[q], {}, t);
+      };
+    };
+  };
+  if (!u.empty()) {
+    problem.exact = field(u[0]);
+    problem.exact_gradient = [grad, d](double t) -> BulkField {
+      return [grad, d, t](std::span<const Point3> x, double* out) {
+        for (std::size_t q = 0; q < x.size(); ++q)
+          for (int r = 0; r < d; ++r) out[d * q + r] = (*grad[r])(x[q], {}, t);
+      };
+    };
+  }
+  problem.initial = u0.empty() ? problem.exact : field(u0[0]);
+  problem.description = cat("expression (parabolic): diffusion ", a.size() == 1 ? "scalar" : "tensor", b.empty() ? ", no advection" : ", advection",
+                            problem.operator_depends_on_time ? ", coefficients varying in time" : "",
+                            u.empty() ? ", no exact solution" : ", with an exact solution");
+  return problem;
+}
 #endif
 
 }  // namespace
@@ -435,6 +623,21 @@ bool have_expressions() {
 #else
   return false;
 #endif
+}
+
+ParabolicProblem make_parabolic_problem(const Config& table, const PolyMesh& mesh) {
+  const std::string type = table.string_or("type", "heat");
+  if (type == "heat" || type == "advection-diffusion-reaction") return builtin_parabolic(type, table, mesh);
+  if (type == "expression") {
+#ifdef FLOWDG_HAVE_MUPARSER
+    return expression_parabolic(table, mesh);
+#else
+    throw InputError(cat(table.where(), " type = \"expression\": this flowdg was built without muparser (Debian: libmuparser-dev; "
+                         "install it and reconfigure)"));
+#endif
+  }
+  throw InputError(cat(table.where(), " type = \"", type, "\": a time-dependent (parabolic) case takes heat, advection-diffusion-reaction "
+                       "or expression"));
 }
 
 PolyProblem make_problem(const Config& table, const PolyMesh& mesh) {

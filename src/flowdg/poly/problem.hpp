@@ -56,6 +56,32 @@ struct PolyProblem {
   bool has_exact() const { return static_cast<bool>(exact) && static_cast<bool>(exact_gradient); }
 };
 
+/// A parabolic problem u_t - div(a grad u) + b . grad u + c u = f for space-time slabs (issue 19),
+/// from a [problem] table of a case with [time]:
+//   heat                            a = I, b = 0, c = 0, u = prod_r sin(k_r x_r + phi_r) T(t), k_r = pi, phi_r = 0
+//   advection-diffusion-reaction    a, b, c, k, phi of the steady problem of that name, times T(t)
+// with T(t) = cos(omega t) + sin(2 omega t) / 2 (frequency = omega, default 2), the constants
+// overridable as in the steady problems, and `oscillation = delta` making the diffusion
+// a(t) = (1 + delta sin(omega t)) a (coefficients that change in time: the matrix is reassembled
+// every slab); f, g_D = u, g_N = (a grad u) . n and u_0 = u(x, start) follow. type = "expression":
+// the steady keys as formulas of x, y, z and t, plus `initial` (u_0; default the exact solution at
+// the start where one is given).
+struct ParabolicProblem {
+  std::string type;
+  std::string description;
+  CoefficientsAt coefficients;                     ///< at time t (neumann_tag sized to the mesh's tags)
+  std::function<BulkField(double)> exact;          ///< u(., t), or empty
+  std::function<BulkField(double)> exact_gradient; ///< grad u(., t), or empty
+  std::function<BulkField(double)> initial;        ///< u_0 given the start time
+  bool operator_depends_on_time = false;           ///< a, b or c vary in t: reassemble every slab
+  std::vector<std::string> neumann_tags;
+  std::vector<std::string> warnings;
+  bool has_exact() const { return static_cast<bool>(exact) && static_cast<bool>(exact_gradient); }
+};
+
+/// The parabolic problem of a [problem] table (InputError as make_problem).
+ParabolicProblem make_parabolic_problem(const Config& table, const PolyMesh& mesh);
+
 /// The problem of a [problem] table on `mesh` (its dimension and boundary tags). InputError: an
 /// unknown type or key, a value of the wrong size, a formula muparser refuses (its message and the
 /// key), a Neumann tag the mesh does not have, an expression problem in a build without muparser,

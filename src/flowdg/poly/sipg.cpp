@@ -29,6 +29,22 @@ AssemblyMethod parse_assembly_method(const std::string& name, const std::string&
                               "\"atomic\" (Approach 2 with atomics) or \"coo\" (Approach 1)"));
 }
 
+LocalSpace parse_space_time_space(const std::string& name, const std::string& where) {
+  if (name == "reduced") return LocalSpace::reduced;
+  if (name == "full") return LocalSpace::full;
+  throw InputError(cat(where, ": space = \"", name, "\" is not one of \"reduced\" (total space-time degree p, the paper's choice) or "
+                              "\"full\" (degree q in time times total degree p in space)"));
+}
+
+const char* local_space_name(LocalSpace space) {
+  switch (space) {
+    case LocalSpace::spatial: return "spatial";
+    case LocalSpace::full: return "full";
+    case LocalSpace::reduced: return "reduced";
+  }
+  return "?";
+}
+
 namespace {
 
 /// A rule's points as barycentric coordinates (n + 1 per point) and its weights summing to 1, for
@@ -65,24 +81,46 @@ double largest_eigenvalue(const double* a, int d) {
   return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(m, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
 }
 
-/// Samples a coefficient of `components` values per point: a constant (stride 0) or the function
-/// at every point.
-SampledArray sample(Space space, const std::function<void(std::span<const Point3>, double*)>& function,
-                    const double* constant, int components, const std::vector<Point3>& points, const char* what) {
+/// Samples a coefficient of `components` values per point at every time point (one Coefficients
+/// each: `function(r)` / `constant(r)` give time point r's): values at [(point * nqt + r) *
+/// components + c], or one constant (stride 0) where every time point has the same constant.
+SampledArray sample(Space space, const std::function<const std::function<void(std::span<const Point3>, double*)>*(int)>& function,
+                    const std::function<const double*(int)>& constant, int nqt, int components,
+                    const std::vector<Point3>& points, const char* what) {
   SampledArray out;
-  if (constant) {
-    out.values = Array<double>(space, std::vector<double>(constant, constant + components));
+  bool same_constant = true;
+  for (int r = 0; r < nqt && same_constant; ++r) {
+    const double* c = constant(r);
+    const double* c0 = constant(0);
+    const bool none = !c && !(function(r) && *function(r));
+    const bool none0 = !c0 && !(function(0) && *function(0));
+    if (c && c0) {
+      for (int k = 0; k < components; ++k) same_constant = same_constant && c[k] == c0[k];
+    } else {
+      same_constant = none && none0;
+    }
+  }
+  if (same_constant) {
+    const double* c = constant(0);
+    out.values = c ? Array<double>(space, std::vector<double>(c, c + components))
+                   : Array<double>(space, std::vector<double>(components, 0.0));
     out.stride = 0;
     return out;
   }
-  if (!function) {
-    out.values = Array<double>(space, std::vector<double>(components, 0.0));
-    out.stride = 0;
-    (void)what;
-    return out;
+  const std::size_t n = points.size();
+  std::vector<double> values(n * nqt * components), at(n * components);
+  for (int r = 0; r < nqt; ++r) {
+    if (const double* c = constant(r)) {
+      for (std::size_t q = 0; q < n; ++q)
+        for (int k = 0; k < components; ++k) at[q * components + k] = c[k];
+    } else if (function(r) && *function(r)) {
+      if (n) (*function(r))(points, at.data());
+    } else {
+      std::fill(at.begin(), at.end(), 0.0);
+    }
+    for (std::size_t q = 0; q < n; ++q)
+      for (int k = 0; k < components; ++k) values[(q * nqt + r) * components + k] = at[q * components + k];
   }
-  std::vector<double> values(points.size() * components);
-  if (!points.empty()) function(points, values.data());
   for (double v : values)
     if (!std::isfinite(v)) throw InputError(cat("the ", what, " is not finite at a quadrature point"));
   out.values = Array<double>(space, values);
@@ -98,6 +136,8 @@ Array<T> to_space(Space space, const std::vector<T>& host) {
 }  // namespace
 
 int SipgDiscretisation::volume_rule_degree() const { return 2 * p_max_ + options_.quadrature_extra; }
+
+int SipgDiscretisation::time_points() const { return data_->nqt; }
 
 SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients& coefficients, const SipgOptions& options,
                                        Backend backend)
@@ -121,12 +161,23 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
     if (degrees_[e] < 1 || degrees_[e] > max_degree)
       throw InputError(cat("SIPG: degree ", degrees_[e], (options.degrees.empty() ? "" : cat(" of element ", e)), " (1 to ",
                            max_degree, ")"));
-  dof_start_.assign(K + 1, 0);
   p_max_ = 1;
+  int p_min = max_degree;
   for (index_t e = 0; e < K; ++e) {
-    dof_start_[e + 1] = dof_start_[e] + basis_size(degrees_[e], D);
     p_max_ = std::max(p_max_, degrees_[e]);
+    p_min = std::min(p_min, degrees_[e]);
   }
+  const LocalSpace local = options.space;
+  if (local != LocalSpace::spatial) {
+    if (p_max_ > max_space_time_degree(D))
+      throw InputError(cat("SIPG: space-time degree ", p_max_, " (at most ", max_space_time_degree(D), " in ", D, "D)"));
+    time_degree_ = options.time_degree < 0 ? p_min : options.time_degree;
+    if (local == LocalSpace::full && (time_degree_ < 0 || time_degree_ > p_min))
+      throw InputError(cat("SIPG: time degree q = ", time_degree_, " (0 to the spatial degree ", p_min, ")"));
+    if (local == LocalSpace::reduced) time_degree_ = p_max_;
+  }
+  dof_start_.assign(K + 1, 0);
+  for (index_t e = 0; e < K; ++e) dof_start_[e + 1] = dof_start_[e] + local_size(degrees_[e], D, local, time_degree_);
 
   const Space space = space_of(backend);
   data_ = new DeviceData;
@@ -145,7 +196,10 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
                               std::vector<Point3>& out) {
     for (int q = 0; q < nq; ++q) out.push_back(barycentric_point(bary.data() + vertices * q, vertex, vertices));
   };
-  std::vector<Point3> volume_points, interior_points, boundary_points, boundary_normals;
+  std::vector<Point3>& volume_points = volume_points_;
+  std::vector<Point3>& interior_points = interior_points_;
+  std::vector<Point3>& boundary_points = boundary_points_;
+  std::vector<Point3>& boundary_normals = boundary_normals_;
   volume_points.reserve(S * d.nqv);
   for (index_t s = 0; s < S; ++s) map_points(simplices.points.data() + (D + 1) * s, D + 1, volume_bary, d.nqv, volume_points);
   std::vector<Point3> interior_vertices(D * FI), boundary_vertices(D * FB);
@@ -161,77 +215,32 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
     for (int q = 0; q < d.nqf; ++q) boundary_normals.push_back(mesh.boundary_normal[f]);
   }
 
-  // coefficients
-  const double* const_a = coefficients.constant_diffusion ? coefficients.constant_diffusion->data() : nullptr;
-  std::array<double, 9> packed{};
-  if (const_a && D == 2) {  // 3 x 3 row-major to 2 x 2
-    packed = {const_a[0], const_a[1], const_a[3], const_a[4]};
-    const_a = packed.data();
+  // time rule (space-time: Gauss-Legendre, exact to 2 p_max + quadrature_extra + 1 in t; steady: one point)
+  {
+    std::vector<double> tau{0.0}, weight{1.0};
+    if (local != LocalSpace::spatial) {
+      const QuadratureRule rule = gauss_legendre(p_max_ + 1 + (options.quadrature_extra + 1) / 2);
+      tau.clear();
+      weight.clear();
+      for (int r = 0; r < rule.size(); ++r) {
+        tau.push_back(rule.points[r].x);
+        weight.push_back(0.5 * rule.weights[r]);
+      }
+    }
+    d.nqt = static_cast<int>(tau.size());
+    d.time_point = to_space(space, tau);
+    d.time_weight = to_space(space, weight);
+    d.local_space = local;
+    d.time_degree = time_degree_;
+    d.slab = slab_map(1.0);
+    d.volume_previous.values = Array<double>(space, std::vector<double>{0.0});
+    d.volume_previous.stride = 0;
   }
-  const double* const_b = coefficients.constant_advection ? coefficients.constant_advection->data() : nullptr;
-  const double* const_c = coefficients.constant_reaction ? &*coefficients.constant_reaction : nullptr;
-  d.volume_a = sample(space, coefficients.diffusion, const_a, D * D, volume_points, "diffusion");
-  d.volume_b = sample(space, coefficients.advection, const_b, D, volume_points, "advection");
-  d.volume_c = sample(space, coefficients.reaction, const_c, 1, volume_points, "reaction");
-  d.volume_f = sample(space, coefficients.source, nullptr, 1, volume_points, "source");
-  d.interior_a = sample(space, coefficients.diffusion, const_a, D * D, interior_points, "diffusion");
-  d.interior_b = sample(space, coefficients.advection, const_b, D, interior_points, "advection");
-  d.boundary_a = sample(space, coefficients.diffusion, const_a, D * D, boundary_points, "diffusion");
-  d.boundary_b = sample(space, coefficients.advection, const_b, D, boundary_points, "advection");
-  d.boundary_gd = sample(space, coefficients.dirichlet, nullptr, 1, boundary_points, "Dirichlet data");
-  bool any_neumann = false;
   std::vector<std::uint8_t> neumann(FB, 0);
   for (index_t f = 0; f < FB; ++f) {
     const int tag = mesh.boundary_tag[f];
     neumann[f] = !coefficients.neumann_tag.empty() && coefficients.neumann_tag[tag];
-    any_neumann = any_neumann || neumann[f];
   }
-  if (any_neumann) {
-    if (!coefficients.neumann) throw InputError("SIPG: a Neumann boundary tag but no Neumann data g_N");
-    std::vector<double> values(boundary_points.size());
-    if (!boundary_points.empty()) coefficients.neumann(boundary_points, boundary_normals, values.data());
-    d.boundary_gn.values = Array<double>(space, values);
-    d.boundary_gn.stride = 1;
-  } else {
-    d.boundary_gn = sample(space, nullptr, nullptr, 1, boundary_points, "Neumann data");
-  }
-
-  // abar per element: the largest eigenvalue of a at its quadrature points
-  abar_.assign(K, 0);
-  if (const_a) {
-    std::fill(abar_.begin(), abar_.end(), std::max(0.0, largest_eigenvalue(const_a, D)));
-  } else if (coefficients.diffusion) {
-    const std::vector<double> a = d.volume_a.values.to_host();
-    for (index_t e = 0; e < K; ++e)
-      for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s)
-        for (int q = 0; q < d.nqv; ++q) abar_[e] = std::max(abar_[e], largest_eigenvalue(a.data() + (s * d.nqv + q) * D * D, D));
-  }
-  // symmetric: b = 0 everywhere
-  symmetric_ = true;
-  {
-    const std::vector<double> b = d.volume_b.values.to_host();
-    for (double v : b) symmetric_ = symmetric_ && v == 0;
-    const std::vector<double> bb = d.boundary_b.values.to_host();
-    for (double v : bb) symmetric_ = symmetric_ && v == 0;
-  }
-
-  // penalty (Appendix A)
-  const auto sigma_side = [&](index_t e, double face_measure, double cover) {
-    const int p = degrees_[e];
-    const double factor = options.penalty_cap ? inverse_estimate_factor(p, D, mesh.measure[e], cover) : mesh.measure[e] / cover;
-    return factor * abar_[e] * p * p * face_measure / mesh.measure[e];
-  };
-  interior_sigma_.assign(FI, 0);
-  for (index_t i = 0; i < mesh.n_interfaces(); ++i)
-    for (index_t f = mesh.interface_start[i]; f < mesh.interface_start[i + 1]; ++f) {
-      const double m = mesh.interior_measure[f];
-      interior_sigma_[f] = options.penalty * std::max(sigma_side(mesh.interface_elements[2 * i], m, mesh.interior_cover[2 * f]),
-                                                      sigma_side(mesh.interface_elements[2 * i + 1], m, mesh.interior_cover[2 * f + 1]));
-    }
-  boundary_sigma_.assign(FB, 0);
-  for (index_t e = 0; e < K; ++e)
-    for (index_t f = mesh.boundary_start[e]; f < mesh.boundary_start[e + 1]; ++f)
-      boundary_sigma_[f] = options.penalty * sigma_side(e, mesh.boundary_measure[f], mesh.boundary_cover[f]);
 
   // elements, sub-simplices, sub-faces
   std::vector<BoxMap> boxes(K);
@@ -245,7 +254,7 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
     for (index_t f = mesh.boundary_start[e]; f < mesh.boundary_start[e + 1]; ++f) boundary_element[f] = e;
 
   // contribution offsets (blocks one after the other) and launch groups by degree
-  const auto n_of = [&](index_t e) { return static_cast<index_t>(basis_size(degrees_[e], D)); };
+  const auto n_of = [&](index_t e) { return static_cast<index_t>(local_size(degrees_[e], D, local, time_degree_)); };
   std::vector<index_t> simplex_offset(S), boundary_offset(FB), interior_offset(FI);
   index_t offset = 0;
   std::array<std::vector<index_t>, max_degree + 1> simplex_group, interior_group, boundary_group, element_group;
@@ -288,12 +297,10 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
   d.interior_points = to_space(space, interior_vertices);
   d.interior_normal = to_space(space, mesh.interior_normal);
   d.interior_measure = to_space(space, mesh.interior_measure);
-  d.interior_sigma = to_space(space, interior_sigma_);
   d.boundary_element = to_space(space, boundary_element);
   d.boundary_points = to_space(space, boundary_vertices);
   d.boundary_normal = to_space(space, mesh.boundary_normal);
   d.boundary_measure = to_space(space, mesh.boundary_measure);
-  d.boundary_sigma = to_space(space, boundary_sigma_);
   d.boundary_neumann = to_space(space, neumann);
   d.simplex_offset = to_space(space, simplex_offset);
   d.boundary_offset = to_space(space, boundary_offset);
@@ -304,20 +311,172 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
     d.boundary_group[p] = to_space(space, boundary_group[p]);
     d.element_group[p] = to_space(space, element_group[p]);
   }
+  sample_coefficients(std::vector<Coefficients>(static_cast<std::size_t>(d.nqt), coefficients));
   synchronize(backend);
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void SipgDiscretisation::sample_coefficients(const std::vector<Coefficients>& at) {
+  const PolyMesh& mesh = mesh_;
+  const int D = mesh.dimension;
+  const index_t K = mesh.n_elements(), FB = mesh.n_boundary_subfaces(), FI = mesh.n_interior_subfaces();
+  const SubSimplexSet& simplices = mesh.quadrature;
+  const Space space = space_of(backend_);
+  DeviceData& d = *data_;
+  const int nqt = d.nqt;
+  const SipgOptions& options = options_;
+  for (const Coefficients& c : at)
+    if (c.dimension != D) throw InputError(cat("SIPG: the problem is ", c.dimension, "D but the mesh ", mesh.source, " is ", D, "D"));
+  // the constants of each time point (a in the mesh's d x d layout)
+  std::vector<std::array<double, 9>> packed(at.size());
+  std::vector<const double*> const_a(at.size()), const_b(at.size()), const_c(at.size());
+  for (std::size_t r = 0; r < at.size(); ++r) {
+    const Coefficients& c = at[r];
+    if (c.constant_diffusion) {
+      const auto& a = *c.constant_diffusion;
+      packed[r] = D == 2 ? std::array<double, 9>{a[0], a[1], a[3], a[4]} : a;
+      const_a[r] = packed[r].data();
+    }
+    const_b[r] = c.constant_advection ? c.constant_advection->data() : nullptr;
+    const_c[r] = c.constant_reaction ? &*c.constant_reaction : nullptr;
+  }
+  using Function = std::function<void(std::span<const Point3>, double*)>;
+  const auto none = [](int) -> const double* { return nullptr; };
+  const auto a_fn = [&](int r) -> const Function* { return &at[r].diffusion; };
+  const auto b_fn = [&](int r) -> const Function* { return &at[r].advection; };
+  const auto c_fn = [&](int r) -> const Function* { return &at[r].reaction; };
+  const auto f_fn = [&](int r) -> const Function* { return &at[r].source; };
+  const auto g_fn = [&](int r) -> const Function* { return &at[r].dirichlet; };
+  const auto a_c = [&](int r) { return const_a[r]; };
+  const auto b_c = [&](int r) { return const_b[r]; };
+  const auto c_c = [&](int r) { return const_c[r]; };
+  d.volume_a = sample(space, a_fn, a_c, nqt, D * D, volume_points_, "diffusion");
+  d.volume_b = sample(space, b_fn, b_c, nqt, D, volume_points_, "advection");
+  d.volume_c = sample(space, c_fn, c_c, nqt, 1, volume_points_, "reaction");
+  d.volume_f = sample(space, f_fn, none, nqt, 1, volume_points_, "source");
+  d.interior_a = sample(space, a_fn, a_c, nqt, D * D, interior_points_, "diffusion");
+  d.interior_b = sample(space, b_fn, b_c, nqt, D, interior_points_, "advection");
+  d.boundary_a = sample(space, a_fn, a_c, nqt, D * D, boundary_points_, "diffusion");
+  d.boundary_b = sample(space, b_fn, b_c, nqt, D, boundary_points_, "advection");
+  d.boundary_gd = sample(space, g_fn, none, nqt, 1, boundary_points_, "Dirichlet data");
+  const std::vector<std::uint8_t> neumann = d.boundary_neumann.to_host();
+  bool any_neumann = false;
+  for (std::uint8_t v : neumann) any_neumann = any_neumann || v;
+  if (any_neumann) {
+    const std::size_t n = boundary_points_.size();
+    std::vector<double> values(n * nqt), one(n);
+    for (int r = 0; r < nqt; ++r) {
+      if (!at[r].neumann) throw InputError("SIPG: a Neumann boundary tag but no Neumann data g_N");
+      if (n) at[r].neumann(boundary_points_, boundary_normals_, one.data());
+      for (std::size_t q = 0; q < n; ++q) values[q * nqt + r] = one[q];
+    }
+    for (double v : values)
+      if (!std::isfinite(v)) throw InputError("the Neumann data is not finite at a quadrature point");
+    d.boundary_gn.values = Array<double>(space, values);
+    d.boundary_gn.stride = 1;
+  } else {
+    d.boundary_gn = sample(space, [](int) -> const Function* { return nullptr; }, none, nqt, 1, boundary_points_, "Neumann data");
+  }
+
+  // abar per element: the largest eigenvalue of a at its quadrature points (and time points)
+  abar_.assign(K, 0);
+  if (d.volume_a.stride == 0) {
+    const std::vector<double> a = d.volume_a.values.to_host();
+    std::fill(abar_.begin(), abar_.end(), std::max(0.0, largest_eigenvalue(a.data(), D)));
+  } else {
+    const std::vector<double> a = d.volume_a.values.to_host();
+    for (index_t e = 0; e < K; ++e)
+      for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s)
+        for (int q = 0; q < d.nqv * nqt; ++q)
+          abar_[e] = std::max(abar_[e], largest_eigenvalue(a.data() + (s * d.nqv * nqt + q) * D * D, D));
+  }
+  // symmetric: b = 0 everywhere (and steady: the time derivative is not symmetric)
+  symmetric_ = !space_time();
+  {
+    const std::vector<double> b = d.volume_b.values.to_host();
+    for (double v : b) symmetric_ = symmetric_ && v == 0;
+    const std::vector<double> bb = d.boundary_b.values.to_host();
+    for (double v : bb) symmetric_ = symmetric_ && v == 0;
+  }
+
+  // penalty (Appendix A)
+  const auto sigma_side = [&](index_t e, double face_measure, double cover) {
+    const int p = degrees_[e];
+    const double factor = options.penalty_cap ? inverse_estimate_factor(p, D, mesh.measure[e], cover) : mesh.measure[e] / cover;
+    return factor * abar_[e] * p * p * face_measure / mesh.measure[e];
+  };
+  interior_sigma_.assign(FI, 0);
+  for (index_t i = 0; i < mesh.n_interfaces(); ++i)
+    for (index_t f = mesh.interface_start[i]; f < mesh.interface_start[i + 1]; ++f) {
+      const double m = mesh.interior_measure[f];
+      interior_sigma_[f] = options.penalty * std::max(sigma_side(mesh.interface_elements[2 * i], m, mesh.interior_cover[2 * f]),
+                                                      sigma_side(mesh.interface_elements[2 * i + 1], m, mesh.interior_cover[2 * f + 1]));
+    }
+  boundary_sigma_.assign(FB, 0);
+  for (index_t e = 0; e < K; ++e)
+    for (index_t f = mesh.boundary_start[e]; f < mesh.boundary_start[e + 1]; ++f)
+      boundary_sigma_[f] = options.penalty * sigma_side(e, mesh.boundary_measure[f], mesh.boundary_cover[f]);
+  d.interior_sigma = to_space(space, interior_sigma_);
+  d.boundary_sigma = to_space(space, boundary_sigma_);
+}
+
+void SipgDiscretisation::set_slab(double t0, double dt, const CoefficientsAt& at) {
+  if (!space_time()) throw Error("SIPG: set_slab on a steady discretisation");
+  if (!(dt > 0) || !std::isfinite(t0) || !std::isfinite(dt))
+    throw InputError(cat("SIPG: a slab from t = ", t0, " of length ", dt, " (it must have a positive, finite length)"));
+  DeviceData& d = *data_;
+  const std::vector<double> tau = d.time_point.to_host();
+  std::vector<Coefficients> at_times;
+  at_times.reserve(tau.size());
+  for (double x : tau) at_times.push_back(at(t0 + 0.5 * (x + 1) * dt));
+  coefficients_at_ = at;
+  coefficients_ = at_times.front();
+  sample_coefficients(at_times);
+  d.slab = slab_map(dt);
+  slab_t0_ = t0;
+  slab_t1_ = t0 + dt;
+  slab_dt_ = dt;
+  synchronize(backend_);
+}
+
+void SipgDiscretisation::set_initial_trace(const std::function<void(std::span<const Point3>, double*)>& u0) {
+  if (!space_time()) throw Error("SIPG: set_initial_trace on a steady discretisation");
+  std::vector<double> values(volume_points_.size());
+  if (!values.empty()) u0(volume_points_, values.data());
+  for (double v : values)
+    if (!std::isfinite(v)) throw InputError("the initial condition is not finite at a quadrature point");
+  data_->volume_previous.values = Array<double>(space_of(backend_), values);
+  data_->volume_previous.stride = 1;
+}
+
 SipgDiscretisation::~SipgDiscretisation() { delete data_; }
 
+namespace {
+
+constexpr int host_max_local = max_local_size(max_degree, 3, true);
+
+/// The local functions (spatial or space-time) at (x, tau), on the host.
+void host_local(int D, const BoxMap& box, int p, LocalSpace space, int q, const SlabMap& slab, Point3 x, double tau, double* phi,
+                double* grad) {
+  if (space == LocalSpace::spatial) {
+    if (D == 2) evaluate_basis<2>(box, p, x, phi, grad);
+    else evaluate_basis<3>(box, p, x, phi, grad);
+    return;
+  }
+  double spatial[basis_size(max_degree, 3)], spatial_gradient[3 * basis_size(max_degree, 3)];
+  if (D == 2) evaluate_space_time<2>(box, p, space, q, slab, x, tau, spatial, spatial_gradient, phi, grad, nullptr);
+  else evaluate_space_time<3>(box, p, space, q, slab, x, tau, spatial, spatial_gradient, phi, grad, nullptr);
+}
+
+}  // namespace
+
 void SipgDiscretisation::evaluate(const std::vector<double>& solution, index_t element, std::span<const Point3> points,
-                                  double* out) const {
-  const int D = mesh_.dimension, p = degrees_[element], n = basis_size(p, D);
+                                  double* out, double tau) const {
+  const int D = mesh_.dimension, p = degrees_[element], n = local_size(p, D, options_.space, time_degree_);
   const BoxMap box = box_map(mesh_.box_min[element], mesh_.box_max[element], D);
-  double phi[basis_size(max_degree, 3)];
+  double phi[host_max_local];
   for (std::size_t q = 0; q < points.size(); ++q) {
-    if (D == 2) evaluate_basis<2>(box, p, points[q], phi, nullptr);
-    else evaluate_basis<3>(box, p, points[q], phi, nullptr);
+    host_local(D, box, p, options_.space, time_degree_, data_->slab, points[q], tau, phi, nullptr);
     double sum = 0;
     for (int i = 0; i < n; ++i) sum += solution[dof_start_[element] + i] * phi[i];
     out[q] = sum;
@@ -327,6 +486,57 @@ void SipgDiscretisation::evaluate(const std::vector<double>& solution, index_t e
 SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
                                       const std::function<void(std::span<const Point3>, double*)>& exact,
                                       const std::function<void(std::span<const Point3>, double*)>& exact_gradient) const {
+  const Integrals i = error_integrals(solution, exact, exact_gradient, coefficients_, 1.0);
+  SipgErrors out;
+  out.l2 = std::sqrt(i.l2);
+  out.h1 = std::sqrt(i.h1);
+  out.jumps = std::sqrt(i.jumps);
+  out.dg = std::sqrt(i.energy + i.jumps + i.advective + std::max(0.0, i.reactive));
+  return out;
+}
+
+SlabErrors SipgDiscretisation::slab_errors(
+    const std::vector<double>& solution,
+    const std::function<std::function<void(std::span<const Point3>, double*)>(double)>& exact_at,
+    const std::function<std::function<void(std::span<const Point3>, double*)>(double)>& gradient_at) const {
+  if (!space_time()) throw Error("SIPG: slab_errors of a steady discretisation");
+  const DeviceData& d = *data_;
+  const std::vector<double> tau = d.time_point.to_host(), weight = d.time_weight.to_host();
+  const double t0 = slab_t0_, t1 = slab_t1_, dt = slab_dt_;
+  SlabErrors out;
+  for (std::size_t r = 0; r < tau.size(); ++r) {
+    const double t = t0 + 0.5 * (tau[r] + 1) * dt;
+    const Integrals i = error_integrals(solution, exact_at(t), gradient_at(t), coefficients_at_(t), tau[r]);
+    out.l2l2_squared += weight[r] * dt * i.l2;
+    out.dg_squared += weight[r] * dt * (i.energy + i.jumps + i.advective + std::max(0.0, i.reactive));
+  }
+  out.top_l2 = std::sqrt(error_integrals(solution, exact_at(t1), gradient_at(t1), coefficients_at_(t1), 1.0).l2);
+  // the time jump at t_{n-1}: u_h^+ against the stored u_h^- at the volume points
+  const int D = mesh_.dimension;
+  const std::vector<double> bary = d.volume_bary.to_host(), volume_weight = d.volume_weight.to_host();
+  const std::vector<double> previous = d.volume_previous.values.to_host();
+  const SubSimplexSet& simplices = mesh_.quadrature;
+  std::vector<Point3> x(static_cast<std::size_t>(d.nqv));
+  std::vector<double> uh(static_cast<std::size_t>(d.nqv));
+  for (index_t e = 0; e < mesh_.n_elements(); ++e)
+    for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s) {
+      for (int q = 0; q < d.nqv; ++q)
+        x[q] = barycentric_point(bary.data() + (D + 1) * q, simplices.points.data() + (D + 1) * s, D + 1);
+      evaluate(solution, e, x, uh.data(), -1.0);
+      for (int q = 0; q < d.nqv; ++q) {
+        const double before = d.volume_previous.stride == 0 ? previous[0] : previous[s * d.nqv + q];
+        const double jump = uh[q] - before;
+        out.jump_squared += volume_weight[q] * simplices.measure[s] * jump * jump;
+      }
+    }
+  return out;
+}
+
+SipgDiscretisation::Integrals SipgDiscretisation::error_integrals(
+    const std::vector<double>& solution, const std::function<void(std::span<const Point3>, double*)>& exact,
+    const std::function<void(std::span<const Point3>, double*)>& exact_gradient, const Coefficients& coefficients,
+    double tau) const {
+  const Coefficients& co = coefficients;  // the time's (space-time) or the problem's
   if (static_cast<index_t>(solution.size()) != dofs())
     throw Error(cat("SIPG errors: ", solution.size(), " values for ", dofs(), " unknowns"));
   const int D = mesh_.dimension;
@@ -334,12 +544,13 @@ SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
   const std::vector<double> volume_bary = d.volume_bary.to_host(), volume_weight = d.volume_weight.to_host();
   const std::vector<double> face_bary = d.face_bary.to_host(), face_weight = d.face_weight.to_host();
   const int nqv = d.nqv, nqf = d.nqf;
-  double phi[basis_size(max_degree, 3)], grad[3 * basis_size(max_degree, 3)];
+  std::vector<double> phi_store(host_max_local), grad_store(3 * host_max_local);
+  double* phi = phi_store.data();
+  double* grad = grad_store.data();
   const auto eval = [&](index_t e, Point3 x, double& u, double* g) {
-    const int p = degrees_[e], n = basis_size(p, D);
+    const int p = degrees_[e], n = local_size(p, D, options_.space, time_degree_);
     const BoxMap box = box_map(mesh_.box_min[e], mesh_.box_max[e], D);
-    if (D == 2) evaluate_basis<2>(box, p, x, phi, grad);
-    else evaluate_basis<3>(box, p, x, phi, grad);
+    host_local(D, box, p, options_.space, time_degree_, d.slab, x, tau, phi, grad);
     u = 0;
     for (int r = 0; r < D; ++r) g[r] = 0;
     for (int i = 0; i < n; ++i) {
@@ -360,13 +571,13 @@ SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
   };
   std::array<double, 9> a_packed{};
   const double* const_a = nullptr;
-  if (coefficients_.constant_diffusion) {
-    const auto& a = *coefficients_.constant_diffusion;
+  if (co.constant_diffusion) {
+    const auto& a = *co.constant_diffusion;
     a_packed = D == 2 ? std::array<double, 9>{a[0], a[1], a[3], a[4]} : a;
     const_a = a_packed.data();
   }
-  const double* const_b = coefficients_.constant_advection ? coefficients_.constant_advection->data() : nullptr;
-  const double* const_c = coefficients_.constant_reaction ? &*coefficients_.constant_reaction : nullptr;
+  const double* const_b = co.constant_advection ? co.constant_advection->data() : nullptr;
+  const double* const_c = co.constant_reaction ? &*co.constant_reaction : nullptr;
 
   double l2 = 0, h1 = 0, energy = 0, jumps = 0, advective = 0, reactive = 0;
   std::vector<Point3> x;
@@ -382,8 +593,8 @@ SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
       gu.resize(nqv * D);
       exact(x, u.data());
       exact_gradient(x, gu.data());
-      coefficient(coefficients_.diffusion, const_a, D * D, x, a);
-      coefficient(coefficients_.reaction, const_c, 1, x, c);
+      coefficient(co.diffusion, const_a, D * D, x, a);
+      coefficient(co.reaction, const_c, 1, x, c);
       for (int q = 0; q < nqv; ++q) {
         double uh, g[3];
         eval(e, x[q], uh, g);
@@ -405,7 +616,7 @@ SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
       Point3 vertex[3];
       for (int v = 0; v < D; ++v) vertex[v] = mesh_.nodes[mesh_.interior_vertices[D * f + v]];
       for (int q = 0; q < nqf; ++q) x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
-      coefficient(coefficients_.advection, const_b, D, x, b);
+      coefficient(co.advection, const_b, D, x, b);
       const Point3 n = mesh_.interior_normal[f];
       for (int q = 0; q < nqf; ++q) {
         double u1, u2, g[3];
@@ -426,9 +637,9 @@ SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
       for (int q = 0; q < nqf; ++q) x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
       u.resize(nqf);
       exact(x, u.data());
-      coefficient(coefficients_.advection, const_b, D, x, b);
+      coefficient(co.advection, const_b, D, x, b);
       const Point3 n = mesh_.boundary_normal[f];
-      const bool neumann = !coefficients_.neumann_tag.empty() && coefficients_.neumann_tag[mesh_.boundary_tag[f]];
+      const bool neumann = !co.neumann_tag.empty() && co.neumann_tag[mesh_.boundary_tag[f]];
       for (int q = 0; q < nqf; ++q) {
         double uh, g[3];
         eval(e, x[q], uh, g);
@@ -438,11 +649,13 @@ SipgErrors SipgDiscretisation::errors(const std::vector<double>& solution,
         advective += 0.5 * w * std::abs(bn) * err * err;
       }
     }
-  SipgErrors out;
-  out.l2 = std::sqrt(l2);
-  out.h1 = std::sqrt(h1);
-  out.jumps = std::sqrt(jumps);
-  out.dg = std::sqrt(energy + jumps + advective + std::max(0.0, reactive));
+  Integrals out;
+  out.l2 = l2;
+  out.h1 = h1;
+  out.energy = energy;
+  out.jumps = jumps;
+  out.advective = advective;
+  out.reactive = reactive;
   return out;
 }
 

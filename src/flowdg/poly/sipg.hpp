@@ -50,6 +50,20 @@
 //   atomic         Approach 2 as the paper: each thread adds its values at their final positions
 //                  with atomics (the order of the sums, and so the last bits, vary run to run).
 // The right-hand side is assembled by one thread per element in the same fixed order.
+//
+// Space-time slabs (issue 19; the paper's section 2.3, after Cangiani, Dong & Georgoulis 2017) for
+// the parabolic problem u_t - div(a grad u) + b . grad u + c u = f: on the slab I_n = (t_{n-1},
+// t_n) every element is the prism kappa x I_n with a space-time basis (poly/basis.hpp: the reduced
+// space P_p(kappa x I_n) or the full P_q(I_n) x P_p(kappa)), and the slab's system is
+//   int_{I_n} [ (u_t, v) + B(u, v; t) ] dt + (u^+, v^+)_{t_{n-1}} = int_{I_n} l(v; t) dt + (u_h^-, v^+)_{t_{n-1}},
+// B and l the spatial forms above on the lateral faces (every term integrated in time as well),
+// the upwind time jump at the slab's bottom (u^+ from this slab, u_h^- the previous slab's solution
+// at its top, or the initial condition), nothing at its top. The same kernels assemble it (templated
+// on space-time: a Gauss-Legendre rule in time inside each quadrature loop, the time derivative in
+// the element block, the jump's mass terms per sub-simplex), so the three assembly ways, the
+// pattern and the reduction are those of the steady problem with larger blocks. Coefficients and
+// data are sampled per slab at every (point, time point) (set_slab), so coefficients that depend on
+// time are reassembled slab by slab. Double precision only; degrees up to max_space_time_degree.
 #include <array>
 #include <functional>
 #include <optional>
@@ -101,6 +115,24 @@ struct SipgOptions {
   /// Appendix A's cap of C_INV at p^(2(d-1)) (the paper's rule); off by default: see the top.
   bool penalty_cap = false;
   int quadrature_extra = 1;        ///< rule degree 2 p_max + quadrature_extra
+  /// spatial (steady), or a space-time space for slabs (see the top)
+  LocalSpace space = LocalSpace::spatial;
+  int time_degree = -1;            ///< q of the full space (-1: the degree p)
+};
+
+/// "full" or "reduced" (InputError otherwise, naming `where`).
+LocalSpace parse_space_time_space(const std::string& name, const std::string& where);
+const char* local_space_name(LocalSpace space);
+
+/// The coefficients of a time-dependent problem at time t.
+using CoefficientsAt = std::function<Coefficients(double t)>;
+
+/// One slab's contributions to the space-time errors (squares: the driver sums them over slabs).
+struct SlabErrors {
+  double l2l2_squared = 0;   ///< int_{I_n} ||u - u_h||^2 dt
+  double dg_squared = 0;     ///< int_{I_n} ||u - u_h||_DG^2 dt (the spatial DG norm of SipgErrors)
+  double jump_squared = 0;   ///< ||u_h^+ - u_h^-||^2 at t_{n-1} (u_h^- the previous slab's, or u_0)
+  double top_l2 = 0;         ///< ||u(t_n) - u_h(t_n^-)|| (the error at the slab's top)
 };
 
 /// Seconds spent (device synchronised at each boundary) and sizes.
@@ -151,12 +183,38 @@ class SipgDiscretisation {
 
   template <class Real>
   AssembledSystem<Real> assemble(AssemblyMethod method) const;
+  /// The right-hand side alone (a slab whose matrix is that of the slab before: the data and the
+  /// time jump's u_h^- change, the operator does not).
+  template <class Real>
+  Array<Real> assemble_rhs() const;
 
   index_t dofs() const { return dof_start_.back(); }
   Backend backend() const { return backend_; }
   const std::vector<int>& degrees() const { return degrees_; }
   const std::vector<index_t>& dof_start() const { return dof_start_; }
   int max_degree_used() const { return p_max_; }
+  bool space_time() const { return options_.space != LocalSpace::spatial; }
+  LocalSpace local_space() const { return options_.space; }
+  int time_degree() const { return time_degree_; }
+  int time_points() const;
+
+  /// Space-time: samples the coefficients and data of `at` on the slab (t0, t0 + dt) (at every
+  /// quadrature point and time point) and recomputes the penalty; the next assemble() is that
+  /// slab's system. The slab's length is dt exactly (not (t0 + dt) - t0, which rounding moves), so
+  /// slabs of one length with the same coefficients give the same matrix bits. InputError: dt <= 0,
+  /// non-finite values.
+  void set_slab(double t0, double dt, const CoefficientsAt& at);
+  /// Space-time: the time jump's data u_h^- at t_{n-1} for the next slab: the initial condition...
+  void set_initial_trace(const std::function<void(std::span<const Point3>, double*)>& u0);
+  /// ...or the previous slab's solution (in the backend's space) at its top; previous_dt its length.
+  void top_trace(const Array<double>& solution, double previous_dt);
+  double slab_start() const { return slab_t0_; }
+  double slab_end() const { return slab_t1_; }
+  double slab_length() const { return slab_dt_; }
+  /// Space-time: this slab's error contributions against u(x, t) and grad u(x, t) (`exact_at(t)`).
+  SlabErrors slab_errors(const std::vector<double>& solution,
+                         const std::function<std::function<void(std::span<const Point3>, double*)>(double)>& exact_at,
+                         const std::function<std::function<void(std::span<const Point3>, double*)>(double)>& gradient_at) const;
   int volume_rule_degree() const;
   double setup_seconds() const { return setup_seconds_; }
   /// Per interior sub-face and per boundary sub-face: sigma.
@@ -166,13 +224,16 @@ class SipgDiscretisation {
   bool symmetric() const { return symmetric_; }
 
   /// The solution (host coefficients, dofs() entries) at points of element k.
-  void evaluate(const std::vector<double>& solution, index_t element, std::span<const Point3> points, double* out) const;
+  /// Space-time: at tau in [-1, 1] of the current slab (+1 its top).
+  void evaluate(const std::vector<double>& solution, index_t element, std::span<const Point3> points, double* out,
+                double tau = 1) const;
   /// The errors against u and grad u (host functions, bulk as Coefficients'), on the host with the
   /// volume and face rules.
   SipgErrors errors(const std::vector<double>& solution, const std::function<void(std::span<const Point3>, double*)>& exact,
                     const std::function<void(std::span<const Point3>, double*)>& exact_gradient) const;
   /// The solution at the fine mesh's nodes, one value per (fine element, vertex) (for VTU output,
   /// discontinuous across elements): fine element e's vertex v at [(d + 1) e + v].
+  /// Space-time: at the slab's top.
   std::vector<double> sample_at_fine_vertices(const std::vector<double>& solution) const;
 
  private:
@@ -186,7 +247,20 @@ class SipgDiscretisation {
   std::vector<double> interior_sigma_, boundary_sigma_;
   std::vector<double> abar_;  // per element
   Coefficients coefficients_;  // for the errors (host)
+  CoefficientsAt coefficients_at_;  // space-time: the slab's
   double setup_seconds_ = 0;
+  int time_degree_ = 0;
+  double slab_t0_ = 0, slab_t1_ = 1, slab_dt_ = 1;
+  // quadrature points (host), kept for sampling per slab
+  std::vector<Point3> volume_points_, interior_points_, boundary_points_, boundary_normals_;
+  /// Samples coefficients (one set per time point) and computes abar and the penalty.
+  void sample_coefficients(const std::vector<Coefficients>& at_times);
+  struct Integrals {
+    double l2 = 0, h1 = 0, energy = 0, jumps = 0, advective = 0, reactive = 0;
+  };
+  Integrals error_integrals(const std::vector<double>& solution, const std::function<void(std::span<const Point3>, double*)>& exact,
+                            const std::function<void(std::span<const Point3>, double*)>& exact_gradient,
+                            const Coefficients& coefficients, double tau) const;
   DeviceData* data_ = nullptr;
 };
 

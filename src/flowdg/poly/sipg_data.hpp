@@ -65,6 +65,17 @@ struct DeviceData {
   Array<index_t> simplex_offset, boundary_offset, interior_offset;
   index_t contribution_values = 0;
 
+  // space-time slabs (issue 19): the local space, the time rule (tau in [-1, 1], weights summing to
+  // 1; one point of weight 1 for steady problems), the slab, and the previous slab's solution at
+  // the volume points at t_{n-1} (u_h^- or the initial condition). Coefficients are sampled at
+  // every (point, time point): index (entity * nq + q) * nqt + r.
+  LocalSpace local_space = LocalSpace::spatial;
+  int time_degree = 0;
+  int nqt = 1;
+  Array<double> time_point, time_weight;
+  SlabMap slab = slab_map(1.0);
+  SampledArray volume_previous;
+
   // launch groups by degree bound: ids of the sub-simplices / sub-faces of each group
   std::array<Array<index_t>, max_degree + 1> simplex_group, interior_group, boundary_group, element_group;
 };
@@ -130,6 +141,14 @@ struct KernelView {
   SampledView volume_a, volume_b, volume_c, volume_f, interior_a, interior_b, boundary_a, boundary_b, boundary_gd,
       boundary_gn;
   View<const index_t> simplex_offset, boundary_offset, interior_offset;
+  // space-time (see DeviceData)
+  LocalSpace space = LocalSpace::spatial;
+  int time_degree = 0;
+  int nqt = 1;
+  View<const double> time_point, time_weight;
+  SlabMap slab;
+  SampledView volume_previous;
+  FLOWDG_HD int local(int p, int D) const { return local_size(p, D, space, time_degree); }
   // pattern (Approach 2): per element the offset of its diagonal block within its rows, per
   // interface (2 i + s) the offset of the off-diagonal block in the rows of its side s
   View<const index_t> diagonal_offset, interface_offset;
@@ -142,27 +161,45 @@ FLOWDG_HD inline Point3 barycentric_point(const double* bary, const Point3* vert
   return x;
 }
 
+/// The local functions of an element of degree p at (x, tau): the spatial basis (steady) or the
+/// space-time one of the view's space and slab; gradient and time_derivative may be null.
+template <int D, int P, bool ST>
+FLOWDG_HD inline void local_basis(const KernelView& k, const BoxMap& box, int p, Point3 x, double tau, double* value,
+                                  double* gradient, double* time_derivative) {
+  if constexpr (!ST) {
+    (void)k;
+    (void)tau;
+    (void)time_derivative;
+    evaluate_basis<D>(box, p, x, value, gradient);
+  } else {
+    double spatial[basis_size(P, D)], spatial_gradient[D * basis_size(P, D)];
+    evaluate_space_time<D>(box, p, k.space, k.time_degree, k.slab, x, tau, spatial, spatial_gradient, value, gradient,
+                           time_derivative);
+  }
+}
+
 /// The element block of sub-simplex `group[t]`.
-template <int D, int P, class Real>
+template <int D, int P, class Real, bool ST>
 struct ElementBlock {
   KernelView k;
   View<const index_t> group;
   BlockSink<Real> sink;
   FLOWDG_HD void operator()(index_t t) const {
-    constexpr int N = basis_size(P, D);
+    constexpr int N = max_local_size(P, D, ST);
     const index_t s = group[t], e = k.simplex_element[s];
-    const int p = k.degree[e], n = basis_size(p, D);
+    const int p = k.degree[e], n = k.local(p, D);
     const BoxMap box = k.box[e];
     const Point3* vertex = k.simplex_points.data + (D + 1) * s;
     const double measure = k.simplex_measure[s];
     Real block[N * N];
     for (int m = 0; m < n * n; ++m) block[m] = 0;
-    double phi[N], grad[N * D], flux[N * D];
-    for (int q = 0; q < k.nqv; ++q) {
+    double phi[N], grad[N * D], flux[N * D], dphi[ST ? N : 1];
+    for (int q = 0; q < k.nqv; ++q)
+    for (int tq = 0; tq < k.nqt; ++tq) {
       const Point3 x = barycentric_point(k.volume_bary.data + (D + 1) * q, vertex, D + 1);
-      const double w = k.volume_weight[q] * measure;
-      evaluate_basis<D>(box, p, x, phi, grad);
-      const index_t point = s * k.nqv + q;
+      const double w = k.volume_weight[q] * measure * k.time_weight[tq] * k.slab.dt;
+      local_basis<D, P, ST>(k, box, p, x, k.time_point[tq], phi, grad, dphi);
+      const index_t point = (s * k.nqv + q) * k.nqt + tq;
       double a[D * D], b[D];
       for (int r = 0; r < D * D; ++r) a[r] = k.volume_a(point, r);
       for (int r = 0; r < D; ++r) b[r] = k.volume_b(point, r);
@@ -171,6 +208,7 @@ struct ElementBlock {
       double advective[N];
       for (int j = 0; j < n; ++j) {
         double bg = c * phi[j];
+        if constexpr (ST) bg += dphi[j];  // the time derivative: (d u / dt) v
         for (int r = 0; r < D; ++r) {
           double sum = 0;
           for (int l = 0; l < D; ++l) sum += a[r * D + l] * grad[D * j + l];
@@ -186,6 +224,15 @@ struct ElementBlock {
           block[i * n + j] += static_cast<Real>(v);
         }
     }
+    if constexpr (ST) {  // the upwind time jump at t_{n-1}: u^+ v^+ (u^- goes to the right-hand side)
+      for (int q = 0; q < k.nqv; ++q) {
+        const Point3 x = barycentric_point(k.volume_bary.data + (D + 1) * q, vertex, D + 1);
+        const double w = k.volume_weight[q] * measure;
+        local_basis<D, P, ST>(k, box, p, x, -1.0, phi, nullptr, nullptr);
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) block[i * n + j] += static_cast<Real>(w * phi[i] * phi[j]);
+      }
+    }
     const index_t dof = k.dof_start[e];
     sink.put(k.simplex_offset.size() ? k.simplex_offset[s] : 0, dof, dof,
              k.diagonal_offset.size() ? k.diagonal_offset[e] : 0, n, n, block);
@@ -194,20 +241,20 @@ struct ElementBlock {
 
 /// The four blocks of interior sub-face `group[t]` (sides 1 and 2: the interface's first and
 /// second element; the normal points from 1 into 2).
-template <int D, int P, class Real>
+template <int D, int P, class Real, bool ST>
 struct InteriorBlocks {
   KernelView k;
   View<const index_t> group;
   BlockSink<Real> sink;
   FLOWDG_HD void operator()(index_t t) const {
-    constexpr int N = basis_size(P, D);
+    constexpr int N = max_local_size(P, D, ST);
     const index_t f = group[t], interface = k.interior_interface[f];
     const index_t element[2] = {k.interface_elements[2 * interface], k.interface_elements[2 * interface + 1]};
     int p[2], n[2];
     BoxMap box[2];
     for (int s = 0; s < 2; ++s) {
       p[s] = k.degree[element[s]];
-      n[s] = basis_size(p[s], D);
+      n[s] = k.local(p[s], D);
       box[s] = k.box[element[s]];
     }
     const Point3* vertex = k.interior_points.data + D * f;
@@ -222,12 +269,13 @@ struct InteriorBlocks {
         const int nr = n[s], nc = n[u];
         for (int m = 0; m < nr * nc; ++m) block[m] = 0;
         const double sign_test = s == 0 ? 1 : -1, sign_trial = u == 0 ? 1 : -1;
-        for (int q = 0; q < k.nqf; ++q) {
+        for (int q = 0; q < k.nqf; ++q)
+        for (int tq = 0; tq < k.nqt; ++tq) {
           const Point3 x = barycentric_point(k.face_bary.data + D * q, vertex, D);
-          const double w = k.face_weight[q] * measure;
-          evaluate_basis<D>(box[s], p[s], x, phi_test, grad_test);
-          evaluate_basis<D>(box[u], p[u], x, phi_trial, grad_trial);
-          const index_t point = f * k.nqf + q;
+          const double w = k.face_weight[q] * measure * k.time_weight[tq] * k.slab.dt;
+          local_basis<D, P, ST>(k, box[s], p[s], x, k.time_point[tq], phi_test, grad_test, nullptr);
+          local_basis<D, P, ST>(k, box[u], p[u], x, k.time_point[tq], phi_trial, grad_trial, nullptr);
+          const index_t point = (f * k.nqf + q) * k.nqt + tq;
           double an[D], bn = 0;  // a n (a symmetric: (a grad phi) . n = grad phi . (a n)), b . n
           for (int r = 0; r < D; ++r) {
             double sum = 0;
@@ -270,15 +318,15 @@ struct InteriorBlocks {
 
 /// The block of boundary sub-face `group[t]`: on a Dirichlet tag the penalty, the two diffusive
 /// terms and the inflow term; on a Neumann tag nothing (a block of zeros).
-template <int D, int P, class Real>
+template <int D, int P, class Real, bool ST>
 struct BoundaryBlock {
   KernelView k;
   View<const index_t> group;
   BlockSink<Real> sink;
   FLOWDG_HD void operator()(index_t t) const {
-    constexpr int N = basis_size(P, D);
+    constexpr int N = max_local_size(P, D, ST);
     const index_t f = group[t], e = k.boundary_element[f];
-    const int p = k.degree[e], n = basis_size(p, D);
+    const int p = k.degree[e], n = k.local(p, D);
     const BoxMap box = k.box[e];
     Real block[N * N];
     for (int m = 0; m < n * n; ++m) block[m] = 0;
@@ -288,11 +336,12 @@ struct BoundaryBlock {
       const double nv[3] = {normal.x, normal.y, normal.z};
       const double measure = k.boundary_measure[f], sigma = k.boundary_sigma[f];
       double phi[N], grad[N * D], flux[N];
-      for (int q = 0; q < k.nqf; ++q) {
+      for (int q = 0; q < k.nqf; ++q)
+      for (int tq = 0; tq < k.nqt; ++tq) {
         const Point3 x = barycentric_point(k.face_bary.data + D * q, vertex, D);
-        const double w = k.face_weight[q] * measure;
-        evaluate_basis<D>(box, p, x, phi, grad);
-        const index_t point = f * k.nqf + q;
+        const double w = k.face_weight[q] * measure * k.time_weight[tq] * k.slab.dt;
+        local_basis<D, P, ST>(k, box, p, x, k.time_point[tq], phi, grad, nullptr);
+        const index_t point = (f * k.nqf + q) * k.nqt + tq;
         double an[D], bn = 0;
         for (int r = 0; r < D; ++r) {
           double sum = 0;
@@ -321,25 +370,35 @@ struct BoundaryBlock {
 
 /// The right-hand side of element `group[t]`'s rows: its sub-simplices' f v, then its boundary
 /// sub-faces' data terms, in that fixed order.
-template <int D, int P, class Real>
+template <int D, int P, class Real, bool ST>
 struct RightHandSide {
   KernelView k;
   View<const index_t> group;  ///< elements
   View<Real> rhs;
   FLOWDG_HD void operator()(index_t t) const {
-    constexpr int N = basis_size(P, D);
+    constexpr int N = max_local_size(P, D, ST);
     const index_t e = group[t];
-    const int p = k.degree[e], n = basis_size(p, D);
+    const int p = k.degree[e], n = k.local(p, D);
     const BoxMap box = k.box[e];
     double sum[N], phi[N], grad[N * D];
     for (int i = 0; i < n; ++i) sum[i] = 0;
     for (index_t s = k.simplex_start[e]; s < k.simplex_start[e + 1]; ++s) {
       const Point3* vertex = k.simplex_points.data + (D + 1) * s;
-      for (int q = 0; q < k.nqv; ++q) {
+      for (int q = 0; q < k.nqv; ++q)
+      for (int tq = 0; tq < k.nqt; ++tq) {
         const Point3 x = barycentric_point(k.volume_bary.data + (D + 1) * q, vertex, D + 1);
-        const double wf = k.volume_weight[q] * k.simplex_measure[s] * k.volume_f(s * k.nqv + q, 0);
-        evaluate_basis<D>(box, p, x, phi, nullptr);
+        const double wf = k.volume_weight[q] * k.simplex_measure[s] * k.time_weight[tq] * k.slab.dt *
+                          k.volume_f((s * k.nqv + q) * k.nqt + tq, 0);
+        local_basis<D, P, ST>(k, box, p, x, k.time_point[tq], phi, nullptr, nullptr);
         for (int i = 0; i < n; ++i) sum[i] += wf * phi[i];
+      }
+      if constexpr (ST) {  // the time jump's data: u_h^-(t_{n-1}) v^+
+        for (int q = 0; q < k.nqv; ++q) {
+          const Point3 x = barycentric_point(k.volume_bary.data + (D + 1) * q, vertex, D + 1);
+          const double wu = k.volume_weight[q] * k.simplex_measure[s] * k.volume_previous(s * k.nqv + q, 0);
+          local_basis<D, P, ST>(k, box, p, x, -1.0, phi, nullptr, nullptr);
+          for (int i = 0; i < n; ++i) sum[i] += wu * phi[i];
+        }
       }
     }
     for (index_t f = k.boundary_start[e]; f < k.boundary_start[e + 1]; ++f) {
@@ -347,28 +406,29 @@ struct RightHandSide {
       const Point3 normal = k.boundary_normal[f];
       const double nv[3] = {normal.x, normal.y, normal.z};
       const bool neumann = k.boundary_neumann[f];
-      for (int q = 0; q < k.nqf; ++q) {
+      for (int q = 0; q < k.nqf; ++q)
+      for (int tq = 0; tq < k.nqt; ++tq) {
         const Point3 x = barycentric_point(k.face_bary.data + D * q, vertex, D);
-        const double w = k.face_weight[q] * k.boundary_measure[f];
-        const index_t point = f * k.nqf + q;
+        const double w = k.face_weight[q] * k.boundary_measure[f] * k.time_weight[tq] * k.slab.dt;
+        const index_t point = (f * k.nqf + q) * k.nqt + tq;
         if (neumann) {
-          evaluate_basis<D>(box, p, x, phi, nullptr);
+          local_basis<D, P, ST>(k, box, p, x, k.time_point[tq], phi, nullptr, nullptr);
           const double g = w * k.boundary_gn(point, 0);
           for (int i = 0; i < n; ++i) sum[i] += g * phi[i];
           continue;
         }
-        evaluate_basis<D>(box, p, x, phi, grad);
+        local_basis<D, P, ST>(k, box, p, x, k.time_point[tq], phi, grad, nullptr);
         double an[D], bn = 0;
-        for (int r = 0; r < D; ++r) {
+        for (int c = 0; c < D; ++c) {
           double a = 0;
-          for (int l = 0; l < D; ++l) a += k.boundary_a(point, r * D + l) * nv[l];
-          an[r] = a;
-          bn += k.boundary_b(point, r) * nv[r];
+          for (int l = 0; l < D; ++l) a += k.boundary_a(point, c * D + l) * nv[l];
+          an[c] = a;
+          bn += k.boundary_b(point, c) * nv[c];
         }
         const double g = w * k.boundary_gd(point, 0), weight = k.boundary_sigma[f] + (bn < 0 ? -bn : 0);
         for (int i = 0; i < n; ++i) {
           double flux = 0;
-          for (int r = 0; r < D; ++r) flux += grad[D * i + r] * an[r];
+          for (int c = 0; c < D; ++c) flux += grad[D * i + c] * an[c];
           sum[i] += g * (weight * phi[i] - flux);
         }
       }
@@ -395,18 +455,18 @@ struct PatternLengths {
       const index_t m = first == e ? k.interface_elements[2 * interface + 1] : first;
       if (!diagonal_done && m > e) {
         diagonal_offset[e] = offset;
-        offset += basis_size(k.degree[e], D);
+        offset += k.local(k.degree[e], D);
         diagonal_done = true;
       }
       interface_offset[2 * interface + (first == e ? 0 : 1)] = offset;
-      offset += basis_size(k.degree[m], D);
+      offset += k.local(k.degree[m], D);
     }
     if (!diagonal_done) {
       diagonal_offset[e] = offset;
-      offset += basis_size(k.degree[e], D);
+      offset += k.local(k.degree[e], D);
     }
     length[e] = offset;
-    entries[e] = offset * basis_size(k.degree[e], D);
+    entries[e] = offset * k.local(k.degree[e], D);
   }
 };
 
@@ -418,7 +478,7 @@ struct PatternFill {
   View<const index_t> length, start;
   View<index_t> row_start, column;
   FLOWDG_HD void operator()(index_t e) const {
-    const int n = basis_size(k.degree[e], dimension);
+    const int n = k.local(k.degree[e], dimension);
     const index_t L = length[e], first_row = k.dof_start[e];
     for (int i = 0; i < n; ++i) row_start[first_row + i] = start[e] + i * L;
     if (e + 1 == length.size()) row_start[first_row + n] = start[e] + n * L;
@@ -464,7 +524,7 @@ struct ReduceBlocks {
     const int D = dimension;
     if (b < n_elements) {
       const index_t e = b;
-      const index_t n = basis_size(k.degree[e], D), dof = k.dof_start[e];
+      const index_t n = k.local(k.degree[e], D), dof = k.dof_start[e];
       for (index_t i = 0; i < n; ++i) {
         Real* out = value.data + row_start[dof + i] + k.diagonal_offset[e];
         for (index_t j = 0; j < n; ++j) out[j] = 0;
@@ -475,7 +535,7 @@ struct ReduceBlocks {
         for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
           const index_t interface = k.element_interfaces[a];
           const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
-          const index_t n1 = basis_size(k.degree[first], D), n2 = basis_size(k.degree[second], D);
+          const index_t n1 = k.local(k.degree[first], D), n2 = k.local(k.degree[second], D);
           const index_t skip = first == e ? 0 : n1 * n1 + 2 * n1 * n2;
           for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f)
             add(out, scratch.data + k.interior_offset[f] + skip + i * n, n);
@@ -486,7 +546,7 @@ struct ReduceBlocks {
     const index_t interface = (b - n_elements) / 2;
     const int side = static_cast<int>((b - n_elements) % 2);
     const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
-    const index_t n1 = basis_size(k.degree[first], D), n2 = basis_size(k.degree[second], D);
+    const index_t n1 = k.local(k.degree[first], D), n2 = k.local(k.degree[second], D);
     const index_t row_element = side == 0 ? first : second, nr = side == 0 ? n1 : n2, nc = side == 0 ? n2 : n1;
     const index_t skip = side == 0 ? n1 * n1 : n1 * n1 + n1 * n2;
     for (index_t i = 0; i < nr; ++i) {
@@ -494,6 +554,40 @@ struct ReduceBlocks {
       for (index_t j = 0; j < nc; ++j) out[j] = 0;
       for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f)
         add(out, scratch.data + k.interior_offset[f] + skip + i * nc, nc);
+    }
+  }
+};
+
+/// The space-time solution of the previous slab (coefficients `solution`, slab map `slab`) at the
+/// top of that slab (tau = +1) at the volume points of sub-simplex `group[t]`: the values u_h^-
+/// that the next slab's time jump takes (out[s nqv + q]).
+struct TopTraceExtra {
+  View<const double> solution;
+  SlabMap slab;
+  View<double> out;
+};
+
+template <int D, int P, class Real, bool ST>
+struct TopTrace {
+  KernelView k;
+  View<const index_t> group;
+  TopTraceExtra extra;
+  FLOWDG_HD void operator()(index_t t) const {
+    constexpr int N = max_local_size(P, D, ST);
+    const index_t s = group[t], e = k.simplex_element[s];
+    const int p = k.degree[e], n = k.local(p, D);
+    const BoxMap box = k.box[e];
+    const Point3* vertex = k.simplex_points.data + (D + 1) * s;
+    KernelView previous = k;
+    previous.slab = extra.slab;
+    double phi[N];
+    const index_t dof = k.dof_start[e];
+    for (int q = 0; q < k.nqv; ++q) {
+      const Point3 x = barycentric_point(k.volume_bary.data + (D + 1) * q, vertex, D + 1);
+      local_basis<D, P, ST>(previous, box, p, x, 1.0, phi, nullptr, nullptr);
+      double value = 0;
+      for (int j = 0; j < n; ++j) value += extra.solution[dof + j] * phi[j];
+      extra.out[s * k.nqv + q] = value;
     }
   }
 };

@@ -67,30 +67,50 @@ KernelView make_view(const DeviceData& d, View<const index_t> diagonal_offset, V
   k.simplex_offset = d.simplex_offset.view();
   k.boundary_offset = d.boundary_offset.view();
   k.interior_offset = d.interior_offset.view();
+  k.space = d.local_space;
+  k.time_degree = d.time_degree;
+  k.nqt = d.nqt;
+  k.time_point = d.time_point.view();
+  k.time_weight = d.time_weight.view();
+  k.slab = d.slab;
+  k.volume_previous = d.volume_previous.view();
   k.diagonal_offset = diagonal_offset;
   k.interface_offset = interface_offset;
   return k;
 }
 
-/// Kernel<D, P, Real>{view, group, extra} over every non-empty group P = 1..max_degree.
-template <template <int, int, class> class Kernel, int D, class Real, class Extra, int... Ps>
+/// Kernel<D, P, Real, ST>{view, group, extra} over every non-empty group P = 1..max_degree
+/// (space-time kernels, ST, only up to max_space_time_degree(D): the constructor refuses more).
+template <template <int, int, class, bool> class Kernel, int D, class Real, bool ST, class Extra, int... Ps>
 void launch_groups(Backend backend, const std::array<Array<index_t>, max_degree + 1>& groups, const KernelView& k,
                    const Extra& extra, std::integer_sequence<int, Ps...>) {
   const auto one = [&]<int P>() {
     const Array<index_t>& group = groups[P];
     if (group.size() == 0) return;
-    for_each(backend, group.size(), Kernel<D, P, Real>{k, group.view(), extra});
+    if constexpr (!ST || P <= max_space_time_degree(D)) {
+      for_each(backend, group.size(), Kernel<D, P, Real, ST>{k, group.view(), extra});
+    } else {
+      throw Error(cat("SIPG: a space-time group of degree ", P, " (at most ", max_space_time_degree(D), " in ", D, "D)"));
+    }
   };
   (one.template operator()<Ps + 1>(), ...);
 }
 
-template <template <int, int, class> class Kernel, class Real, class Extra>
-void launch(Backend backend, int dimension, const std::array<Array<index_t>, max_degree + 1>& groups,
+template <template <int, int, class, bool> class Kernel, class Real, class Extra>
+void launch(Backend backend, int dimension, bool space_time, const std::array<Array<index_t>, max_degree + 1>& groups,
             const KernelView& k, const Extra& extra) {
-  if (dimension == 2)
-    launch_groups<Kernel, 2, Real>(backend, groups, k, extra, std::make_integer_sequence<int, max_degree>{});
-  else
-    launch_groups<Kernel, 3, Real>(backend, groups, k, extra, std::make_integer_sequence<int, max_degree>{});
+  const auto seq = std::make_integer_sequence<int, max_degree>{};
+  if constexpr (std::is_same_v<Real, double>) {
+    if (space_time) {
+      if (dimension == 2) launch_groups<Kernel, 2, Real, true>(backend, groups, k, extra, seq);
+      else launch_groups<Kernel, 3, Real, true>(backend, groups, k, extra, seq);
+      return;
+    }
+  } else if (space_time) {
+    throw Error("SIPG: space-time systems are assembled in double precision only");
+  }
+  if (dimension == 2) launch_groups<Kernel, 2, Real, false>(backend, groups, k, extra, seq);
+  else launch_groups<Kernel, 3, Real, false>(backend, groups, k, extra, seq);
 }
 
 /// out[i] = sum of in[j < i]; returns the sum of all (a device scan on CUDA).
@@ -117,8 +137,8 @@ index_t exclusive_scan(Backend backend, View<const index_t> in, View<index_t> ou
   return sum;
 }
 
-template <int D, int P, class Real>
-using RightHandSideKernel = RightHandSide<D, P, Real>;
+template <int D, int P, class Real, bool ST>
+using RightHandSideKernel = RightHandSide<D, P, Real, ST>;
 
 }  // namespace
 
@@ -175,11 +195,11 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
     sink = {BlockSink<Real>::atomic, nullptr, nullptr, values.data(), row_start.data()};
   }
   lap(times.pattern);
-  launch<ElementBlock, Real>(backend_, mesh_.dimension, d.simplex_group, k, sink);
+  launch<ElementBlock, Real>(backend_, mesh_.dimension, space_time(), d.simplex_group, k, sink);
   lap(times.element);
-  launch<InteriorBlocks, Real>(backend_, mesh_.dimension, d.interior_group, k, sink);
+  launch<InteriorBlocks, Real>(backend_, mesh_.dimension, space_time(), d.interior_group, k, sink);
   lap(times.interior);
-  launch<BoundaryBlock, Real>(backend_, mesh_.dimension, d.boundary_group, k, sink);
+  launch<BoundaryBlock, Real>(backend_, mesh_.dimension, space_time(), d.boundary_group, k, sink);
   lap(times.boundary);
 
   // into CSR
@@ -206,13 +226,43 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
 
   // the right-hand side
   system.rhs = Array<Real>(space, rows);
-  launch<RightHandSideKernel, Real>(backend_, mesh_.dimension, d.element_group, k, system.rhs.view());
+  launch<RightHandSideKernel, Real>(backend_, mesh_.dimension, space_time(), d.element_group, k, system.rhs.view());
   lap(times.rhs);
   times.total = since(start);
   times.nonzeros = system.matrix.nonzeros();
   return system;
 }
 
+void SipgDiscretisation::top_trace(const Array<double>& solution, double previous_dt) {
+  DeviceData& d = *data_;
+  if (!space_time()) throw Error("SIPG: top_trace of a steady discretisation");
+  if (solution.size() != dofs() || solution.space() != space_of(backend_))
+    throw Error(cat("SIPG: top_trace of ", solution.size(), " values for ", dofs(), " unknowns (or in the wrong space)"));
+  const index_t points = mesh_.quadrature.n_simplices() * d.nqv;
+  if (d.volume_previous.stride != 1 || d.volume_previous.values.size() != points) {
+    d.volume_previous.values = Array<double>(space_of(backend_), points);
+    d.volume_previous.stride = 1;
+  }
+  const KernelView k = make_view(d, {}, {});
+  const TopTraceExtra extra{solution.view(), slab_map(previous_dt), d.volume_previous.values.view()};
+  if (mesh_.dimension == 2)
+    launch_groups<TopTrace, 2, double, true>(backend_, d.simplex_group, k, extra, std::make_integer_sequence<int, max_degree>{});
+  else
+    launch_groups<TopTrace, 3, double, true>(backend_, d.simplex_group, k, extra, std::make_integer_sequence<int, max_degree>{});
+  synchronize(backend_);
+}
+
+template <class Real>
+Array<Real> SipgDiscretisation::assemble_rhs() const {
+  const KernelView k = make_view(*data_, {}, {});
+  Array<Real> rhs(space_of(backend_), dofs());
+  launch<RightHandSideKernel, Real>(backend_, mesh_.dimension, space_time(), data_->element_group, k, rhs.view());
+  synchronize(backend_);
+  return rhs;
+}
+
+template Array<float> SipgDiscretisation::assemble_rhs<float>() const;
+template Array<double> SipgDiscretisation::assemble_rhs<double>() const;
 template AssembledSystem<float> SipgDiscretisation::assemble<float>(AssemblyMethod) const;
 template AssembledSystem<double> SipgDiscretisation::assemble<double>(AssemblyMethod) const;
 
