@@ -624,5 +624,46 @@ type = "poisson"
   std::filesystem::remove_all(steady);
 }
 
+
+TEST(SpaceTimeCase, AnInterruptSavesTheLastSlabAndExitsWith130) {
+  // many tiny slabs: SIGINT (coreutils timeout) arrives mid-run; the run finishes its slab, writes
+  // the checkpoint and exits with 128 + SIGINT; a restart goes on from that slab
+  const auto directory = write_case("heat-interrupt", R"toml(
+[mesh]
+file = "builtin:rectangle?nx=4&ny=4"
+agglomerate = 4
+[solver]
+method = "sipg"
+degree = 1
+[time]
+end = 1000.0
+slabs = 2000000
+[problem]
+type = "heat"
+[output]
+vtu = false
+checkpoint_every = 1000000
+)toml");
+  const std::string command = "timeout --preserve-status -s INT 2 " + std::string(FLOWDG_CLI) + " run --backend cpu " + (directory / "case.toml").string() +
+                              " --output " + (directory / "out").string() + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << output;
+  EXPECT_NE(output.find("interrupted by SIGINT after slab"), std::string::npos) << output;
+  const Checkpoint checkpoint = read_checkpoint((directory / "out" / "checkpoint.h5").string());
+  EXPECT_GT(checkpoint.step, 0);
+  EXPECT_LT(checkpoint.step, 2000000);
+  EXPECT_EQ(csv_rows(directory / "out" / "slabs.csv").size(), static_cast<std::size_t>(checkpoint.step));
+  const Outcome more = run_cli("run --backend cpu " + (directory / "case.toml").string() + " --set time.max_slabs=3 --restart " +
+                               (directory / "out" / "checkpoint.h5").string() + " --output " + (directory / "out").string());
+  EXPECT_EQ(more.exit_code, 0) << more.output;
+  EXPECT_EQ(read_checkpoint((directory / "out" / "checkpoint.h5").string()).step, checkpoint.step + 3);
+  std::filesystem::remove_all(directory);
+}
+
 }  // namespace
 }  // namespace flowdg::poly

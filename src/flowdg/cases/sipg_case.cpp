@@ -22,6 +22,7 @@
 #include "flowdg/linalg/ops.hpp"
 #include "flowdg/linalg/preconditioner.hpp"
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/poly/agglomerate.hpp"
 #include "flowdg/poly/poly_mesh.hpp"
@@ -195,7 +196,9 @@ struct PolyCaseMesh {
 
 PolyCaseMesh load_poly_case_mesh(const Config& config) {
   const Config mesh_table = config.table("mesh");
-  mesh_table.allow_only({"file", "agglomerate", "agglomeration", "sub_simplices", "seed"});
+  mesh_table.allow_only({"file", "agglomerate", "agglomeration", "sub_simplices", "seed", "refine"});
+  const long long refine = mesh_table.integer_or("refine", 0);
+  if (refine < 0 || refine > 6) throw InputError(cat(mesh_table.where(), " refine = ", refine, ": 0 to 6 uniform refinements of the fine mesh"));
   const long long requested = mesh_table.integer_or("agglomerate", 0);
   if (requested < 0) throw InputError(cat(mesh_table.where(), " agglomerate = ", requested, ": 0 (the fine simplices as they are) or more"));
   const std::string agglomeration_method = mesh_table.string_or("agglomeration", "metis");
@@ -209,6 +212,11 @@ PolyCaseMesh load_poly_case_mesh(const Config& config) {
   auto start = Clock::now();
   const std::string spec = resolve_path(mesh_table.require_string("file"), config.directory());
   Mesh fine = load_mesh(spec);
+  for (long long r = 0; r < refine; ++r) {
+    if (fine.dimension != 2)
+      throw InputError(cat(mesh_table.where(), " refine = ", refine, ": uniform refinement is for triangle meshes (", spec, " is ", fine.dimension, "D)"));
+    fine = refine_uniform(fine);  // the boundary stays the coarse mesh's polygon
+  }
   const Connectivity connectivity = build_connectivity(fine);
   if (requested > fine.n_elements())
     throw InputError(cat(mesh_table.where(), " agglomerate = ", requested, ": the mesh ", spec, " has only ", fine.n_elements(),
@@ -228,8 +236,8 @@ PolyCaseMesh load_poly_case_mesh(const Config& config) {
   build.quadrature = sub_simplices == "fine" ? poly::SubSimplices::fine : poly::SubSimplices::coarse;
   poly::PolyMesh mesh_built = poly::build_poly_mesh(fine, connectivity, assignment, build);
   const double mesh_seconds = seconds_since(start);
-  std::printf("flowdg: %s: %lld fine %s agglomerated into %lld elements (%s) in %.3g s\n", spec.c_str(),
-              static_cast<long long>(fine.n_elements()), mesh_built.dimension == 2 ? "triangles" : "tetrahedra",
+  std::printf("flowdg: %s%s: %lld fine %s agglomerated into %lld elements (%s) in %.3g s\n", spec.c_str(),
+              refine > 0 ? cat(" refined ", refine, " times").c_str() : "", static_cast<long long>(fine.n_elements()), mesh_built.dimension == 2 ? "triangles" : "tetrahedra",
               static_cast<long long>(mesh_built.n_elements()), requested == 0 ? "as they are" : agglomeration_method.c_str(), mesh_seconds);
   if (!note.empty()) std::printf("flowdg: note: %s\n", note.c_str());
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Space-time polytopic DG on the GPU machine (issue 19; docs/validation.md, docs/performance.md):
+#   tests     the SIPG gpu tests (space-time slabs on the device = the host's) and memcheck on them
+#   verify    item 3: the oscillating-boundary domain (examples/poly/oscillating_small.msh, refined 0,
+#             1, 2 times: 20,110 / 80,440 / 321,760 triangles) agglomerated by METIS into 200 / 800 /
+#             3,200 polygons (~100 triangles each), 4 / 8 / 16 slabs on [0, 0.5] (h and dt halve
+#             together), p = 1..4, the reduced and the full space, GMRES with block Jacobi on the
+#             device (the advection-diffusion-reaction problem with the diffusion scaled by
+#             VERIFY_DIFFUSION_SCALE, default 0.01, so that block Jacobi keeps GMRES short)
+#   timing    item 2: assembly against solve per slab when the coefficients change every slab
+#             (problem.oscillation = 0.5; the diffusion scaled by 0.01 as in verify), the finest
+#             verify mesh (3,200 polygons of 321,760 triangles), 8 slabs, the H100 against the CPU
+#             backend (all cores), p = 1..3
+# Expects NO_TESTS=1 scripts/make-bundle.sh build (PARTS without tests) or ONLY_TESTS=1 (tests).
+# PARTS=tests,verify,timing picks (default verify,timing). Logs and tables under $OUT, a summary last.
+set -uo pipefail
+[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
+out=${OUT:-/tmp/flowdg-space-time}
+mkdir -p "$out/logs"
+summary="$out/summary.txt"
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+parts=${PARTS:-verify,timing}
+note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); commit $(cat .bundle/COMMIT 2>/dev/null || echo '?')"
+
+if [[ $parts == *tests* ]]; then
+  timeout 300 .bundle/run flowdg_gpu_tests --gtest_filter='SipgGpu.*' > "$out/logs/gpu_tests.log" 2>&1
+  note "sipg gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED) ' "$out/logs/gpu_tests.log" | tr '\n' ' ')"
+  grep -E "Failure|Expected|actual|largest difference" "$out/logs/gpu_tests.log" | head -20 | tee -a "$summary"
+  LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 .bundle/bin/flowdg_gpu_tests \
+    --gtest_filter='SipgGpu.SpaceTime*' > "$out/logs/memcheck.log" 2>&1
+  note "memcheck (space-time): exit $? | $(grep -E 'ERROR SUMMARY' "$out/logs/memcheck.log" | tail -1)"
+fi
+
+if [[ $parts == *verify* ]]; then
+  scale=${VERIFY_DIFFUSION_SCALE:-0.01}
+  diffusion=$(python3 -c "s=$scale; print(f'[{s}, {0.25*s}, {0.25*s}, {0.5*s}]')")
+  timeout "${VERIFY_LIMIT:-420}" python3 tools/sipg_convergence.py --flowdg '.bundle/run flowdg' --backend cuda \
+    --case examples/poly/heat.toml --agglomerates 200,800,3200 --slabs 4,8,16 --refine-per-count 200=0,800=1,3200=2 \
+    --degrees "${DEGREES:-1,2,3,4}" --spaces reduced,full --set problem.oscillation=0 --set time.end=0.5 \
+    --set "problem.diffusion=$diffusion" --set solver.linear_solver=gmres --set solver.tolerance=1e-13 \
+    --set solver.max_iterations=200000 --set solver.restart=100 \
+    --work "$out/verify" --output "$out/verify_space_time.md" \
+    --title "Space-time, oscillating-boundary domain, advection-diffusion-reaction with a scaled by $scale" \
+    > "$out/logs/verify.log" 2>&1
+  note "verify: exit $?"
+  grep -E "^\||space:" "$out/logs/verify.log" | tee -a "$summary"
+  rm -rf "$out/verify"/*/solution*.vtu
+fi
+
+if [[ $parts == *timing* ]]; then
+  for p in ${TIMING_DEGREES:-1 2 3}; do
+    for backend in cuda cpu; do
+      name=timing_p${p}_$backend
+      timeout "${TIMING_LIMIT:-150}" .bundle/run flowdg run examples/poly/heat.toml --backend $backend --output "$out/$name" \
+        --set mesh.refine=2 --set mesh.agglomerate=3200 --set solver.degree=$p --set time.slabs=${TIMING_SLABS:-8} \
+        --set time.end=0.5 --set problem.oscillation=0.5 --set "problem.diffusion=[0.01, 0.0025, 0.0025, 0.005]" \
+        --set solver.linear_solver=gmres --set solver.tolerance=1e-10 \
+        --set solver.max_iterations=200000 --set output.vtu=false > "$out/logs/$name.log" 2>&1
+      note "$name: exit $? | $(grep -E 'slabs in' "$out/logs/$name.log")"
+    done
+  done
+fi
+tar czf "$out/space_time_results.tgz" -C "$out" --exclude='*.vtu' --exclude='*.h5' --exclude='*.tgz' . 2>/dev/null
+note "done"
