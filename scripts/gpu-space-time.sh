@@ -37,7 +37,7 @@ if [[ $parts == *verify* ]]; then
   diffusion=$(python3 -c "s=$scale; print(f'[{s}, {0.25*s}, {0.25*s}, {0.5*s}]')")
   timeout "${VERIFY_LIMIT:-420}" python3 tools/sipg_convergence.py --flowdg '.bundle/run flowdg' --backend cuda \
     --case examples/poly/heat.toml --agglomerates 200,800,3200 --slabs 4,8,16 --refine-per-count 200=0,800=1,3200=2 \
-    --degrees "${DEGREES:-1,2,3,4}" --spaces reduced,full --set problem.oscillation=0 --set time.end=0.5 \
+    --degrees "${DEGREES:-1,2,3,4}" --spaces "${SPACES:-reduced,full}" --set problem.oscillation=0 --set time.end=0.5 \
     --set "problem.diffusion=$diffusion" --set solver.linear_solver=gmres --set solver.tolerance=1e-13 \
     --set solver.max_iterations=200000 --set solver.restart=100 \
     --work "$out/verify" --output "$out/verify_space_time.md" \

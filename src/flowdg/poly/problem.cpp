@@ -187,6 +187,7 @@ PolyProblem builtin_problem(const std::string& type, const Config& table, const 
   co.neumann = [m](std::span<const Point3> x, std::span<const Point3> n, double* out) {
     for (std::size_t q = 0; q < x.size(); ++q) out[q] = m.flux(x[q], n[q]);
   };
+  co.thread_safe = true;
   problem.exact = co.dirichlet;
   problem.exact_gradient = [m](std::span<const Point3> x, double* out) {
     for (std::size_t q = 0; q < x.size(); ++q)
@@ -242,6 +243,7 @@ ParabolicProblem builtin_parabolic(const std::string& type, const Config& table,
       for (std::size_t q = 0; q < x.size(); ++q) out[q] = mt.flux(x[q], n[q]) * time;
     };
     co.neumann_tag = neumann;
+    co.thread_safe = true;
     return co;
   };
   problem.exact = [m, T](double t) -> BulkField {

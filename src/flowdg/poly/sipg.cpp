@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 
 #include "flowdg/core/error.hpp"
@@ -84,9 +85,27 @@ double largest_eigenvalue(const double* a, int d) {
 /// Samples a coefficient of `components` values per point at every time point (one Coefficients
 /// each: `function(r)` / `constant(r)` give time point r's): values at [(point * nqt + r) *
 /// components + c], or one constant (stride 0) where every time point has the same constant.
+/// f at every point, on every host thread when the function allows it (chunks of points).
+void evaluate_points(const std::function<void(std::span<const Point3>, double*)>& f, const std::vector<Point3>& points, int components,
+                     double* out, bool parallel) {
+  const std::size_t n = points.size();
+  if (n == 0) return;
+  constexpr std::size_t chunk = 2048;
+  if (!parallel || n <= chunk) {
+    f(points, out);
+    return;
+  }
+  const std::int64_t chunks = static_cast<std::int64_t>((n + chunk - 1) / chunk);
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t start = static_cast<std::size_t>(c) * chunk, count = std::min(chunk, n - start);
+    f(std::span<const Point3>(points.data() + start, count), out + start * static_cast<std::size_t>(components));
+  }
+}
+
 SampledArray sample(Space space, const std::function<const std::function<void(std::span<const Point3>, double*)>*(int)>& function,
                     const std::function<const double*(int)>& constant, int nqt, int components,
-                    const std::vector<Point3>& points, const char* what) {
+                    const std::vector<Point3>& points, const char* what, bool parallel = false) {
   SampledArray out;
   bool same_constant = true;
   for (int r = 0; r < nqt && same_constant; ++r) {
@@ -114,7 +133,7 @@ SampledArray sample(Space space, const std::function<const std::function<void(st
       for (std::size_t q = 0; q < n; ++q)
         for (int k = 0; k < components; ++k) at[q * components + k] = c[k];
     } else if (function(r) && *function(r)) {
-      if (n) (*function(r))(points, at.data());
+      evaluate_points(*function(r), points, components, at.data(), parallel);
     } else {
       std::fill(at.begin(), at.end(), 0.0);
     }
@@ -341,6 +360,8 @@ void SipgDiscretisation::sample_coefficients(const std::vector<Coefficients>& at
     const_c[r] = c.constant_reaction ? &*c.constant_reaction : nullptr;
   }
   using Function = std::function<void(std::span<const Point3>, double*)>;
+  bool parallel = true;
+  for (const Coefficients& c : at) parallel = parallel && c.thread_safe;
   const auto none = [](int) -> const double* { return nullptr; };
   const auto a_fn = [&](int r) -> const Function* { return &at[r].diffusion; };
   const auto b_fn = [&](int r) -> const Function* { return &at[r].advection; };
@@ -350,15 +371,15 @@ void SipgDiscretisation::sample_coefficients(const std::vector<Coefficients>& at
   const auto a_c = [&](int r) { return const_a[r]; };
   const auto b_c = [&](int r) { return const_b[r]; };
   const auto c_c = [&](int r) { return const_c[r]; };
-  d.volume_a = sample(space, a_fn, a_c, nqt, D * D, volume_points_, "diffusion");
-  d.volume_b = sample(space, b_fn, b_c, nqt, D, volume_points_, "advection");
-  d.volume_c = sample(space, c_fn, c_c, nqt, 1, volume_points_, "reaction");
-  d.volume_f = sample(space, f_fn, none, nqt, 1, volume_points_, "source");
-  d.interior_a = sample(space, a_fn, a_c, nqt, D * D, interior_points_, "diffusion");
-  d.interior_b = sample(space, b_fn, b_c, nqt, D, interior_points_, "advection");
-  d.boundary_a = sample(space, a_fn, a_c, nqt, D * D, boundary_points_, "diffusion");
-  d.boundary_b = sample(space, b_fn, b_c, nqt, D, boundary_points_, "advection");
-  d.boundary_gd = sample(space, g_fn, none, nqt, 1, boundary_points_, "Dirichlet data");
+  d.volume_a = sample(space, a_fn, a_c, nqt, D * D, volume_points_, "diffusion", parallel);
+  d.volume_b = sample(space, b_fn, b_c, nqt, D, volume_points_, "advection", parallel);
+  d.volume_c = sample(space, c_fn, c_c, nqt, 1, volume_points_, "reaction", parallel);
+  d.volume_f = sample(space, f_fn, none, nqt, 1, volume_points_, "source", parallel);
+  d.interior_a = sample(space, a_fn, a_c, nqt, D * D, interior_points_, "diffusion", parallel);
+  d.interior_b = sample(space, b_fn, b_c, nqt, D, interior_points_, "advection", parallel);
+  d.boundary_a = sample(space, a_fn, a_c, nqt, D * D, boundary_points_, "diffusion", parallel);
+  d.boundary_b = sample(space, b_fn, b_c, nqt, D, boundary_points_, "advection", parallel);
+  d.boundary_gd = sample(space, g_fn, none, nqt, 1, boundary_points_, "Dirichlet data", parallel);
   const std::vector<std::uint8_t> neumann = d.boundary_neumann.to_host();
   bool any_neumann = false;
   for (std::uint8_t v : neumann) any_neumann = any_neumann || v;

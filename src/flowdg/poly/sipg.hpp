@@ -100,6 +100,9 @@ struct Coefficients {
   std::optional<double> constant_reaction;
   /// Per boundary tag of the mesh (PolyMesh::boundary_names): true for a Neumann tag.
   std::vector<bool> neumann_tag;
+  /// The functions may be called from several threads at once (on disjoint points): the sampling
+  /// then runs on every host thread. The built-in problems' are; muparser formulas are not.
+  bool thread_safe = false;
 };
 
 /// How the matrix is assembled (see the top).
