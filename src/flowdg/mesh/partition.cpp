@@ -133,6 +133,53 @@ Partition partition_statistics(const Mesh& mesh, const Connectivity& connectivit
   return statistics(mesh, connectivity, std::move(part), parts, weights, start, neighbours);
 }
 
+std::vector<int> partition_graph(const std::vector<index_t>& start, const std::vector<index_t>& neighbours,
+                                 const std::vector<double>& weights, int parts, int seed, bool contiguous, const std::string& what) {
+  const index_t K = static_cast<index_t>(start.size()) - 1;
+  if (parts < 1) throw InputError(cat("partition: the number of parts must be at least 1 (got ", parts, ")"));
+  if (parts > K) throw InputError(cat("partition: ", parts, " parts for ", K, " vertices of ", what, ": at most one part per vertex"));
+  if (static_cast<index_t>(weights.size()) != K) throw InputError(cat("partition: ", weights.size(), " weights for ", K, " vertices"));
+  for (const double w : weights)
+    if (!(w > 0 && std::isfinite(w))) throw InputError(cat("partition: weights must be positive and finite (got ", w, ")"));
+  std::vector<int> part(static_cast<std::size_t>(K), 0);
+  if (parts == 1) return part;
+#if defined(FLOWDG_HAVE_METIS)
+  std::vector<idx_t> xadj(start.begin(), start.end()), adjncy(neighbours.begin(), neighbours.end());
+  // Integer vertex weights: the costs scaled so that the heaviest weighs up to 1000 (METIS balances
+  // sums of integers; 1000 levels keep the rounding below 0.1%), fewer levels on large graphs so that
+  // the total stays below 2^30: METIS sums them in idx_t (32 bits in Debian's build), and an
+  // overflowed total put all 8M elements of a mesh into one part.
+  const double heaviest = *std::max_element(weights.begin(), weights.end());
+  const double levels = std::max(1.0, std::min(1000.0, std::floor(1073741824.0 / static_cast<double>(K))));
+  std::vector<idx_t> vwgt(static_cast<std::size_t>(K));
+  for (index_t e = 0; e < K; ++e)
+    vwgt[static_cast<std::size_t>(e)] =
+        std::max<idx_t>(1, static_cast<idx_t>(std::lround(levels * weights[static_cast<std::size_t>(e)] / heaviest)));
+  idx_t n = static_cast<idx_t>(K), constraints = 1, metis_parts = parts, cut = 0;
+  std::vector<idx_t> result(static_cast<std::size_t>(K), 0);
+  idx_t metis_options[METIS_NOPTIONS];
+  const auto run = [&](bool connected) {
+    METIS_SetDefaultOptions(metis_options);
+    metis_options[METIS_OPTION_NUMBERING] = 0;
+    metis_options[METIS_OPTION_SEED] = seed;
+    metis_options[METIS_OPTION_CONTIG] = connected ? 1 : 0;
+    return METIS_PartGraphKway(&n, &constraints, xadj.data(), adjncy.data(), vwgt.data(), nullptr, nullptr, &metis_parts, nullptr,
+                               nullptr, metis_options, &cut, result.data());
+  };
+  int status = run(contiguous);
+  if (status != METIS_OK && contiguous) status = run(false);  // a graph in pieces has no contiguous partition
+  if (status != METIS_OK) throw Error(cat("partition: METIS failed (status ", status, ") on the graph of ", what, " into ", parts, " parts"));
+  for (index_t e = 0; e < K; ++e) part[static_cast<std::size_t>(e)] = static_cast<int>(result[static_cast<std::size_t>(e)]);
+  return part;
+#else
+  (void)seed;
+  (void)contiguous;
+  (void)neighbours;
+  throw InputError(cat("partition: this flowdg was built without METIS, which partitions ", what, " into ", parts,
+                       " parts (Debian: apt-get install libmetis-dev, then rebuild)"));
+#endif
+}
+
 Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, const PartitionOptions& options) {
   const index_t K = mesh.n_elements();
   if (options.parts < 1) throw InputError(cat("partition: the number of parts must be at least 1 (got ", options.parts, ")"));
@@ -148,34 +195,7 @@ Partition partition_mesh(const Mesh& mesh, const Connectivity& connectivity, con
 #if defined(FLOWDG_HAVE_METIS)
   std::vector<index_t> start, neighbours;
   dual_graph(mesh, connectivity, start, neighbours);
-  std::vector<idx_t> xadj(start.begin(), start.end()), adjncy(neighbours.begin(), neighbours.end());
-  // Integer vertex weights: the costs scaled so that the heaviest element weighs 1000 (METIS balances
-  // sums of integers; 1000 levels keep the rounding below 0.1%).
-  const double heaviest = *std::max_element(weights.begin(), weights.end());
-  // Integer weights up to 1000 for the heaviest element, fewer levels on large meshes so that the
-  // total stays below 2^30: METIS sums them in idx_t (32 bits in Debian's build), and an overflowed
-  // total put all 8M elements of a mesh into one part.
-  const double levels = std::max(1.0, std::min(1000.0, std::floor(1073741824.0 / static_cast<double>(K))));
-  std::vector<idx_t> vwgt(static_cast<std::size_t>(K));
-  for (index_t e = 0; e < K; ++e)
-    vwgt[static_cast<std::size_t>(e)] =
-        std::max<idx_t>(1, static_cast<idx_t>(std::lround(levels * weights[static_cast<std::size_t>(e)] / heaviest)));
-  idx_t n = static_cast<idx_t>(K), constraints = 1, parts = options.parts, cut = 0;
-  std::vector<idx_t> result(static_cast<std::size_t>(K), 0);
-  idx_t metis_options[METIS_NOPTIONS];
-  const auto run = [&](bool contiguous) {
-    METIS_SetDefaultOptions(metis_options);
-    metis_options[METIS_OPTION_NUMBERING] = 0;
-    metis_options[METIS_OPTION_SEED] = options.seed;
-    metis_options[METIS_OPTION_CONTIG] = contiguous ? 1 : 0;
-    return METIS_PartGraphKway(&n, &constraints, xadj.data(), adjncy.data(), vwgt.data(), nullptr, nullptr, &parts, nullptr,
-                               nullptr, metis_options, &cut, result.data());
-  };
-  int status = run(options.contiguous);
-  if (status != METIS_OK && options.contiguous) status = run(false);  // a dual graph in pieces has no contiguous partition
-  if (status != METIS_OK)
-    throw Error(cat("partition: METIS failed (status ", status, ") on the dual graph of ", mesh.source, " into ", options.parts, " parts"));
-  for (index_t e = 0; e < K; ++e) part[static_cast<std::size_t>(e)] = static_cast<int>(result[static_cast<std::size_t>(e)]);
+  part = partition_graph(start, neighbours, weights, options.parts, options.seed, options.contiguous, mesh.source);
   Partition out = statistics(mesh, connectivity, std::move(part), options.parts, weights, start, neighbours);
   for (int k = 0; k < options.parts; ++k)
     if (out.elements[static_cast<std::size_t>(k)] == 0)

@@ -35,6 +35,12 @@ struct Partition {
 /// Whether this build has METIS.
 bool metis_available();
 
+/// METIS k-way partition of a graph (CSR: vertex v's neighbours are neighbours[start[v]..start[v+1]))
+/// with positive vertex weights, connected parts where the graph allows; all in part 0 when parts =
+/// 1. InputError: parts < 1 or above the vertex count, bad weights, no METIS. `what` names the graph.
+std::vector<int> partition_graph(const std::vector<index_t>& start, const std::vector<index_t>& neighbours,
+                                 const std::vector<double>& weights, int parts, int seed, bool contiguous, const std::string& what);
+
 /// Each element's cost for the partitioner: its basis size times its quadrature points (volume rule
 /// of the solver's order and the element's geometric order, plus its faces' points): the work of
 /// the element and face kernels, so a curved or hexahedral element weighs what it costs.

@@ -197,11 +197,14 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
   }
   dof_start_.assign(K + 1, 0);
   for (index_t e = 0; e < K; ++e) dof_start_[e + 1] = dof_start_[e] + local_size(degrees_[e], D, local, time_degree_);
+  owned_ = options.owned_elements < 0 ? K : options.owned_elements;
+  if (owned_ < 1 || owned_ > K) throw InputError(cat("SIPG: owned_elements = ", options.owned_elements, " of ", K, " elements"));
 
   const Space space = space_of(backend);
   data_ = new DeviceData;
   DeviceData& d = *data_;
   d.dimension = D;
+  d.owned = owned_;
   std::vector<double> volume_bary, volume_weight, face_bary, face_weight;
   barycentric_rule(D, volume_rule_degree(), volume_bary, volume_weight);
   barycentric_rule(D - 1, volume_rule_degree(), face_bary, face_weight);
@@ -277,23 +280,24 @@ SipgDiscretisation::SipgDiscretisation(const PolyMesh& mesh, const Coefficients&
   std::vector<index_t> simplex_offset(S), boundary_offset(FB), interior_offset(FI);
   index_t offset = 0;
   std::array<std::vector<index_t>, max_degree + 1> simplex_group, interior_group, boundary_group, element_group;
+  // (a part: only what the owned elements' rows need is launched; the other offsets stay, unused)
   for (index_t s = 0; s < S; ++s) {
     simplex_offset[s] = offset;
     offset += n_of(simplex_element[s]) * n_of(simplex_element[s]);
-    simplex_group[degrees_[simplex_element[s]]].push_back(s);
+    if (simplex_element[s] < owned_) simplex_group[degrees_[simplex_element[s]]].push_back(s);
   }
   for (index_t f = 0; f < FB; ++f) {
     boundary_offset[f] = offset;
     offset += n_of(boundary_element[f]) * n_of(boundary_element[f]);
-    boundary_group[degrees_[boundary_element[f]]].push_back(f);
+    if (boundary_element[f] < owned_) boundary_group[degrees_[boundary_element[f]]].push_back(f);
   }
   for (index_t f = 0; f < FI; ++f) {
     interior_offset[f] = offset;
     const index_t i = interior_interface[f], a = mesh.interface_elements[2 * i], b = mesh.interface_elements[2 * i + 1];
     offset += (n_of(a) + n_of(b)) * (n_of(a) + n_of(b));
-    interior_group[std::max(degrees_[a], degrees_[b])].push_back(f);
+    if (a < owned_ || b < owned_) interior_group[std::max(degrees_[a], degrees_[b])].push_back(f);
   }
-  for (index_t e = 0; e < K; ++e) element_group[degrees_[e]].push_back(e);
+  for (index_t e = 0; e < owned_; ++e) element_group[degrees_[e]].push_back(e);
   d.contribution_values = offset;
 
   d.volume_bary = to_space(space, volume_bary);

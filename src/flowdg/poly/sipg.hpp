@@ -121,6 +121,11 @@ struct SipgOptions {
   /// spatial (steady), or a space-time space for slabs (see the top)
   LocalSpace space = LocalSpace::spatial;
   int time_degree = -1;            ///< q of the full space (-1: the degree p)
+  /// A rank's part (poly/poly_partition.hpp): only the rows of elements [0, owned_elements) are
+  /// assembled (their blocks, boundary sub-faces and interfaces; -1: all), and assemble() returns
+  /// those rows with every local column (owned elements' unknowns first, then the others'). The
+  /// deterministic and atomic ways only.
+  index_t owned_elements = -1;
 };
 
 /// "full" or "reduced" (InputError otherwise, naming `where`).
@@ -192,6 +197,9 @@ class SipgDiscretisation {
   Array<Real> assemble_rhs() const;
 
   index_t dofs() const { return dof_start_.back(); }
+  /// The unknowns of the owned elements (all of them without owned_elements).
+  index_t owned_dofs() const { return dof_start_[static_cast<std::size_t>(owned_)]; }
+  index_t owned_elements() const { return owned_; }
   Backend backend() const { return backend_; }
   const std::vector<int>& degrees() const { return degrees_; }
   const std::vector<index_t>& dof_start() const { return dof_start_; }
@@ -253,6 +261,7 @@ class SipgDiscretisation {
   CoefficientsAt coefficients_at_;  // space-time: the slab's
   double setup_seconds_ = 0;
   int time_degree_ = 0;
+  index_t owned_ = 0;
   double slab_t0_ = 0, slab_t1_ = 1, slab_dt_ = 1;
   // quadrature points (host), kept for sampling per slab
   std::vector<Point3> volume_points_, interior_points_, boundary_points_, boundary_normals_;

@@ -31,6 +31,7 @@ struct SampledArray {
 /// Everything the kernels read, in the backend's memory.
 struct DeviceData {
   int dimension = 2;
+  index_t owned = 0;  ///< elements whose rows are assembled (a rank's part: its own; else all)
   int nqv = 0, nqf = 0;  ///< points of the volume and face rules
   Array<double> volume_bary, volume_weight;  ///< (d + 1) barycentric coordinates per point; weights summing to 1
   Array<double> face_bary, face_weight;      ///< d barycentric coordinates per point; weights summing to 1
@@ -149,6 +150,7 @@ struct KernelView {
   SlabMap slab;
   SampledView volume_previous;
   FLOWDG_HD int local(int p, int D) const { return local_size(p, D, space, time_degree); }
+  index_t owned = 0;  ///< see DeviceData
   // pattern (Approach 2): per element the offset of its diagonal block within its rows, per
   // interface (2 i + s) the offset of the off-diagonal block in the rows of its side s
   View<const index_t> diagonal_offset, interface_offset;
@@ -267,6 +269,10 @@ struct InteriorBlocks {
     for (int s = 0; s < 2; ++s)      // the test function's side
       for (int u = 0; u < 2; ++u) {  // the trial function's side
         const int nr = n[s], nc = n[u];
+        if (element[s] >= k.owned) {  // a part's ghost side: its rows belong to another rank
+          offset += static_cast<index_t>(nr) * nc;
+          continue;
+        }
         for (int m = 0; m < nr * nc; ++m) block[m] = 0;
         const double sign_test = s == 0 ? 1 : -1, sign_trial = u == 0 ? 1 : -1;
         for (int q = 0; q < k.nqf; ++q)
@@ -524,6 +530,7 @@ struct ReduceBlocks {
     const int D = dimension;
     if (b < n_elements) {
       const index_t e = b;
+      if (e >= k.owned) return;  // a part's other rows are not assembled
       const index_t n = k.local(k.degree[e], D), dof = k.dof_start[e];
       for (index_t i = 0; i < n; ++i) {
         Real* out = value.data + row_start[dof + i] + k.diagonal_offset[e];
@@ -548,6 +555,7 @@ struct ReduceBlocks {
     const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
     const index_t n1 = k.local(k.degree[first], D), n2 = k.local(k.degree[second], D);
     const index_t row_element = side == 0 ? first : second, nr = side == 0 ? n1 : n2, nc = side == 0 ? n2 : n1;
+    if (row_element >= k.owned) return;
     const index_t skip = side == 0 ? n1 * n1 : n1 * n1 + n1 * n2;
     for (index_t i = 0; i < nr; ++i) {
       Real* out = value.data + row_start[k.dof_start[row_element] + i] + k.interface_offset[2 * interface + side];

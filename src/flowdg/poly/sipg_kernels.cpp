@@ -27,6 +27,7 @@ KernelView make_view(const DeviceData& d, View<const index_t> diagonal_offset, V
   KernelView k{};
   k.nqv = d.nqv;
   k.nqf = d.nqf;
+  k.owned = d.owned;
   k.volume_bary = d.volume_bary.view();
   k.volume_weight = d.volume_weight.view();
   k.face_bary = d.face_bary.view();
@@ -147,6 +148,8 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
   const DeviceData& d = *data_;
   const Space space = space_of(backend_);
   const index_t K = mesh_.n_elements(), rows = dofs();
+  if (owned_ < K && method == AssemblyMethod::coo)
+    throw InputError("SIPG: a rank's part is assembled the deterministic or the atomic way (coo sums entries of rows it does not own)");
   AssembledSystem<Real> system;
   system.method = method;
   AssemblyTimes& times = system.times;
@@ -228,6 +231,24 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
   system.rhs = Array<Real>(space, rows);
   launch<RightHandSideKernel, Real>(backend_, mesh_.dimension, space_time(), d.element_group, k, system.rhs.view());
   lap(times.rhs);
+  if (owned_ < K) {  // a part: its owned rows, every local column
+    const index_t owned_rows = owned_dofs();
+    index_t entries = 0;
+    copy_bytes(&entries, Space::host, system.matrix.row_start.data() + owned_rows, space, sizeof(index_t));
+    linalg::CsrMatrix<Real> part;
+    part.rows = owned_rows;
+    part.cols = rows;
+    part.row_start = Array<index_t>(space, owned_rows + 1);
+    part.column = Array<index_t>(space, entries);
+    part.value = Array<Real>(space, entries);
+    copy_bytes(part.row_start.data(), space, system.matrix.row_start.data(), space, sizeof(index_t) * (owned_rows + 1));
+    copy_bytes(part.column.data(), space, system.matrix.column.data(), space, sizeof(index_t) * entries);
+    copy_bytes(part.value.data(), space, system.matrix.value.data(), space, sizeof(Real) * entries);
+    Array<Real> rhs(space, owned_rows);
+    copy_bytes(rhs.data(), space, system.rhs.data(), space, sizeof(Real) * owned_rows);
+    system.matrix = std::move(part);
+    system.rhs = std::move(rhs);
+  }
   times.total = since(start);
   times.nonzeros = system.matrix.nonzeros();
   return system;
@@ -258,6 +279,11 @@ Array<Real> SipgDiscretisation::assemble_rhs() const {
   Array<Real> rhs(space_of(backend_), dofs());
   launch<RightHandSideKernel, Real>(backend_, mesh_.dimension, space_time(), data_->element_group, k, rhs.view());
   synchronize(backend_);
+  if (owned_ < mesh_.n_elements()) {
+    Array<Real> part(space_of(backend_), owned_dofs());
+    copy_bytes(part.data(), space_of(backend_), rhs.data(), space_of(backend_), sizeof(Real) * owned_dofs());
+    return part;
+  }
   return rhs;
 }
 
