@@ -115,6 +115,9 @@ void add_bench_command(CLI::App& app) {
   bench_sipg->add_option("--repeat", sipg.repeat, "Timed assemblies per row (their median; one warm-up first)")
       ->check(CLI::PositiveNumber);
   bench_sipg->add_option("--backend", sipg_backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  bench_sipg->add_option("--parts", sipg.parts,
+                         "Also assemble each of N METIS parts of the agglomerates (one rank's rows), one after the other on this device")
+      ->check(CLI::PositiveNumber);
   bench_sipg->add_option("--output", sipg_output, "Also write the results as JSON to this file");
   bench_sipg->callback([] {
     sipg.backend = parse_backend(sipg_backend);

@@ -10,6 +10,7 @@
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/poly/agglomerate.hpp"
+#include "flowdg/poly/poly_partition.hpp"
 
 namespace flowdg::poly {
 
@@ -142,6 +143,55 @@ SipgBenchResult run_sipg_bench(const SipgBenchOptions& options, std::FILE* log) 
         result.rows.push_back(row);
       }
   }
+  if (options.parts > 1) {
+    result.parts = options.parts;
+    const index_t n = poly.n_elements();
+    start = std::chrono::steady_clock::now();
+    const std::vector<int> rank_of = partition_agglomerates(mesh, connectivity, assignment, n, options.parts);
+    std::vector<PolyPart> parts;
+    std::vector<Connectivity> part_connectivity;
+    std::vector<PolyMesh> part_mesh;
+    for (int k = 0; k < options.parts; ++k) {
+      parts.push_back(extract_poly_part(mesh, connectivity, assignment, n, rank_of, k));
+      part_connectivity.push_back(build_connectivity(parts.back().fine));
+      part_mesh.push_back(build_poly_mesh(parts.back().fine, part_connectivity.back(), parts.back().agglomerate, build));
+    }
+    result.partition_seconds = seconds_since(start);
+    const std::string precision = options.precisions.front();
+    const AssemblyMethod method = options.methods.front() == AssemblyMethod::coo ? AssemblyMethod::deterministic : options.methods.front();
+    for (int p : options.degrees)
+      for (int k = 0; k < options.parts; ++k) {
+        SipgOptions sipg_options;
+        sipg_options.degree = p;
+        sipg_options.owned_elements = parts[static_cast<std::size_t>(k)].n_owned;
+        const Coefficients local = bench_coefficients(options.coefficients, poly.dimension, part_mesh[static_cast<std::size_t>(k)].boundary_names.size());
+        const SipgDiscretisation sipg(part_mesh[static_cast<std::size_t>(k)], local, sipg_options, options.backend);
+        SipgPartRow row;
+        row.degree = p;
+        row.part = k;
+        row.owned_elements = parts[static_cast<std::size_t>(k)].n_owned;
+        row.held_elements = part_mesh[static_cast<std::size_t>(k)].n_elements();
+        row.owned_dofs = sipg.owned_dofs();
+        row.setup = sipg.setup_seconds();
+        std::vector<AssemblyTimes> runs;
+        for (int r = 0; r <= options.repeat; ++r) {
+          const AssemblyTimes times = precision == "double" ? sipg.assemble<double>(method).times : sipg.assemble<float>(method).times;
+          row.nonzeros = times.nonzeros;
+          if (r > 0) runs.push_back(times);
+        }
+        for (auto member : {&AssemblyTimes::pattern, &AssemblyTimes::element, &AssemblyTimes::interior, &AssemblyTimes::boundary,
+                            &AssemblyTimes::indices, &AssemblyTimes::rhs, &AssemblyTimes::total}) {
+          std::vector<double> v;
+          for (const AssemblyTimes& t : runs) v.push_back(t.*member);
+          row.times.*member = median(v);
+        }
+        if (log)
+          std::fprintf(log, "  p = %d part %d/%d: %lld owned elements (%lld held), %lld unknowns, total %.3f ms\n", p, k, options.parts,
+                       static_cast<long long>(row.owned_elements), static_cast<long long>(row.held_elements),
+                       static_cast<long long>(row.owned_dofs), 1e3 * row.times.total);
+        result.part_rows.push_back(row);
+      }
+  }
   return result;
 }
 
@@ -162,6 +212,22 @@ std::string sipg_bench_table(const SipgBenchResult& result) {
                   static_cast<long long>(row.nonzeros), per * t.element, per * t.interior, per * t.boundary,
                   per * (t.element + t.interior + t.boundary), 1e3 * t.pattern, 1e3 * t.indices, 1e3 * t.rhs, 1e3 * t.total);
     out += line;
+  }
+  if (!result.part_rows.empty()) {
+    out += cat("\nper part (", result.parts, " METIS parts of the agglomerates, assembled one after the other on this device; ms; "
+               "index = pattern + indices, quadrature = element + interior + boundary + rhs; the largest part is what ",
+               result.parts, " devices would take)\n");
+    std::snprintf(line, sizeof line, "%2s %5s %9s %9s %10s %11s %9s %11s %9s %9s\n", "p", "part", "owned", "held", "unknowns",
+                  "nonzeros", "index", "quadrature", "total", "setup");
+    out += line;
+    for (const SipgPartRow& row : result.part_rows) {
+      const AssemblyTimes& t = row.times;
+      std::snprintf(line, sizeof line, "%2d %5d %9lld %9lld %10lld %11lld %9.3f %11.3f %9.3f %9.1f\n", row.degree, row.part,
+                    static_cast<long long>(row.owned_elements), static_cast<long long>(row.held_elements),
+                    static_cast<long long>(row.owned_dofs), static_cast<long long>(row.nonzeros), 1e3 * (t.pattern + t.indices),
+                    1e3 * (t.element + t.interior + t.boundary + t.rhs), 1e3 * t.total, 1e3 * row.setup);
+      out += line;
+    }
   }
   return out;
 }
@@ -197,6 +263,17 @@ std::string sipg_bench_json(const SipgBenchResult& result) {
       .add_number("agglomerate_s", result.agglomerate_seconds)
       .add_number("build_s", result.build_seconds)
       .add("rows", json::array(rows));
+  std::vector<std::string> part_rows;
+  for (const SipgPartRow& row : result.part_rows) {
+    json::Object o;
+    o.add_integer("degree", row.degree).add_integer("part", row.part).add_integer("owned_elements", row.owned_elements)
+        .add_integer("held_elements", row.held_elements).add_integer("unknowns", row.owned_dofs).add_integer("nonzeros", row.nonzeros)
+        .add_number("setup_s", row.setup).add_number("pattern_s", row.times.pattern).add_number("element_s", row.times.element)
+        .add_number("interior_s", row.times.interior).add_number("boundary_s", row.times.boundary)
+        .add_number("indices_s", row.times.indices).add_number("rhs_s", row.times.rhs).add_number("total_s", row.times.total);
+    part_rows.push_back(o.str(2));
+  }
+  top.add_integer("parts", result.parts).add_number("partition_s", result.partition_seconds).add("part_rows", json::array(part_rows));
   return top.str() + "\n";
 }
 

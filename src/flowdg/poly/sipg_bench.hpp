@@ -2,7 +2,8 @@
 // `flowdg bench-sipg`: the assembly tables of issue 18 item 4 (the paper's Tables 1-2 and 4-5):
 // per degree, precision and assembly way, the time of each kernel per million unknowns, the
 // pattern / index time and the whole assembly, the median of several assemblies of one
-// discretisation (the device synchronised around each phase).
+// discretisation (the device synchronised around each phase); with --parts N, the same per METIS
+// part of the agglomerates (issue 19 item 4: the paper's last table, one part per device).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +27,19 @@ struct SipgBenchOptions {
   /// "constant": Poisson's a = I, b = 0, c = 0 (no coefficient arrays).
   std::string coefficients = "variable";
   Backend backend = Backend::cpu;
+  /// More than 1: also assemble each of this many METIS parts of the agglomerates (poly_partition:
+  /// the owned rows of one rank) one after the other on this device, the first method and
+  /// precision only: the largest part's time is what as many devices would take, each assembling
+  /// its part (the assembly needs no communication once the parts are set up).
+  int parts = 1;
+};
+
+/// One part's assembly (SipgBenchOptions::parts).
+struct SipgPartRow {
+  int degree = 1, part = 0;
+  index_t owned_elements = 0, held_elements = 0, owned_dofs = 0, nonzeros = 0;
+  double setup = 0;  ///< its data to the device (sampling included)
+  AssemblyTimes times;  ///< the median over the repeats
 };
 
 struct SipgBenchRow {
@@ -41,6 +55,9 @@ struct SipgBenchResult {
   index_t fine_elements = 0, elements = 0, interior_subfaces = 0, boundary_subfaces = 0, sub_simplices = 0;
   double agglomerate_seconds = 0, build_seconds = 0;
   std::vector<SipgBenchRow> rows;
+  int parts = 1;
+  double partition_seconds = 0;
+  std::vector<SipgPartRow> part_rows;
 };
 
 /// Runs the benchmark; progress lines to `log` (may be null). InputError: a bad mesh, degree,

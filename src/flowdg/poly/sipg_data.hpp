@@ -453,6 +453,12 @@ struct PatternLengths {
   View<index_t> length, entries, diagonal_offset, interface_offset;
   FLOWDG_HD void operator()(index_t e) const {
     const int D = dimension;
+    if (e >= k.owned) {  // a part's other elements: empty rows
+      length[e] = 0;
+      entries[e] = 0;
+      diagonal_offset[e] = 0;
+      return;
+    }
     index_t offset = 0;
     bool diagonal_done = false;
     for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
@@ -488,6 +494,7 @@ struct PatternFill {
     const index_t L = length[e], first_row = k.dof_start[e];
     for (int i = 0; i < n; ++i) row_start[first_row + i] = start[e] + i * L;
     if (e + 1 == length.size()) row_start[first_row + n] = start[e] + n * L;
+    if (e >= k.owned) return;  // empty rows
     index_t* out = column.data + start[e];
     const auto put = [&](index_t m) {
       for (index_t c = k.dof_start[m]; c < k.dof_start[m + 1]; ++c) *out++ = c;
