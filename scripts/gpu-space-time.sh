@@ -11,8 +11,13 @@
 #             (problem.oscillation = 0.5; the diffusion scaled by 0.01 as in verify), the finest
 #             verify mesh (3,200 polygons of 321,760 triangles), 8 slabs, the H100 against the CPU
 #             backend (all cores), p = 1..3
+#   parts     item 4 on one device: the 3D advection-diffusion-reaction assembly (variable
+#             coefficients) on METIS agglomerates of 32 tetrahedra (builtin:box?n=PARTS_N, default 40:
+#             384,000 tetrahedra, 12,000 polyhedra), p = 1..3, whole and split into 2 and 4 METIS parts
+#             assembled one after the other (flowdg bench-sipg --parts): the largest part is what 2 or
+#             4 devices would take; the real multi-GPU runs need the nvidia-h200-x2/x4 kinds
 # Expects NO_TESTS=1 scripts/make-bundle.sh build (PARTS without tests) or ONLY_TESTS=1 (tests).
-# PARTS=tests,verify,timing picks (default verify,timing). Logs and tables under $OUT, a summary last.
+# PARTS=tests,verify,timing,parts picks (default verify,timing). Logs and tables under $OUT, a summary last.
 set -uo pipefail
 [ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/flowdg-space-time}
@@ -59,6 +64,15 @@ if [[ $parts == *timing* ]]; then
         --set solver.max_iterations=200000 --set output.vtu=false > "$out/logs/$name.log" 2>&1
       note "$name: exit $? | $(grep -E 'slabs in' "$out/logs/$name.log")"
     done
+  done
+fi
+if [[ $parts == *parts* ]]; then
+  n=${PARTS_N:-40}
+  for k in 2 4; do
+    timeout "${PARTS_LIMIT:-200}" .bundle/run flowdg bench-sipg "builtin:box?n=$n" --agglomerate $((n * n * n * 6 / 32)) --degrees 1,2,3 \
+      --precision double --methods deterministic --repeat 3 --parts $k --backend cuda --output "$out/parts_$k.json" > "$out/logs/parts_$k.log" 2>&1
+    note "parts $k: exit $?"
+    sed -n '/^SIPG assembly/,$p' "$out/logs/parts_$k.log" | tee -a "$summary"
   done
 fi
 tar czf "$out/space_time_results.tgz" -C "$out" --exclude='*.vtu' --exclude='*.h5' --exclude='*.tgz' . 2>/dev/null
