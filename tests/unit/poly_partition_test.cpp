@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/linalg/direct.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/poly/agglomerate.hpp"
@@ -185,4 +186,60 @@ TEST(PolyPartition, PartsAssembleTheWholeMatrixRowByRow) {
   steady.owned_elements = part.n_owned;
   const SipgDiscretisation st(mesh, variable(2, mesh.boundary_names.size()), steady, Backend::cpu);
   EXPECT_THROW((void)st.assemble<double>(AssemblyMethod::coo), InputError);
+}
+
+TEST(PolyPartition, PartsErrorSquaresSumToTheWholeMeshsErrors) {
+  // the whole mesh's solution, handed to each part in its local numbering (owned and ghosts; the
+  // fillers' zeros are never read): the parts' squares (interfaces with one owned side counted half
+  // on each side) sum to the whole's, in every norm
+  for (const Mesh& fine : {rectangle_triangles(0, 2, 0, 1, 24, 12, TriangleLayout::perturbed, 0.2, 3), box_tetrahedra(1, 1, 1, 4, 4, 4, 0.2, 5)}) {
+    const Connectivity connectivity = build_connectivity(fine);
+    const std::vector<index_t> assignment = agglomerate_metis(fine, connectivity, 30).agglomerate;
+    const index_t n = *std::max_element(assignment.begin(), assignment.end()) + 1;
+    const PolyMesh whole_mesh = build_poly_mesh(fine, connectivity, assignment);
+    const int d = fine.dimension;
+    SipgOptions options;
+    options.degree = 2;
+    const SipgDiscretisation whole(whole_mesh, variable(d, whole_mesh.boundary_names.size()), options, Backend::cpu);
+    const AssembledSystem<double> system = whole.assemble<double>(AssemblyMethod::deterministic);
+    const std::vector<double> x = linalg::sparse_lu_solve(system.matrix, system.rhs.to_host());
+    const auto exact = [](std::span<const Point3> p, double* out) {
+      for (std::size_t q = 0; q < p.size(); ++q) out[q] = std::sin(p[q].x) * std::cos(p[q].y) + p[q].z;
+    };
+    const auto gradient = [d](std::span<const Point3> p, double* out) {
+      for (std::size_t q = 0; q < p.size(); ++q) {
+        out[d * q] = std::cos(p[q].x) * std::cos(p[q].y);
+        out[d * q + 1] = -std::sin(p[q].x) * std::sin(p[q].y);
+        if (d == 3) out[d * q + 2] = 1;
+      }
+    };
+    const SipgErrorSquares reference = whole.error_squares(x, exact, gradient);
+    const SipgErrors direct = whole.errors(x, exact, gradient), through = errors_from_squares(reference);
+    EXPECT_EQ(direct.l2, through.l2);
+    EXPECT_EQ(direct.dg, through.dg);
+    const std::vector<int> rank_of = partition_agglomerates(fine, connectivity, assignment, n, 3);
+    SipgErrorSquares sum;
+    for (int k = 0; k < 3; ++k) {
+      const PolyPart part = extract_poly_part(fine, connectivity, assignment, n, rank_of, k);
+      const Connectivity local_connectivity = build_connectivity(part.fine);
+      const PolyMesh local_mesh = build_poly_mesh(part.fine, local_connectivity, part.agglomerate);
+      SipgOptions local_options = options;
+      local_options.owned_elements = part.n_owned;
+      const SipgDiscretisation st(local_mesh, variable(d, local_mesh.boundary_names.size()), local_options, Backend::cpu);
+      std::vector<double> local(static_cast<std::size_t>(st.dofs()), 0.0);
+      for (index_t j = 0; j < part.n_owned + part.n_ghost; ++j)
+        for (index_t i = 0; i < st.dof_start()[j + 1] - st.dof_start()[j]; ++i)
+          local[st.dof_start()[j] + i] = x[whole.dof_start()[part.global[j]] + i];
+      const SipgErrorSquares mine = st.error_squares(local, exact, gradient);
+      sum.l2 += mine.l2;
+      sum.h1 += mine.h1;
+      sum.dg += mine.dg;
+      sum.jumps += mine.jumps;
+    }
+    EXPECT_NEAR(sum.l2, reference.l2, 1e-12 * reference.l2) << d << "D";
+    EXPECT_NEAR(sum.h1, reference.h1, 1e-12 * reference.h1) << d << "D";
+    EXPECT_NEAR(sum.dg, reference.dg, 1e-12 * reference.dg) << d << "D";
+    EXPECT_NEAR(sum.jumps, reference.jumps, 1e-12 * reference.jumps) << d << "D";
+    EXPECT_GT(reference.jumps, 0);
+  }
 }

@@ -175,6 +175,14 @@ struct SipgErrors {
   double jumps = 0;    ///< (sum_F ||sqrt(sigma) [e]||^2)^(1/2), boundary faces of Dirichlet tags included (e = u_h - g_D there)
 };
 
+/// The squares of SipgErrors' norms over a rank's part (SipgDiscretisation::error_squares): summed
+/// over the ranks they give the whole mesh's.
+struct SipgErrorSquares {
+  double l2 = 0, h1 = 0, dg = 0, jumps = 0;
+};
+/// The errors of summed squares.
+SipgErrors errors_from_squares(const SipgErrorSquares& squares);
+
 struct DeviceData;  // the arrays of the kernels (sipg_kernels.cpp)
 
 /// The discretisation of one problem on one polytopic mesh: degrees, degrees of freedom (element
@@ -242,6 +250,12 @@ class SipgDiscretisation {
   /// volume and face rules.
   SipgErrors errors(const std::vector<double>& solution, const std::function<void(std::span<const Point3>, double*)>& exact,
                     const std::function<void(std::span<const Point3>, double*)>& exact_gradient) const;
+  /// The squares over the owned elements (a part: their volumes and boundary sub-faces, and half of
+  /// every interface with one owned side; `solution` holds the owned and the ghosts' unknowns), to be
+  /// summed over the ranks; on a whole mesh errors() is errors_from_squares of this.
+  SipgErrorSquares error_squares(const std::vector<double>& solution,
+                                 const std::function<void(std::span<const Point3>, double*)>& exact,
+                                 const std::function<void(std::span<const Point3>, double*)>& exact_gradient) const;
   /// The solution at the fine mesh's nodes, one value per (fine element, vertex) (for VTU output,
   /// discontinuous across elements): fine element e's vertex v at [(d + 1) e + v].
   /// Space-time: at the slab's top.
