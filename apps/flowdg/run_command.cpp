@@ -84,8 +84,7 @@ void add_run_commands(CLI::App& app) {
     const Backend backend = choose_backend(run_arguments.backend);
     const Config config = read_config(run_arguments, backend);
     if (is_sipg_case(config)) {  // a polytopic SIPG problem, steady or in space-time slabs (cases/sipg_case.hpp)
-      if (world()->size() > 1) throw InputError("a SIPG case runs on one rank (distributed SIPG is issue 19): run it without mpirun");
-      run_sipg_case(config, backend, run_arguments.restart);
+      run_sipg_case(config, backend, run_arguments.restart, world());
       return;
     }
     Case problem = load_case(config, backend, world());  // a partitioned mesh: each rank reads its part

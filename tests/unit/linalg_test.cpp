@@ -544,5 +544,6 @@ TYPED_TEST(LinalgTyped, BlockJacobiRefusesASingularBlock) {
     EXPECT_NE(message.find("singular"), std::string::npos) << message;
   }
   EXPECT_THROW(BlockJacobi<Real>(A, {0, 2, 2, 5}), Error);  // an empty block
-  EXPECT_THROW(BlockJacobi<Real>(A, {0, 2, 4}), Error);     // not covering the rows
+  EXPECT_THROW(BlockJacobi<Real>(A, {0, 2, 4, 6}), Error);  // past the rows
+  EXPECT_THROW(BlockJacobi<Real>(A, {1, 2}), Error);        // not from row 0
 }

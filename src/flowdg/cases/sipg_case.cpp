@@ -1,5 +1,6 @@
 #include "flowdg/cases/sipg_case.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "flowdg/io/json.hpp"
 #include "flowdg/io/vtu.hpp"
 #include "flowdg/linalg/direct.hpp"
+#include "flowdg/linalg/distributed.hpp"
 #include "flowdg/linalg/krylov.hpp"
 #include "flowdg/linalg/ops.hpp"
 #include "flowdg/linalg/preconditioner.hpp"
@@ -26,6 +28,7 @@
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/poly/agglomerate.hpp"
 #include "flowdg/poly/poly_mesh.hpp"
+#include "flowdg/poly/poly_partition.hpp"
 #include "flowdg/poly/poly_vtu.hpp"
 #include "flowdg/poly/problem.hpp"
 #include "flowdg/poly/sipg.hpp"
@@ -114,17 +117,27 @@ struct SolveOutcome {
   double preconditioner_seconds = 0;
 };
 
+/// A distributed solve's rank (run_distributed_sipg_case): its communicator and its part's halo of
+/// unknowns; the vectors hold the owned unknowns, the solution comes back with the ghosts' too.
+struct DistributedSolve {
+  std::shared_ptr<const Communicator> communicator;
+  HaloPlan unknowns;  ///< linalg::unknowns_plan of the part's halo
+};
+
 template <class Real>
 SolveOutcome assemble_and_solve(const poly::SipgDiscretisation& sipg, const SolverSettings& s, Backend backend,
-                                poly::AssemblyTimes& times) {
+                                poly::AssemblyTimes& times, const DistributedSolve* distributed = nullptr) {
+  const bool root = distributed == nullptr || distributed->communicator->rank() == 0;
   poly::AssembledSystem<Real> system = sipg.assemble<Real>(s.assembly);
   times = system.times;
   SolveOutcome out;
   std::string method = s.linear_solver;
   if (method == "auto")
-    method = sipg.dofs() <= s.direct_limit ? "direct" : sipg.symmetric() ? "cg" : "gmres";
-  if (method == "cg" && !sipg.symmetric())
+    method = distributed == nullptr && sipg.dofs() <= s.direct_limit ? "direct" : sipg.symmetric() ? "cg" : "gmres";
+  if (method == "cg" && !sipg.symmetric() && root)
     std::printf("flowdg: warning: linear_solver = \"cg\" on a non-symmetric system (advection): CG may not converge; gmres or bicgstab fit\n");
+  if (method == "direct" && distributed != nullptr)
+    throw InputError("linear_solver = \"direct\": the sparse direct solve runs on one rank; under mpirun use cg, gmres or bicgstab (or auto)");
   const auto start = Clock::now();
   if (method == "direct") {
     out.method = "sparse LU (Eigen, double)";
@@ -141,32 +154,63 @@ SolveOutcome assemble_and_solve(const poly::SipgDiscretisation& sipg, const Solv
   }
   const Space space = space_of(backend);
   const auto preconditioner_start = Clock::now();
+  // a rank's own rows: its owned elements' blocks (all of them on one rank)
+  const std::vector<index_t> blocks(sipg.dof_start().begin(), sipg.dof_start().begin() + sipg.owned_elements() + 1);
+  const index_t owned = sipg.owned_dofs();
   std::unique_ptr<linalg::Preconditioner<Real>> preconditioner;
+  std::string preconditioner_failure;
   if (s.preconditioner == "block-jacobi") {
     try {
-      preconditioner = std::make_unique<linalg::BlockJacobi<Real>>(system.matrix, sipg.dof_start(), space);
+      preconditioner = std::make_unique<linalg::BlockJacobi<Real>>(system.matrix, blocks, space);
     } catch (const NumericalError& error) {
-      out.failure = cat(error.what(), " (try preconditioner = \"none\")");
-      out.solution.assign(static_cast<std::size_t>(sipg.dofs()), 0.0);
-      out.method = method;
-      return out;
+      preconditioner_failure = cat(error.what(), " (try preconditioner = \"none\")");
     }
   } else {
     preconditioner = std::make_unique<linalg::IdentityPreconditioner<Real>>();
   }
+  // every rank stops when one cannot build its blocks (collective)
+  const bool failed = distributed != nullptr ? distributed->communicator->any(!preconditioner_failure.empty()) : !preconditioner_failure.empty();
+  if (failed) {
+    out.failure = preconditioner_failure.empty() ? "another rank's block Jacobi preconditioner failed (its message is above)" : preconditioner_failure;
+    if (!preconditioner_failure.empty()) std::fprintf(stderr, "flowdg: %s\n", preconditioner_failure.c_str());
+    out.solution.assign(static_cast<std::size_t>(sipg.dofs()), 0.0);
+    out.method = method;
+    return out;
+  }
   out.preconditioner_seconds = seconds_since(preconditioner_start);
-  Array<Real> x(space, system.matrix.rows);
+  Array<Real> x(space, owned);
   linalg::fill<Real>(backend, 0, x.view());
   linalg::KrylovOptions options = s.krylov;
   const int every = std::max(1, options.max_iterations / 20);
-  options.on_iteration = [every](int iteration, double residual) {
-    if (iteration % every == 0) std::printf("  iteration %d: relative residual %.3e\n", iteration, residual);
+  options.on_iteration = [every, root](int iteration, double residual) {
+    if (root && iteration % every == 0) std::printf("  iteration %d: relative residual %.3e\n", iteration, residual);
   };
+  const double total_blocks = distributed != nullptr ? distributed->communicator->sum(static_cast<double>(sipg.owned_elements())) : 0;
+  std::unique_ptr<linalg::LinearOperator<Real>> A;
+  const linalg::DistributedCsrOperator<Real>* parts = nullptr;
+  if (distributed != nullptr) {
+    auto op = std::make_unique<linalg::DistributedCsrOperator<Real>>(system.matrix, owned, distributed->unknowns, distributed->communicator);
+    parts = op.get();
+    A = std::move(op);
+    options.global_sum = [communicator = distributed->communicator](double value) { return communicator->sum(value); };
+  } else {
+    A = std::make_unique<linalg::CsrOperator<Real>>(system.matrix);
+  }
+  const View<const Real> b{system.rhs.data(), owned};
   linalg::SolveResult result;
-  if (method == "cg") result = linalg::cg<Real>(backend, system.matrix, system.rhs.view(), x.view(), *preconditioner, options);
-  else if (method == "gmres") result = linalg::gmres<Real>(backend, system.matrix, system.rhs.view(), x.view(), *preconditioner, options);
-  else result = linalg::bicgstab<Real>(backend, system.matrix, system.rhs.view(), x.view(), *preconditioner, options);
-  const std::vector<Real> solution = x.to_host();
+  if (method == "cg") result = linalg::cg<Real>(backend, *A, b, x.view(), *preconditioner, options);
+  else if (method == "gmres") result = linalg::gmres<Real>(backend, *A, b, x.view(), *preconditioner, options);
+  else result = linalg::bicgstab<Real>(backend, *A, b, x.view(), *preconditioner, options);
+  if (distributed != nullptr && s.preconditioner == "block-jacobi")
+    result.preconditioner = cat("block Jacobi (", static_cast<long long>(total_blocks), " blocks on ", distributed->communicator->size(), " ranks)");
+  std::vector<Real> solution;
+  if (parts != nullptr) {  // the owned unknowns and the ghosts' (the errors' interfaces read them)
+    const View<const Real> local = parts->with_ghosts(backend, x.view());
+    solution.resize(static_cast<std::size_t>(local.size()));
+    copy_bytes(solution.data(), Space::host, local.data, space, sizeof(Real) * solution.size());
+  } else {
+    solution = x.to_host();
+  }
   out.solution.assign(solution.begin(), solution.end());
   out.method = result.method;
   out.converged = result.converged;
@@ -190,11 +234,16 @@ struct PolyCaseMesh {
   long long requested = 0;
   Mesh fine;
   std::vector<index_t> assignment;
-  poly::PolyMesh mesh;
+  poly::PolyMesh mesh;  // not built for a distributed run
+  poly::PolyMeshOptions build;
   double seconds = 0;
 };
 
-PolyCaseMesh load_poly_case_mesh(const Config& config) {
+/// distributed (several ranks): every rank reads the fine mesh, rank 0 agglomerates it and sends the
+/// assignment, the whole polytopic mesh is not built (each rank builds its part's) and only rank 0
+/// prints.
+PolyCaseMesh load_poly_case_mesh(const Config& config, const Communicator* distributed = nullptr) {
+  const bool root = distributed == nullptr || distributed->rank() == 0;
   const Config mesh_table = config.table("mesh");
   mesh_table.allow_only({"file", "agglomerate", "agglomeration", "sub_simplices", "seed", "refine"});
   const long long refine = mesh_table.integer_or("refine", 0);
@@ -225,6 +274,7 @@ PolyCaseMesh load_poly_case_mesh(const Config& config) {
   std::string note;
   if (requested == 0) {
     std::iota(assignment.begin(), assignment.end(), index_t(0));
+  } else if (!root) {  // rank 0's agglomeration (below)
   } else {
     poly::Agglomeration a = agglomeration_method == "metis"
                                 ? poly::agglomerate_metis(fine, connectivity, static_cast<index_t>(requested), static_cast<int>(seed))
@@ -232,13 +282,21 @@ PolyCaseMesh load_poly_case_mesh(const Config& config) {
     assignment = std::move(a.agglomerate);
     note = a.note;
   }
+  if (distributed != nullptr && requested != 0) {
+    std::vector<int> sent(assignment.begin(), assignment.end());
+    distributed->broadcast(sent, 0);
+    assignment.assign(sent.begin(), sent.end());
+  }
   poly::PolyMeshOptions build;
   build.quadrature = sub_simplices == "fine" ? poly::SubSimplices::fine : poly::SubSimplices::coarse;
-  poly::PolyMesh mesh_built = poly::build_poly_mesh(fine, connectivity, assignment, build);
+  poly::PolyMesh mesh_built = distributed == nullptr ? poly::build_poly_mesh(fine, connectivity, assignment, build) : poly::PolyMesh{};
   const double mesh_seconds = seconds_since(start);
-  std::printf("flowdg: %s%s: %lld fine %s agglomerated into %lld elements (%s) in %.3g s\n", spec.c_str(),
-              refine > 0 ? cat(" refined ", refine, " times").c_str() : "", static_cast<long long>(fine.n_elements()), mesh_built.dimension == 2 ? "triangles" : "tetrahedra",
-              static_cast<long long>(mesh_built.n_elements()), requested == 0 ? "as they are" : agglomeration_method.c_str(), mesh_seconds);
+  const long long n_elements = assignment.empty() ? 0 : *std::max_element(assignment.begin(), assignment.end()) + 1;
+  if (root)
+    std::printf("flowdg: %s%s: %lld fine %s agglomerated into %lld elements (%s) in %.3g s\n", spec.c_str(),
+                refine > 0 ? cat(" refined ", refine, " times").c_str() : "", static_cast<long long>(fine.n_elements()),
+                fine.dimension == 2 ? "triangles" : "tetrahedra", n_elements, requested == 0 ? "as they are" : agglomeration_method.c_str(),
+                mesh_seconds);
   if (!note.empty()) std::printf("flowdg: note: %s\n", note.c_str());
 
   PolyCaseMesh out;
@@ -248,6 +306,7 @@ PolyCaseMesh load_poly_case_mesh(const Config& config) {
   out.sub_simplices = sub_simplices;
   out.requested = requested;
   out.seconds = mesh_seconds;
+  out.build = build;
   out.mesh = std::move(mesh_built);
   out.fine = std::move(fine);
   out.assignment = std::move(assignment);
@@ -258,7 +317,18 @@ PolyCaseMesh load_poly_case_mesh(const Config& config) {
 
 bool is_sipg_case(const Config& config) { return config.table("solver").string_or("method", "") == "sipg"; }
 
-SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart) {
+namespace {
+SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, std::shared_ptr<const Communicator> communicator);
+}  // namespace
+
+SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart,
+                             std::shared_ptr<const Communicator> communicator) {
+  if (communicator != nullptr && communicator->size() > 1) {
+    if (config.has("time"))
+      throw InputError("a space-time SIPG case ([time] table) runs on one rank: run it without mpirun (steady SIPG cases run distributed)");
+    if (!restart.empty()) throw InputError("a steady SIPG case (no [time] table) is one solve: it takes no --restart");
+    return run_distributed_sipg_case(config, backend, std::move(communicator));
+  }
   if (config.has("time")) return run_space_time_case(config, backend, restart);
   if (!restart.empty()) throw InputError("a steady SIPG case (no [time] table) is one solve: it takes no --restart");
   const auto run_start = Clock::now();
@@ -382,6 +452,192 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::s
                              " (summary.json, residuals.csv", write_vtu ? ", solution.vtu" : "", ")"));
   return result;
 }
+
+
+namespace {
+
+/// mpirun -np N flowdg run of a steady SIPG case (issue 19 item 4): rank 0 agglomerates the fine
+/// mesh and partitions the agglomerates (METIS, weighted by their fine elements); each rank builds
+/// its part (poly/poly_partition.hpp), assembles its rows on its device and takes part in the
+/// distributed Krylov solve (linalg/distributed.hpp); the errors are summed over the ranks; each rank
+/// writes its piece solution_<rank>.vtu and rank 0 solution.pvtu, summary.json (per-rank assembly
+/// times), residuals.csv and case.toml.
+SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, std::shared_ptr<const Communicator> communicator) {
+  const auto run_start = Clock::now();
+  const Communicator& world = *communicator;
+  const int rank = world.rank(), ranks = world.size();
+  const bool root = rank == 0;
+  config.allow_only({"case", "mesh", "solver", "problem", "output"});
+  const Config case_table = config.table("case");
+  case_table.allow_only({"name", "description"});
+  const std::string name = case_table.string_or("name", "sipg");
+  const SolverSettings settings = read_solver(config.table("solver"));
+  if (settings.linear_solver == "direct")
+    throw InputError(cat(config.table("solver").where(), " linear_solver = \"direct\": the sparse direct solve runs on one rank; under "
+                                                           "mpirun use cg, gmres or bicgstab (auto picks cg or gmres)"));
+  const Config output = config.table("output");
+  output.allow_only({"directory", "vtu"});
+  const std::string directory = output.string_or("directory", cat("runs/", name));
+  const bool write_vtu = output.bool_or("vtu", true);
+  const PolyCaseMesh loaded = load_poly_case_mesh(config, &world);
+  const Mesh& fine = loaded.fine;
+  const index_t n = *std::max_element(loaded.assignment.begin(), loaded.assignment.end()) + 1;
+  if (n < ranks)
+    throw InputError(cat("the polytopic mesh has ", n, " elements for ", ranks, " ranks: each rank needs at least one (fewer ranks or a larger agglomerate)"));
+
+  // ---- partition (rank 0, sent to all) and this rank's part
+  auto start = Clock::now();
+  const Connectivity connectivity = build_connectivity(fine);
+  std::vector<int> rank_of;
+  if (root) rank_of = poly::partition_agglomerates(fine, connectivity, loaded.assignment, n, ranks);
+  world.broadcast(rank_of, 0);
+  const poly::PolyPart part = poly::extract_poly_part(fine, connectivity, loaded.assignment, n, rank_of, rank);
+  const Connectivity local_connectivity = build_connectivity(part.fine);
+  const poly::PolyMesh mesh = poly::build_poly_mesh(part.fine, local_connectivity, part.agglomerate, loaded.build);
+  const double part_seconds = world.max(seconds_since(start));
+  const double owned_count = static_cast<double>(part.n_owned);
+  const double largest = world.max(owned_count), smallest = -world.max(-owned_count);
+  const double ghost_total = world.sum(static_cast<double>(part.n_ghost));
+  if (root)
+    std::printf("flowdg: distributed over %s: METIS on the %lld elements (weights: fine elements), %g to %g per rank, %g ghosts in all; parts "
+                "built in %.3g s\n",
+                world.describe().c_str(), static_cast<long long>(n), smallest, largest, ghost_total, part_seconds);
+
+  // ---- problem and discretisation of the part
+  const poly::PolyProblem problem = poly::make_problem(config.table("problem"), mesh);
+  if (root) {
+    std::printf("flowdg: problem %s\n", problem.description.c_str());
+    for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
+  }
+  start = Clock::now();
+  poly::SipgOptions options = settings.sipg;
+  options.owned_elements = part.n_owned;
+  const poly::SipgDiscretisation sipg(mesh, problem.coefficients, options, backend);
+  const double dofs = world.sum(static_cast<double>(sipg.owned_dofs()));
+  const double setup_seconds = world.max(seconds_since(start));
+  if (root)
+    std::printf("flowdg: SIPG p = %d, %.0f unknowns (rank 0: %lld), volume rule of degree %d, penalty C = %g%s (set-up %.3g s)\n",
+                settings.sipg.degree, dofs, static_cast<long long>(sipg.owned_dofs()), sipg.volume_rule_degree(), settings.sipg.penalty,
+                settings.sipg.penalty_cap ? " capped" : "", setup_seconds);
+
+  DistributedSolve distributed{communicator, linalg::unknowns_plan(part.halo, sipg.dof_start())};
+  poly::AssemblyTimes times;
+  const SolveOutcome solve = settings.precision == "double" ? assemble_and_solve<double>(sipg, settings, backend, times, &distributed)
+                                                            : assemble_and_solve<float>(sipg, settings, backend, times, &distributed);
+  // per rank: set-up, index (pattern + indices), quadrature (element + interior + boundary + rhs), total
+  const std::vector<double> all_times = world.gather(
+      {times.setup, times.pattern + times.indices, times.element + times.interior + times.boundary + times.rhs, times.total,
+       static_cast<double>(times.nonzeros)},
+      0);
+  const double nonzeros = world.sum(static_cast<double>(times.nonzeros));
+  if (root) {
+    double slowest = 0;
+    for (int k = 0; k < ranks; ++k) slowest = std::max(slowest, all_times[static_cast<std::size_t>(5 * k + 3)]);
+    std::printf("flowdg: assembled (%s, %s) on %d ranks: %.0f nonzeros, slowest rank %.3g s\n", poly::assembly_method_name(settings.assembly),
+                settings.precision.c_str(), ranks, nonzeros, slowest);
+    if (solve.krylov) std::printf("flowdg: %s\n", linalg::describe(*solve.krylov).c_str());
+  }
+
+  // ---- errors (summed over the ranks) and output
+  SipgCaseResult result;
+  result.elements = n;
+  result.dofs = static_cast<long long>(dofs);
+  result.converged = solve.converged;
+  result.output_directory = directory;
+  poly::SipgErrors errors;
+  if (problem.has_exact()) {
+    const poly::SipgErrorSquares mine = sipg.error_squares(solve.solution, problem.exact, problem.exact_gradient);
+    std::vector<double> squares{mine.l2, mine.h1, mine.dg, mine.jumps};
+    world.sum(squares);
+    errors = poly::errors_from_squares({squares[0], squares[1], squares[2], squares[3]});
+    result.has_errors = true;
+    result.l2_error = errors.l2;
+    result.dg_error = errors.dg;
+    if (root) std::printf("flowdg: errors: L2 %.6e, DG norm %.6e, broken H1 %.6e\n", errors.l2, errors.dg, errors.h1);
+  }
+  if (root) std::filesystem::create_directories(directory);
+  world.barrier();
+  std::vector<poly::PolyVtuField> fields;
+  if (write_vtu) {
+    fields.push_back({"u", 1, sipg.sample_at_fine_vertices(solve.solution)});
+    if (problem.has_exact()) {
+      std::vector<Point3> points(mesh.fine_vertices.size());
+      for (std::size_t i = 0; i < points.size(); ++i) points[i] = mesh.nodes[static_cast<std::size_t>(mesh.fine_vertices[i])];
+      std::vector<double> exact(points.size()), error(points.size());
+      problem.exact(points, exact.data());
+      for (std::size_t i = 0; i < points.size(); ++i) error[i] = fields[0].values[i] - exact[i];
+      fields.push_back({"u_exact", 1, std::move(exact)});
+      fields.push_back({"error", 1, std::move(error)});
+    }
+    poly::PolyVtuPart piece{part.n_owned, part.global, part.fine_global};
+    poly::write_poly_vtu(cat(directory, "/solution_", rank, ".vtu"), mesh, fields, 0, &piece);
+  }
+  if (root) {
+    std::ofstream(directory + "/case.toml") << config.to_toml();
+    if (write_vtu) {
+      std::vector<std::string> pieces;
+      for (int k = 0; k < ranks; ++k) pieces.push_back(cat("solution_", k, ".vtu"));
+      poly::write_poly_pvtu(directory + "/solution.pvtu", pieces, fields);
+    }
+    if (solve.krylov) {
+      std::ofstream csv(directory + "/residuals.csv");
+      csv << "iteration,relative_residual\n";
+      char line[64];
+      std::snprintf(line, sizeof line, "0,%.17g\n", solve.krylov->initial_relative_residual);
+      csv << line;
+      for (std::size_t i = 0; i < solve.krylov->history.size(); ++i) {
+        std::snprintf(line, sizeof line, "%zu,%.17g\n", i + 1, solve.krylov->history[i]);
+        csv << line;
+      }
+    }
+    json::Object summary;
+    summary.add_string("case", config.where()).add_string("name", name).add_string("method", "sipg")
+        .add_string("backend", to_string(backend)).add_string("device", describe(backend)).add_integer("ranks", ranks)
+        .add_string("communicator", world.describe());
+    json::Object mesh_json;
+    mesh_json.add_string("file", loaded.spec).add_integer("fine_elements", fine.n_elements()).add_integer("elements", n)
+        .add_integer("agglomerate_requested", loaded.requested).add_string("agglomeration", loaded.requested == 0 ? "none" : loaded.agglomeration)
+        .add_integer("dimension", fine.dimension).add_string("sub_simplices", loaded.sub_simplices).add_number("seconds", loaded.seconds)
+        .add_number("partition_seconds", part_seconds).add_number("ghosts", ghost_total).add_string("note", loaded.note);
+    summary.add("mesh", mesh_json.str(2));
+    summary.add_string("problem", problem.description);
+    summary.add_integer("degree", settings.sipg.degree).add_number("dofs", dofs).add_number("penalty", settings.sipg.penalty)
+        .add_bool("penalty_cap", settings.sipg.penalty_cap).add_integer("volume_rule_degree", sipg.volume_rule_degree())
+        .add_string("assembly", poly::assembly_method_name(settings.assembly)).add_string("precision", settings.precision)
+        .add_number("nonzeros", nonzeros);
+    std::vector<std::string> per_rank;
+    for (int k = 0; k < ranks; ++k) {
+      json::Object t;
+      const double* v = all_times.data() + 5 * k;
+      t.add_integer("rank", k).add_number("setup", v[0]).add_number("index", v[1]).add_number("quadrature", v[2]).add_number("total", v[3])
+          .add_number("nonzeros", v[4]);
+      per_rank.push_back(t.str());
+    }
+    summary.add("assembly_seconds_per_rank", json::array(per_rank));
+    json::Object solver_json;
+    solver_json.add_string("method", solve.method).add_bool("converged", solve.converged).add_number("seconds", solve.seconds)
+        .add_number("preconditioner_seconds", solve.preconditioner_seconds).add_string("failure", solve.failure);
+    if (solve.krylov)
+      solver_json.add_string("preconditioner", solve.krylov->preconditioner).add_integer("iterations", solve.krylov->iterations)
+          .add_number("relative_residual", solve.krylov->relative_residual).add_number("relative_tolerance", solve.krylov->relative_tolerance);
+    summary.add("solver", solver_json.str(2));
+    if (problem.has_exact()) {
+      json::Object e;
+      e.add_number("l2", errors.l2).add_number("dg", errors.dg).add_number("h1", errors.h1).add_number("jumps", errors.jumps);
+      summary.add("errors", e.str(2));
+    }
+    summary.add_number("wall_seconds", seconds_since(run_start));
+    std::ofstream(directory + "/summary.json") << summary.str() << "\n";
+    std::printf("flowdg: wrote %s/summary.json%s\n", directory.c_str(), write_vtu ? cat(", solution.pvtu (", ranks, " pieces)").c_str() : "");
+  }
+  world.barrier();
+  if (!solve.converged)
+    throw NumericalError(cat("the linear solve failed: ", solve.failure, "; what it reached is in ", directory,
+                             " (summary.json, residuals.csv", write_vtu ? ", solution.pvtu" : "", ")"));
+  return result;
+}
+
+}  // namespace
 
 
 namespace {

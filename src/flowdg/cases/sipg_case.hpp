@@ -12,10 +12,12 @@
 // A solve that does not converge (or a singular matrix) writes all of them (summary.json says
 // "converged": false and why) and then stops with a NumericalError (exit code 3).
 // With a [time] table the case is parabolic and runs slab by slab (run_space_time_case below).
+#include <memory>
 #include <string>
 
 #include "flowdg/backend/backend.hpp"
 #include "flowdg/core/config.hpp"
+#include "flowdg/parallel/communicator.hpp"
 
 namespace flowdg {
 
@@ -35,7 +37,15 @@ struct SipgCaseResult {
 /// Runs the case (see the top), printing its progress to stdout. InputError: an unknown key, a bad
 /// value, a mesh that cannot be agglomerated; NumericalError: a singular matrix, a solve that does
 /// not converge (after the outputs are written).
-SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart = "");
+/// A communicator of several ranks (mpirun -np N): a steady case runs distributed (issue 19 item 4):
+/// rank 0 partitions the agglomerates with METIS (weights: their fine elements), every rank
+/// assembles its own elements' rows on its device and the Krylov solve runs over all of them (halo
+/// exchange of the ghosts' unknowns before every product, global sums; the direct solve is refused);
+/// the errors are the whole mesh's; each rank writes solution_<rank>.vtu (its own elements), rank 0
+/// solution.pvtu, summary.json (with per-rank assembly times), residuals.csv, case.toml. A
+/// space-time case is refused on several ranks.
+SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart = "",
+                             std::shared_ptr<const Communicator> communicator = nullptr);
 
 /// A parabolic case (a [time] table): space-time slabs (issue 19), one linear system per slab (the
 /// matrix reassembled when the coefficients change in time, else only the right-hand side; a direct

@@ -89,9 +89,19 @@ class Solve {
     if (b.size() != A.size() || x.size() != A.size())
       throw Error(cat(name, ": the operator has ", A.size(), " rows but b has ", b.size(), " entries and x ",
                       x.size()));
-    b_norm_ = norm2<Real>(backend, b);
+    b_norm_ = norm(b);
     if (!std::isfinite(b_norm_)) throw NumericalError(cat(name, ": the right-hand side has a non-finite entry"));
     target_ = std::max(options.relative_tolerance * b_norm_, options.absolute_tolerance);
+  }
+
+  /// The inner product and the norm over every rank (KrylovOptions::global_sum).
+  double dot(View<const Real> x, View<const Real> y) const {
+    const double local = linalg::dot<Real>(backend_, x, y);
+    return options_.global_sum ? options_.global_sum(local) : local;
+  }
+  double norm(View<const Real> x) const {
+    if (!options_.global_sum) return norm2<Real>(backend_, x);
+    return std::sqrt(std::max(0.0, options_.global_sum(linalg::dot<Real>(backend_, x, x))));
   }
 
   /// b = 0: x = 0 is the solution; the caller returns finish() at once.
@@ -131,7 +141,7 @@ class Solve {
   /// The final true residual and the time (scratch: any vector of the operator's size).
   SolveResult finish(View<Real> scratch) {
     A_.residual(backend_, b_, x_, scratch);
-    result_.relative_residual = b_norm_ > 0 ? norm2<Real>(backend_, scratch) / b_norm_ : 0;
+    result_.relative_residual = b_norm_ > 0 ? norm(scratch) / b_norm_ : 0;
     synchronize(backend_);
     result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     return std::move(result_);
@@ -179,14 +189,14 @@ SolveResult cg(Backend backend, const LinearOperator<Real>& A, InputView<Real> b
   if (solve.zero_rhs()) return solve.finish(r);
 
   A.residual(backend, b, x, r);
-  double r_norm = norm2<Real>(backend, r);
+  double r_norm = solve.norm(r);
   solve.initial(r_norm);
   if (solve.met(r_norm)) solve.mark_converged();
   // Each pass starts from the residual in r; it ends when the recurrence's residual meets the rule
   // (then the true residual decides) or the method stops.
   while (!solve.has_converged() && solve.iterations_left() && !solve.broke_down()) {
     M.apply(backend, r, z);
-    double rz = dot<Real>(backend, r, z);
+    double rz = solve.dot(r, z);
     if (!(rz > 0)) {
       solve.breakdown(cat("the preconditioner is not positive definite: r^T M^-1 r = ", rz));
       break;
@@ -195,7 +205,7 @@ SolveResult cg(Backend backend, const LinearOperator<Real>& A, InputView<Real> b
     bool recurrence_met = false;
     while (solve.iterations_left()) {
       A.apply(backend, p, q);
-      const double pq = dot<Real>(backend, p, q);
+      const double pq = solve.dot(p, q);
       if (!(pq > 0)) {
         solve.breakdown(cat("the matrix is not positive definite: p^T A p = ", pq));
         break;
@@ -203,14 +213,14 @@ SolveResult cg(Backend backend, const LinearOperator<Real>& A, InputView<Real> b
       const double alpha = rz / pq;
       axpy(backend, as<Real>(alpha), p, x);
       axpy(backend, as<Real>(-alpha), q, r);
-      r_norm = norm2<Real>(backend, r);
+      r_norm = solve.norm(r);
       if (!solve.record(r_norm)) break;
       if (solve.met(r_norm)) {
         recurrence_met = true;
         break;
       }
       M.apply(backend, r, z);
-      const double rz_next = dot<Real>(backend, r, z);
+      const double rz_next = solve.dot(r, z);
       if (!(rz_next > 0)) {
         solve.breakdown(cat("the preconditioner is not positive definite: r^T M^-1 r = ", rz_next));
         break;
@@ -220,7 +230,7 @@ SolveResult cg(Backend backend, const LinearOperator<Real>& A, InputView<Real> b
     }
     if (!recurrence_met) break;
     A.residual(backend, b, x, r);
-    if (solve.met(norm2<Real>(backend, r))) solve.mark_converged();
+    if (solve.met(solve.norm(r))) solve.mark_converged();
   }
   return solve.finish(r);
 }
@@ -237,7 +247,7 @@ SolveResult bicgstab(Backend backend, const LinearOperator<Real>& A, InputView<R
   if (solve.zero_rhs()) return solve.finish(r);
 
   A.residual(backend, b, x, r);
-  double r_norm = norm2<Real>(backend, r);
+  double r_norm = solve.norm(r);
   solve.initial(r_norm);
   if (solve.met(r_norm)) solve.mark_converged();
   while (!solve.has_converged() && solve.iterations_left() && !solve.broke_down()) {
@@ -245,7 +255,7 @@ SolveResult bicgstab(Backend backend, const LinearOperator<Real>& A, InputView<R
     double rho = 1, alpha = 1, omega = 1;
     bool first = true, recurrence_met = false;
     while (solve.iterations_left()) {
-      const double rho_next = dot<Real>(backend, r_hat, r);
+      const double rho_next = solve.dot(r_hat, r);
       if (rho_next == 0 || !std::isfinite(rho_next)) {
         solve.breakdown(cat("the residual is orthogonal to the shadow residual: rho = (r0^, r) = ", rho_next));
         break;
@@ -260,7 +270,7 @@ SolveResult bicgstab(Backend backend, const LinearOperator<Real>& A, InputView<R
       }
       M.apply(backend, p, p_hat);
       A.apply(backend, p_hat, v);
-      const double r_hat_v = dot<Real>(backend, r_hat, v);
+      const double r_hat_v = solve.dot(r_hat, v);
       if (r_hat_v == 0 || !std::isfinite(r_hat_v)) {
         solve.breakdown(
             cat("the direction A M^-1 p is orthogonal to the shadow residual: (r0^, A M^-1 p) = ", r_hat_v));
@@ -269,23 +279,23 @@ SolveResult bicgstab(Backend backend, const LinearOperator<Real>& A, InputView<R
       alpha = rho_next / r_hat_v;
       axpy(backend, as<Real>(alpha), p_hat, x);
       axpy(backend, as<Real>(-alpha), v, r);  // r is now s = r - alpha v
-      const double s_norm = norm2<Real>(backend, r);
+      const double s_norm = solve.norm(r);
       if (solve.met(s_norm)) {
         recurrence_met = solve.record(s_norm);
         break;
       }
       M.apply(backend, r, s_hat);
       A.apply(backend, s_hat, t);
-      const double tt = dot<Real>(backend, t, t);
+      const double tt = solve.dot(t, t);
       if (tt == 0 || !std::isfinite(tt)) {
         solve.record(s_norm);
         solve.breakdown(cat("A M^-1 maps the residual s to zero (singular): ||A M^-1 s||^2 = ", tt));
         break;
       }
-      omega = dot<Real>(backend, t, r) / tt;
+      omega = solve.dot(t, r) / tt;
       axpy(backend, as<Real>(omega), s_hat, x);
       axpy(backend, as<Real>(-omega), t, r);
-      r_norm = norm2<Real>(backend, r);
+      r_norm = solve.norm(r);
       if (!solve.record(r_norm)) break;
       if (solve.met(r_norm)) {
         recurrence_met = true;
@@ -299,7 +309,7 @@ SolveResult bicgstab(Backend backend, const LinearOperator<Real>& A, InputView<R
     }
     if (!recurrence_met) break;
     A.residual(backend, b, x, r);
-    if (solve.met(norm2<Real>(backend, r))) solve.mark_converged();
+    if (solve.met(solve.norm(r))) solve.mark_converged();
   }
   return solve.finish(r);
 }
@@ -327,7 +337,7 @@ SolveResult gmres(Backend backend, const LinearOperator<Real>& A, InputView<Real
   bool first = true;
   while (true) {
     A.residual(backend, b, x, V(0));
-    const double beta = norm2<Real>(backend, V(0));
+    const double beta = solve.norm(V(0));
     if (first) solve.initial(beta);
     first = false;
     if (solve.met(beta)) {
@@ -348,10 +358,10 @@ SolveResult gmres(Backend backend, const LinearOperator<Real>& A, InputView<Real
       M.apply(backend, V(j), z);
       A.apply(backend, z, w);
       for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-        H(i, j) = dot<Real>(backend, w, V(i));
+        H(i, j) = solve.dot(w, V(i));
         axpy(backend, as<Real>(-H(i, j)), V(i), w);
       }
-      const double h_next = norm2<Real>(backend, w);
+      const double h_next = solve.norm(w);
       H(j + 1, j) = h_next;
       for (int i = 0; i < j; ++i) {
         const double rotated = cs[at(i)] * H(i, j) + sn[at(i)] * H(i + 1, j);

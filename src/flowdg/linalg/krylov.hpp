@@ -57,6 +57,10 @@ struct KrylovOptions {
   double absolute_tolerance = 0;      ///< on ||r||
   int max_iterations = 1000;          ///< iterations (matrix-vector products with a new direction)
   int restart = 50;                   ///< GMRES: the basis size m before a restart (m + 1 vectors stored)
+  /// A distributed solve (linalg/distributed.hpp): each rank holds its own rows of the vectors, and
+  /// this sums a rank's partial inner product over every rank (Communicator::sum), so that every
+  /// rank takes the same steps. Empty: one rank, the vectors whole.
+  std::function<double(double)> global_sum;
   std::function<void(int iteration, double relative_residual)> on_iteration;
 };
 

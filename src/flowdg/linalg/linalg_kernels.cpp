@@ -28,6 +28,27 @@ void spmv(Backend backend, const CsrMatrix<Real>& A, InputView<Real> x, View<Rea
 }
 
 template <class Real>
+void spmv_rows(Backend backend, const CsrMatrix<Real>& A, index_t rows, InputView<Real> x, View<Real> y) {
+  check_matrix("spmv_rows", backend, A);
+  check_sizes("spmv_rows (x against the matrix's columns)", x.size(), A.cols);
+  check_sizes("spmv_rows (y against the rows asked for)", y.size(), rows);
+  if (rows < 0 || rows > A.rows) throw Error(cat("linalg spmv_rows: ", rows, " rows of a matrix of ", A.rows));
+  for_each(backend, rows, SpmvRow<Real>{A.view(), x, y});
+}
+
+template <class Real>
+void gather(Backend backend, View<const index_t> index, InputView<Real> x, View<Real> out) {
+  check_sizes("gather (indices against the output)", index.size(), out.size());
+  for_each(backend, out.size(), GatherEntry<Real>{index, x, out});
+}
+
+template <class Real>
+void scatter(Backend backend, View<const index_t> index, InputView<Real> values, View<Real> y) {
+  check_sizes("scatter (indices against the values)", index.size(), values.size());
+  for_each(backend, values.size(), ScatterEntry<Real>{index, values, y});
+}
+
+template <class Real>
 void residual(Backend backend, const CsrMatrix<Real>& A, InputView<Real> b, InputView<Real> x, View<Real> r) {
   check_matrix("residual", backend, A);
   check_sizes("residual (x against the matrix's columns)", x.size(), A.cols);
@@ -85,6 +106,9 @@ void apply_block_inverse(Backend backend, const BlockInverseView<Real>& blocks, 
 #define FLOWDG_LINALG_INSTANTIATE(Real)                                                                          \
   template void spmv<Real>(Backend, const CsrMatrix<Real>&, View<const Real>, View<Real>);                       \
   template void residual<Real>(Backend, const CsrMatrix<Real>&, View<const Real>, View<const Real>, View<Real>); \
+  template void spmv_rows<Real>(Backend, const CsrMatrix<Real>&, index_t, View<const Real>, View<Real>);       \
+  template void gather<Real>(Backend, View<const index_t>, View<const Real>, View<Real>);                      \
+  template void scatter<Real>(Backend, View<const index_t>, View<const Real>, View<Real>);                     \
   template double dot<Real>(Backend, View<const Real>, View<const Real>);                                        \
   template double norm2<Real>(Backend, View<const Real>);                                                        \
   template void axpy<Real>(Backend, Real, View<const Real>, View<Real>);                                         \

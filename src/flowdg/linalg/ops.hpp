@@ -23,6 +23,16 @@ using InputView = View<const std::type_identity_t<Real>>;
 /// y = A x: a thread per row, each row summed in column order. x has A.cols entries, y A.rows.
 template <class Real>
 void spmv(Backend backend, const CsrMatrix<Real>& A, InputView<Real> x, View<Real> y);
+/// y = the first `rows` rows of A x (a distributed rank's own rows: linalg/distributed.hpp); x has
+/// A.cols entries, y `rows`.
+template <class Real>
+void spmv_rows(Backend backend, const CsrMatrix<Real>& A, index_t rows, InputView<Real> x, View<Real> y);
+/// out[i] = x[index[i]] (packing a halo's send entries).
+template <class Real>
+void gather(Backend backend, View<const index_t> index, InputView<Real> x, View<Real> out);
+/// y[index[i]] = values[i] (unpacking a halo's received entries).
+template <class Real>
+void scatter(Backend backend, View<const index_t> index, InputView<Real> values, View<Real> y);
 /// r = b - A x (one pass; A square).
 template <class Real>
 void residual(Backend backend, const CsrMatrix<Real>& A, InputView<Real> b, InputView<Real> x, View<Real> r);
@@ -74,6 +84,24 @@ struct SpmvRow {
     for (index_t k = A.row_start[i]; k < A.row_start[i + 1]; ++k) sum += A.value[k] * x[A.column[k]];
     y[i] = sum;
   }
+};
+
+/// out[i] = x[index[i]].
+template <class Real>
+struct GatherEntry {
+  View<const index_t> index;
+  View<const Real> x;
+  View<Real> out;
+  FLOWDG_HD void operator()(index_t i) const { out[i] = x[index[i]]; }
+};
+
+/// y[index[i]] = values[i].
+template <class Real>
+struct ScatterEntry {
+  View<const index_t> index;
+  View<const Real> values;
+  View<Real> y;
+  FLOWDG_HD void operator()(index_t i) const { y[index[i]] = values[i]; }
 };
 
 /// r[i] = b[i] - (A x)[i].

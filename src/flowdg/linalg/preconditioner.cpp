@@ -20,12 +20,12 @@ void IdentityPreconditioner<Real>::apply(Backend backend, View<const Real> r, Vi
 
 template <class Real>
 BlockJacobi<Real>::BlockJacobi(const CsrMatrix<Real>& A, const std::vector<index_t>& block_row, Space space) {
-  if (A.rows != A.cols) throw Error(cat("block Jacobi: the matrix is ", A.rows, " x ", A.cols, ", not square"));
-  if (block_row.empty() || block_row.front() != 0 || block_row.back() != A.rows)
-    throw Error(cat("block Jacobi: the block offsets must run from 0 to the matrix's ", A.rows, " rows (",
-                    block_row.size(), " offsets given)"));
+  if (A.rows > A.cols) throw Error(cat("block Jacobi: the matrix is ", A.rows, " x ", A.cols, ", more rows than columns"));
+  if (block_row.empty() || block_row.front() != 0 || block_row.back() > A.rows)
+    throw Error(cat("block Jacobi: the block offsets must run from 0 to at most the matrix's ", A.rows, " rows (",
+                    block_row.size(), " offsets given, the last ", block_row.empty() ? index_t{0} : block_row.back(), ")"));
   const index_t n_blocks = static_cast<index_t>(block_row.size()) - 1;
-  std::vector<index_t> block_of_row(at(A.rows)), inverse_start(at(n_blocks) + 1, 0);
+  std::vector<index_t> block_of_row(at(block_row.back())), inverse_start(at(n_blocks) + 1, 0);
   for (index_t k = 0; k < n_blocks; ++k) {
     const index_t n = block_row[at(k) + 1] - block_row[at(k)];
     if (n < 1)

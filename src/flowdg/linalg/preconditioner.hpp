@@ -40,8 +40,10 @@ class BlockJacobi final : public Preconditioner<Real> {
  public:
   /// The inverses of A's diagonal blocks (A in any space: copied to the host to read them), stored
   /// in `space`. block_row: blocks + 1 ascending row offsets from 0 to A.rows (uniform_blocks for
-  /// equal blocks). Error: A not square or block_row malformed (an empty block, not from 0 to
-  /// A.rows). NumericalError: a singular (or non-finite) block, naming it and its rows.
+  /// equal blocks), or to fewer rows: the blocks of A's leading rows, which is what a distributed
+  /// rank applies to its own rows (linalg/distributed.hpp; its matrix has its own rows and every
+  /// local column). Error: more rows than columns, block_row malformed (an empty block, not from 0,
+  /// past A.rows). NumericalError: a singular (or non-finite) block, naming it and its rows.
   BlockJacobi(const CsrMatrix<Real>& A, const std::vector<index_t>& block_row, Space space);
   /// As above, stored in A's space.
   BlockJacobi(const CsrMatrix<Real>& A, const std::vector<index_t>& block_row)
@@ -53,7 +55,7 @@ class BlockJacobi final : public Preconditioner<Real> {
 
   /// Number of diagonal blocks.
   index_t blocks() const { return block_row_.size() - 1; }
-  /// Number of rows covered (A's rows).
+  /// Number of rows covered (block_row's last offset).
   index_t rows() const { return block_of_row_.size(); }
   /// The stored inverses and their offsets, for kernels.
   BlockInverseView<Real> view() const {

@@ -70,6 +70,24 @@ PolyPart extract_poly_part(const Mesh& fine, const Connectivity& connectivity, c
   }
   part.n_ghost = static_cast<index_t>(ghosts.size());
   for (const index_t g : part.global) part.owner.push_back(rank_of[at(g)]);
+  // the halo: owned agglomerates adjacent to rank r's are r's ghosts (ascending on both sides)
+  {
+    std::vector<std::vector<index_t>> send(rank_of.empty() ? 0 : at(*std::max_element(rank_of.begin(), rank_of.end())) + 1);
+    for (index_t i = 0; i < part.n_owned; ++i)
+      for (index_t j = start[at(part.global[at(i)])]; j < start[at(part.global[at(i)]) + 1]; ++j) {
+        const int r = rank_of[at(neighbours[at(j)])];
+        if (r != k && (send[at(r)].empty() || send[at(r)].back() != i)) send[at(r)].push_back(i);
+      }
+    for (std::size_t r = 0; r < send.size(); ++r) {
+      if (send[r].empty()) continue;
+      HaloPlan::Neighbour neighbour;
+      neighbour.part = static_cast<int>(r);
+      neighbour.send = std::move(send[r]);
+      for (index_t g = part.n_owned; g < part.n_owned + part.n_ghost; ++g)
+        if (part.owner[at(g)] == static_cast<int>(r)) neighbour.receive.push_back(g);
+      part.halo.neighbours.push_back(std::move(neighbour));
+    }
+  }
   // the held fine elements (owned and ghost agglomerates) and one ring around them: extract_part's
   // part 0 with a ghost layer of one face ring
   std::vector<int> held(at(fine.n_elements()), 1);
@@ -77,6 +95,7 @@ PolyPart extract_poly_part(const Mesh& fine, const Connectivity& connectivity, c
     if (local[at(agglomerate[at(e)])] >= 0) held[at(e)] = 0;
   MeshPart mesh_part = extract_part(fine, connectivity, held, 0, GhostLayers{});
   part.fine = std::move(mesh_part.mesh);
+  part.fine_global = mesh_part.global_element;
   const index_t held_agglomerates = static_cast<index_t>(part.global.size());
   index_t filler = held_agglomerates;
   part.agglomerate.resize(mesh_part.global_element.size());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/halo.hpp"
 #include "flowdg/mesh/mesh.hpp"
 
 namespace flowdg::poly {
@@ -35,6 +36,11 @@ struct PolyPart {
   index_t n_ghost = 0;                 ///< [n_owned, n_owned + n_ghost) the neighbours' (ghosts); the rest fillers
   std::vector<index_t> global;         ///< per owned or ghost agglomerate: its number in the whole mesh
   std::vector<int> owner;              ///< per owned or ghost agglomerate: its rank
+  std::vector<index_t> fine_global;    ///< per local fine element: its number in the whole fine mesh
+  /// Per neighbouring rank (ascending): the owned agglomerates it holds as ghosts (send) and this
+  /// rank's ghosts it owns (receive), both in ascending global number, so that the i-th sent is the
+  /// neighbour's i-th received (linalg/distributed.hpp: unknowns_plan turns it into unknowns').
+  HaloPlan halo;
 };
 
 /// Rank k's part. InputError: k out of range or owning nothing.

@@ -31,7 +31,21 @@ std::string outline_path(const std::string& path);
 /// sub-face's element), `neighbour` (the second element, -1 on the boundary) and `tag` (the
 /// boundary tag, -1 inside)). Returns the outline's path. InputError: a field of the wrong size or
 /// component count, an unwritable path.
+/// A distributed rank's piece (poly/poly_partition.hpp): only its own elements' fine cells and the
+/// sub-faces with an own side, numbered as in the whole mesh.
+struct PolyVtuPart {
+  index_t owned_elements = 0;            ///< elements [0, owned_elements) are the rank's
+  std::vector<index_t> element_numbers;  ///< per owned or ghost element: its number in the whole mesh
+  std::vector<index_t> fine_numbers;     ///< per fine element: its number in the whole fine mesh
+};
+
 std::string write_poly_vtu(const std::string& path, const PolyMesh& poly, const std::vector<PolyVtuField>& fields = {},
-                           double time = 0);
+                           double time = 0, const PolyVtuPart* part = nullptr);
+
+/// A distributed run's parallel files: `path` (.pvtu) lists the pieces (paths relative to its
+/// directory, each written by write_poly_vtu with its part) with the fields' names and components,
+/// and its "_outline.pvtu" (solution.pvtu: solution_outline.pvtu) lists their outlines.
+void write_poly_pvtu(const std::string& path, const std::vector<std::string>& pieces, const std::vector<PolyVtuField>& fields,
+                     double time = 0);
 
 }  // namespace flowdg::poly
