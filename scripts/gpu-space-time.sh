@@ -15,7 +15,11 @@
 #             coefficients) on METIS agglomerates of 32 tetrahedra (builtin:box?n=PARTS_N, default 40:
 #             384,000 tetrahedra, 12,000 polyhedra), p = 1..3, whole and split into 2 and 4 METIS parts
 #             assembled one after the other (flowdg bench-sipg --parts): the largest part is what 2 or
-#             4 devices would take; the real multi-GPU runs need the nvidia-h200-x2/x4 kinds
+#             4 devices would take
+#   mpi       item 4 on several GPUs: mpirun -np 1, 2, 4 (MPI_RANKS) flowdg run examples/poly/adr3d_parts.toml,
+#             one rank per GPU (more ranks than GPUs skipped unless SHARE_GPUS=1), a table of the
+#             slowest rank's index / quadrature / assembly times, GMRES and the error; and
+#             tests/mpi/sipg_run.sh with the cuda backend
 # Expects NO_TESTS=1 scripts/make-bundle.sh build (PARTS without tests) or ONLY_TESTS=1 (tests).
 # PARTS=tests,verify,timing,parts picks (default verify,timing). Logs and tables under $OUT, a summary last.
 set -uo pipefail
@@ -74,6 +78,42 @@ if [[ $parts == *parts* ]]; then
     note "parts $k: exit $?"
     sed -n '/^SIPG assembly/,$p' "$out/logs/parts_$k.log" | tee -a "$summary"
   done
+fi
+if [[ $parts == *mpi* ]]; then
+  # item 4 on several GPUs: mpirun -np N flowdg run of examples/poly/adr3d_parts.toml (one rank per GPU;
+  # SHARE_GPUS=1 lets ranks share the GPUs, which checks the device path but times nothing useful),
+  # then the same answer on 2 and 3 ranks against one (tests/mpi/sipg_run.sh on the device)
+  mpirun=$(command -v mpirun)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
+  gpus=$(nvidia-smi -L | wc -l)
+  for ranks in ${MPI_RANKS:-1 2 4}; do
+    if [ "$ranks" -gt "$gpus" ] && [ -z "${SHARE_GPUS:-}" ]; then note "mpi $ranks ranks: skipped ($gpus GPUs)"; continue; fi
+    name=mpi_$ranks
+    timeout "${MPI_LIMIT:-200}" "$mpirun" -np "$ranks" --bind-to none .bundle/run flowdg run examples/poly/adr3d_parts.toml --backend cuda \
+      --output "$out/$name" ${MPI_SET:-} > "$out/logs/$name.log" 2>&1
+    note "$name: exit $? on $gpus GPU(s) | $(grep -E 'GMRES|errors:' "$out/logs/$name.log" | tr '\n' ' ')"
+  done
+  python3 - "$out" <<'PY' | tee -a "$summary"
+import json, os, sys
+out = sys.argv[1]
+print("| ranks | index s (max) | quadrature s (max) | assembly s (max) | set-up s (max) | GMRES s | iterations | L2 error |")
+print("|---|---|---|---|---|---|---|---|")
+for ranks in (1, 2, 4, 8):
+    path = os.path.join(out, f"mpi_{ranks}", "summary.json")
+    if not os.path.exists(path): continue
+    s = json.load(open(path))
+    if "assembly_seconds_per_rank" in s:
+        t = s["assembly_seconds_per_rank"]
+        index, quad, total, setup = (max(r[k] for r in t) for k in ("index", "quadrature", "total", "setup"))
+    else:
+        a = s["assembly_seconds"]
+        index, quad, total, setup = a["pattern"] + a["indices"], a["element"] + a["interior"] + a["boundary"] + a["rhs"], a["total"], a["setup"]
+    print(f"| {ranks} | {index:.4f} | {quad:.4f} | {total:.4f} | {setup:.3f} | {s['solver']['seconds']:.2f} | {s['solver'].get('iterations', '-')} | {s['errors']['l2']:.6e} |")
+PY
+  BACKEND=cuda timeout 300 bash tests/mpi/sipg_run.sh "$PWD/.bundle/run flowdg" "$mpirun --bind-to none" "$PWD/tests/mpi/sipg" \
+    > "$out/logs/sipg_run.log" 2>&1
+  note "sipg_run.sh on the device (ranks sharing the GPUs): exit $?"
+  grep -E "^(ok|FAILED)" "$out/logs/sipg_run.log" | cut -c1-160 | tee -a "$summary"
 fi
 tar czf "$out/space_time_results.tgz" -C "$out" --exclude='*.vtu' --exclude='*.h5' --exclude='*.tgz' . 2>/dev/null
 note "done"

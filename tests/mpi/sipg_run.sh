@@ -13,10 +13,10 @@ value() {  # value FILE KEY: the first number after "KEY": in a summary.json
   python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d$2'))"
 }
 for case_name in poisson2d adr3d; do
-  run "$work/$case_name-1.log" "$flowdg" run "$cases/$case_name.toml" --backend cpu --output "$work/$case_name-1"
+  run "$work/$case_name-1.log" $flowdg run "$cases/$case_name.toml" --backend ${BACKEND:-cpu} --output "$work/$case_name-1"
   for ranks in 2 3; do
     out="$work/$case_name-$ranks"
-    run "$out.log" "$mpiexec" -np $ranks --oversubscribe "$flowdg" run "$cases/$case_name.toml" --backend cpu --output "$out"
+    run "$out.log" $mpiexec -np $ranks --oversubscribe $flowdg run "$cases/$case_name.toml" --backend ${BACKEND:-cpu} --output "$out"
     python3 - "$work/$case_name-1/summary.json" "$out/summary.json" "$out" $ranks <<'PY' || status=1
 import json, re, sys, os
 one, many, directory, ranks = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], int(sys.argv[4])
@@ -66,9 +66,9 @@ expect() {  # expect NAME CODE FRAGMENT COMMAND...: exit code CODE and FRAGMENT 
   fi
 }
 expect "the direct solve under mpirun" 2 "runs on one rank" \
-  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/poisson2d.toml" --backend cpu --set 'solver.linear_solver="direct"' --output "$work/e"
+  $mpiexec -np 2 --oversubscribe $flowdg run "$cases/poisson2d.toml" --backend cpu --set 'solver.linear_solver="direct"' --output "$work/e"
 expect "more ranks than elements" 2 "each rank needs at least one" \
-  "$mpiexec" -np 3 --oversubscribe "$flowdg" run "$cases/poisson2d.toml" --backend cpu --set mesh.agglomerate=2 --output "$work/f"
+  $mpiexec -np 3 --oversubscribe $flowdg run "$cases/poisson2d.toml" --backend cpu --set mesh.agglomerate=2 --output "$work/f"
 expect "a space-time case under mpirun" 2 "runs on one rank" \
-  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$(dirname "$0")/../../examples/poly/heat.toml" --backend cpu --output "$work/g"
+  $mpiexec -np 2 --oversubscribe $flowdg run "$(dirname "$0")/../../examples/poly/heat.toml" --backend cpu --output "$work/g"
 exit $status
