@@ -138,18 +138,48 @@ TEST(SipgGpu, GmresWithBlockJacobiOnTheDeviceReachesTheDirectSolution) {
   const std::vector<double> direct = linalg::sparse_lu_solve(h.matrix, h.rhs.to_host());
   const AssembledSystem<double> d = device.assemble<double>(AssemblyMethod::deterministic);
   const linalg::BlockJacobi<double> jacobi(d.matrix, device.dof_start(), Space::device);
-  Array<double> x(Space::device, d.matrix.rows);
-  linalg::fill<double>(Backend::cuda, 0, x.view());
-  linalg::KrylovOptions krylov;
-  krylov.relative_tolerance = 1e-12;
-  krylov.restart = 100;  // non-symmetric, variable coefficients, p = 3: GMRES(50) needs about 1,500 iterations
-  krylov.max_iterations = 5000;
-  const linalg::SolveResult result = linalg::gmres<double>(Backend::cuda, d.matrix, d.rhs.view(), x.view(), jacobi, krylov);
-  ASSERT_TRUE(result.converged) << linalg::describe(result);
-  std::printf("%s\n", linalg::describe(result).c_str());
-  const std::vector<double> solution = x.to_host();
-  const double scale = largest(direct);
-  for (std::size_t i = 0; i < direct.size(); ++i) EXPECT_NEAR(solution[i], direct[i], 1e-8 * scale);
+  // both orthogonalisations: classical Gram-Schmidt twice (fused device reductions; the default on
+  // the device) and modified
+  int iterations[2] = {0, 0};
+  for (const auto way : {linalg::KrylovOptions::Orthogonalization::classical_twice, linalg::KrylovOptions::Orthogonalization::modified}) {
+    Array<double> x(Space::device, d.matrix.rows);
+    linalg::fill<double>(Backend::cuda, 0, x.view());
+    linalg::KrylovOptions krylov;
+    krylov.relative_tolerance = 1e-12;
+    krylov.restart = 100;  // non-symmetric, variable coefficients, p = 3: GMRES(50) needs about 1,500 iterations
+    krylov.max_iterations = 5000;
+    krylov.orthogonalization = way;
+    const linalg::SolveResult result = linalg::gmres<double>(Backend::cuda, d.matrix, d.rhs.view(), x.view(), jacobi, krylov);
+    ASSERT_TRUE(result.converged) << linalg::describe(result);
+    std::printf("%s (%s Gram-Schmidt)\n", linalg::describe(result).c_str(),
+                way == linalg::KrylovOptions::Orthogonalization::modified ? "modified" : "classical twice");
+    iterations[way == linalg::KrylovOptions::Orthogonalization::modified ? 1 : 0] = result.iterations;
+    const std::vector<double> solution = x.to_host();
+    const double scale = largest(direct);
+    for (std::size_t i = 0; i < direct.size(); ++i) EXPECT_NEAR(solution[i], direct[i], 1e-8 * scale);
+  }
+  EXPECT_LE(std::abs(iterations[0] - iterations[1]), 2 + iterations[1] / 20);
+  // the fused reductions against the host's: 37 vectors of the matrix's rows
+  const index_t n = d.matrix.rows;
+  const int count = 37;
+  std::vector<double> basis(static_cast<std::size_t>(n * count)), w(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < basis.size(); ++i) basis[i] = std::sin(0.37 * static_cast<double>(i)) + 1e-3 * static_cast<double>(i % 11);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::cos(0.11 * static_cast<double>(i));
+  const Array<double> basis_device(Space::device, basis), w_device(Space::device, w);
+  std::vector<double> on_device(count), on_host(count);
+  linalg::multi_dot<double>(Backend::cuda, basis_device.data(), n, count, w_device.view(), on_device.data());
+  linalg::multi_dot<double>(Backend::cpu, basis.data(), n, count, View<const double>{w.data(), n}, on_host.data());
+  std::vector<double> again(count);
+  linalg::multi_dot<double>(Backend::cuda, basis_device.data(), n, count, w_device.view(), again.data());
+  EXPECT_EQ(on_device, again) << "multi_dot twice";
+  for (int k = 0; k < count; ++k) EXPECT_NEAR(on_device[static_cast<std::size_t>(k)], on_host[static_cast<std::size_t>(k)], 1e-12 * n) << k;
+  const Array<double> h_device(Space::device, on_host);
+  Array<double> w_after(Space::device, w);
+  linalg::multi_axpy<double>(Backend::cuda, basis_device.data(), n, count, h_device.view(), w_after.view());
+  std::vector<double> w_host = w;
+  linalg::multi_axpy<double>(Backend::cpu, basis.data(), n, count, View<const double>{on_host.data(), count}, View<double>{w_host.data(), n});
+  const std::vector<double> w_back = w_after.to_host();
+  for (std::size_t i = 0; i < w_host.size(); ++i) EXPECT_NEAR(w_back[i], w_host[i], 1e-12 * (1 + std::abs(w_host[i]))) << i;
 }
 
 

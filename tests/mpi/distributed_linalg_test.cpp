@@ -135,7 +135,7 @@ void check(const Mesh& fine, index_t agglomerates, const Communicator& world, co
   linalg::KrylovOptions krylov;
   krylov.relative_tolerance = 1e-13;
   krylov.max_iterations = 5000;
-  krylov.global_sum = [&world](double value) { return world.sum(value); };
+  krylov.global_sum = [&world](std::vector<double>& values) { world.sum(values); };
   Array<double> solution(Space::host, std::vector<double>(at(owned), 0.0));
   const View<const double> rhs{local_system.rhs.data(), owned};
   const linalg::SolveResult result = linalg::gmres<double>(Backend::cpu, A, rhs, solution.view(), jacobi, krylov);

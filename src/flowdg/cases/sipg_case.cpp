@@ -59,10 +59,10 @@ SolverSettings read_solver(const Config& table, bool space_time = false) {
   if (space_time)
     table.allow_only({"method", "degree", "penalty", "penalty_cap", "quadrature_extra", "assembly", "precision", "linear_solver",
                       "preconditioner", "tolerance", "absolute_tolerance", "max_iterations", "restart", "direct_limit", "space",
-                      "time_degree", "reassemble"});
+                      "time_degree", "reassemble", "orthogonalization"});
   else
     table.allow_only({"method", "degree", "penalty", "penalty_cap", "quadrature_extra", "assembly", "precision", "linear_solver",
-                      "preconditioner", "tolerance", "absolute_tolerance", "max_iterations", "restart", "direct_limit"});
+                      "preconditioner", "tolerance", "absolute_tolerance", "max_iterations", "restart", "direct_limit", "orthogonalization"});
 
   SolverSettings s;
   const long long degree = table.integer_or("degree", 1);
@@ -97,6 +97,15 @@ SolverSettings read_solver(const Config& table, bool space_time = false) {
   if (restart < 1 || restart > 2000) throw InputError(cat(table.where(), " restart = ", restart, ": 1 to 2000"));
   s.krylov.restart = static_cast<int>(restart);
   s.direct_limit = table.integer_or("direct_limit", s.direct_limit);
+  const std::string orthogonalization = table.string_or("orthogonalization", "auto");
+  using Orthogonalization = linalg::KrylovOptions::Orthogonalization;
+  if (orthogonalization == "auto") s.krylov.orthogonalization = Orthogonalization::automatic;
+  else if (orthogonalization == "classical") s.krylov.orthogonalization = Orthogonalization::classical_twice;
+  else if (orthogonalization == "modified") s.krylov.orthogonalization = Orthogonalization::modified;
+  else
+    throw InputError(cat(table.where(), " orthogonalization = \"", orthogonalization,
+                         "\": auto (classical on a GPU or several ranks, else modified), classical (Gram-Schmidt twice, fused "
+                         "reductions) or modified (GMRES's)"));
   return s;
 }
 
@@ -192,7 +201,7 @@ SolveOutcome assemble_and_solve(const poly::SipgDiscretisation& sipg, const Solv
     auto op = std::make_unique<linalg::DistributedCsrOperator<Real>>(system.matrix, owned, distributed->unknowns, distributed->communicator);
     parts = op.get();
     A = std::move(op);
-    options.global_sum = [communicator = distributed->communicator](double value) { return communicator->sum(value); };
+    options.global_sum = [communicator = distributed->communicator](std::vector<double>& values) { communicator->sum(values); };
   } else {
     A = std::make_unique<linalg::CsrOperator<Real>>(system.matrix);
   }

@@ -97,11 +97,20 @@ class Solve {
   /// The inner product and the norm over every rank (KrylovOptions::global_sum).
   double dot(View<const Real> x, View<const Real> y) const {
     const double local = linalg::dot<Real>(backend_, x, y);
-    return options_.global_sum ? options_.global_sum(local) : local;
+    if (!options_.global_sum) return local;
+    std::vector<double> sum{local};
+    options_.global_sum(sum);
+    return sum[0];
   }
   double norm(View<const Real> x) const {
     if (!options_.global_sum) return norm2<Real>(backend_, x);
-    return std::sqrt(std::max(0.0, options_.global_sum(linalg::dot<Real>(backend_, x, x))));
+    return std::sqrt(std::max(0.0, dot(x, x)));
+  }
+  /// h[0..count) = V_k . w over every rank, V_k = basis + k stride (one reduction and one sum).
+  void multi_dot(const Real* basis, index_t stride, int count, View<const Real> w, std::vector<double>& h) const {
+    h.resize(static_cast<std::size_t>(count));
+    linalg::multi_dot<Real>(backend_, basis, stride, count, w, h.data());
+    if (options_.global_sum) options_.global_sum(h);
   }
 
   /// b = 0: x = 0 is the solution; the caller returns finish() at once.
@@ -332,8 +341,14 @@ SolveResult gmres(Backend backend, const LinearOperator<Real>& A, InputView<Real
   std::vector<double> h(static_cast<std::size_t>((m + 1) * m)), cs(static_cast<std::size_t>(m)),
       sn(static_cast<std::size_t>(m)), g(static_cast<std::size_t>(m + 1)), y(static_cast<std::size_t>(m));
   const auto H = [&](int i, int j) -> double& { return h[static_cast<std::size_t>(i + j * (m + 1))]; };
+  // classical Gram-Schmidt's projection, on the host and (coefficients) in the backend's space
+  std::vector<double> projection;
+  Array<double> coefficients(space_of(backend), m + 1);
   const auto at = [](int i) { return static_cast<std::size_t>(i); };
 
+  using Orthogonalization = KrylovOptions::Orthogonalization;
+  const bool classical = options.orthogonalization == Orthogonalization::classical_twice ||
+                         (options.orthogonalization == Orthogonalization::automatic && (backend == Backend::cuda || options.global_sum));
   bool first = true;
   while (true) {
     A.residual(backend, b, x, V(0));
@@ -357,9 +372,18 @@ SolveResult gmres(Backend backend, const LinearOperator<Real>& A, InputView<Real
     for (int j = 0; j < m && solve.iterations_left(); ++j) {
       M.apply(backend, V(j), z);
       A.apply(backend, z, w);
-      for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-        H(i, j) = solve.dot(w, V(i));
-        axpy(backend, as<Real>(-H(i, j)), V(i), w);
+      if (!classical) {
+        for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+          H(i, j) = solve.dot(w, V(i));
+          axpy(backend, as<Real>(-H(i, j)), V(i), w);
+        }
+      } else {  // classical Gram-Schmidt, twice: h = V^T w, w -= V h, then once more on what is left
+        for (int pass = 0; pass < 2; ++pass) {
+          solve.multi_dot(V(0).data, A.size(), j + 1, w, projection);
+          copy_bytes(coefficients.data(), coefficients.space(), projection.data(), Space::host, sizeof(double) * projection.size());
+          multi_axpy<Real>(backend, V(0).data, A.size(), j + 1, coefficients.view(), w);
+          for (int i = 0; i <= j; ++i) H(i, j) = (pass == 0 ? 0.0 : H(i, j)) + projection[at(i)];
+        }
       }
       const double h_next = solve.norm(w);
       H(j + 1, j) = h_next;

@@ -57,10 +57,18 @@ struct KrylovOptions {
   double absolute_tolerance = 0;      ///< on ||r||
   int max_iterations = 1000;          ///< iterations (matrix-vector products with a new direction)
   int restart = 50;                   ///< GMRES: the basis size m before a restart (m + 1 vectors stored)
+  /// GMRES's orthogonalisation of each new direction against the basis: classical Gram-Schmidt
+  /// done twice (CGS2: two fused multi-dot reductions and one norm per iteration, whatever the
+  /// basis size; as stable as modified Gram-Schmidt in practice) or modified Gram-Schmidt (j + 1
+  /// separate inner products in iteration j, each a device synchronisation and, on several ranks,
+  /// an Allreduce; but half CGS2's memory traffic). automatic: classical twice on the device or
+  /// with global_sum (latency-bound), modified on one CPU rank (bandwidth-bound).
+  enum class Orthogonalization { automatic, classical_twice, modified };
+  Orthogonalization orthogonalization = Orthogonalization::automatic;
   /// A distributed solve (linalg/distributed.hpp): each rank holds its own rows of the vectors, and
-  /// this sums a rank's partial inner product over every rank (Communicator::sum), so that every
-  /// rank takes the same steps. Empty: one rank, the vectors whole.
-  std::function<double(double)> global_sum;
+  /// this sums, in place, a rank's partial inner products over every rank (Communicator::sum), so
+  /// that every rank takes the same steps. Empty: one rank, the vectors whole.
+  std::function<void(std::vector<double>&)> global_sum;
   std::function<void(int iteration, double relative_residual)> on_iteration;
 };
 
@@ -94,7 +102,8 @@ SolveResult cg(Backend backend, const LinearOperator<Real>& A, InputView<Real> b
                const Preconditioner<Real>& M, const KrylovOptions& options = {});
 
 /// Restarted GMRES(m), m = options.restart, right preconditioned (the residual it tests is the
-/// unpreconditioned one), modified Gram-Schmidt, Givens rotations; the (m+1) x m Hessenberg work on
+/// unpreconditioned one), classical Gram-Schmidt twice (or modified: options.orthogonalization),
+/// Givens rotations; the (m+1) x m Hessenberg work on
 /// the host in double. Breakdown: a singular Hessenberg matrix (A M^-1 singular on the Krylov space),
 /// a non-finite residual.
 template <class Real>

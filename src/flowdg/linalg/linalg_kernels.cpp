@@ -1,4 +1,5 @@
 // The launches of linalg/ops.hpp's functors (nvcc compiles this file when CUDA is on).
+#include <algorithm>
 #include <cmath>
 
 #include "flowdg/backend/for_each.hpp"
@@ -68,6 +69,65 @@ double norm2(Backend backend, View<const Real> x) {
   return std::sqrt(reduce_sum<double>(backend, x.size(), DotTerm<Real>{x, x}));
 }
 
+#if defined(__CUDACC__)
+namespace {
+constexpr int multi_dot_block = 256;
+
+/// Block (x, k): the partial sum of V_k . w over its grid-stride share, into partial[k * gridDim.x + x].
+template <class Real>
+__global__ void multi_dot_blocks(const Real* basis, index_t stride, index_t n, const Real* w, double* partial) {
+  __shared__ double shared[multi_dot_block];
+  const int k = blockIdx.y;
+  const Real* v = basis + k * stride;
+  double sum = 0;
+  for (index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += static_cast<index_t>(gridDim.x) * blockDim.x)
+    sum += static_cast<double>(v[i]) * static_cast<double>(w[i]);
+  const double total = detail::block_reduce(sum, SumOp{}, shared);
+  if (threadIdx.x == 0) partial[k * gridDim.x + blockIdx.x] = total;
+}
+
+/// Block k: the sum of vector k's partials, into out[k].
+__global__ void multi_dot_partials(int blocks, const double* partial, double* out) {
+  __shared__ double shared[multi_dot_block];
+  double sum = 0;
+  for (int i = threadIdx.x; i < blocks; i += blockDim.x) sum += partial[blockIdx.x * blocks + i];
+  const double total = detail::block_reduce(sum, SumOp{}, shared);
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+}  // namespace
+#endif
+
+template <class Real>
+void multi_dot(Backend backend, const Real* basis, index_t stride, int count, InputView<Real> w, double* h) {
+  if (count <= 0) return;
+  const index_t n = w.size();
+  if (backend == Backend::cuda) {
+#if defined(__CUDACC__)
+    // about 2048 blocks in all, at least one per 256-entry stretch
+    const int blocks = static_cast<int>(std::max<index_t>(1, std::min<index_t>((n + multi_dot_block - 1) / multi_dot_block, std::max(8, 2048 / count))));
+    double* partial = static_cast<double*>(device_scratch(sizeof(double) * (static_cast<std::size_t>(count) * blocks + count)));
+    double* out = partial + static_cast<std::size_t>(count) * blocks;
+    const auto stream = static_cast<cudaStream_t>(current_stream());
+    multi_dot_blocks<Real><<<dim3(blocks, count), multi_dot_block, 0, stream>>>(basis, stride, n, w.data, partial);
+    FLOWDG_CUDA_CHECK_LAUNCH();
+    multi_dot_partials<<<count, multi_dot_block, 0, stream>>>(blocks, partial, out);
+    FLOWDG_CUDA_CHECK_LAUNCH();
+    FLOWDG_CUDA_CHECK(cudaMemcpyAsync(h, out, sizeof(double) * count, cudaMemcpyDeviceToHost, stream));
+    FLOWDG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+#else
+    detail::throw_no_cuda_in_this_unit();
+#endif
+  }
+  for (int k = 0; k < count; ++k) h[k] = dot<Real>(backend, View<const Real>{basis + k * stride, n}, w);
+}
+
+template <class Real>
+void multi_axpy(Backend backend, const Real* basis, index_t stride, int count, View<const double> h, View<Real> w) {
+  if (h.size() < count) throw Error(cat("linalg multi_axpy: ", h.size(), " coefficients for ", count, " vectors"));
+  for_each(backend, w.size(), MultiAxpyEntry<Real>{basis, stride, count, h, w});
+}
+
 template <class Real>
 void axpy(Backend backend, std::type_identity_t<Real> a, InputView<Real> x, View<Real> y) {
   check_sizes("axpy", x.size(), y.size());
@@ -108,6 +168,8 @@ void apply_block_inverse(Backend backend, const BlockInverseView<Real>& blocks, 
   template void residual<Real>(Backend, const CsrMatrix<Real>&, View<const Real>, View<const Real>, View<Real>); \
   template void spmv_rows<Real>(Backend, const CsrMatrix<Real>&, index_t, View<const Real>, View<Real>);       \
   template void gather<Real>(Backend, View<const index_t>, View<const Real>, View<Real>);                      \
+  template void multi_dot<Real>(Backend, const Real*, index_t, int, View<const Real>, double*);                 \
+  template void multi_axpy<Real>(Backend, const Real*, index_t, int, View<const double>, View<Real>);           \
   template void scatter<Real>(Backend, View<const index_t>, View<const Real>, View<Real>);                     \
   template double dot<Real>(Backend, View<const Real>, View<const Real>);                                        \
   template double norm2<Real>(Backend, View<const Real>);                                                        \

@@ -42,6 +42,14 @@ double dot(Backend backend, View<const Real> x, View<const Real> y);
 /// The Euclidean norm ||x||_2, accumulated in double.
 template <class Real>
 double norm2(Backend backend, View<const Real> x);
+/// h[k] = V_k . w for the `count` vectors V_k = basis + k stride (w.size() entries each), in
+/// double: on the device one pair of launches and one transfer for all of them (GMRES's classical
+/// Gram-Schmidt), deterministic like dot. h: `count` host values.
+template <class Real>
+void multi_dot(Backend backend, const Real* basis, index_t stride, int count, InputView<Real> w, double* h);
+/// w -= sum_k h[k] V_k (the same vectors; h: `count` values in space_of(backend)).
+template <class Real>
+void multi_axpy(Backend backend, const Real* basis, index_t stride, int count, View<const double> h, View<Real> w);
 /// y = a x + y.
 template <class Real>
 void axpy(Backend backend, std::type_identity_t<Real> a, InputView<Real> x, View<Real> y);
@@ -122,6 +130,21 @@ template <class Real>
 struct DotTerm {
   View<const Real> x, y;
   FLOWDG_HD double operator()(index_t i) const { return static_cast<double>(x[i]) * static_cast<double>(y[i]); }
+};
+
+/// w[i] -= sum_k h[k] V_k[i].
+template <class Real>
+struct MultiAxpyEntry {
+  const Real* basis;
+  index_t stride;
+  int count;
+  View<const double> h;
+  View<Real> w;
+  FLOWDG_HD void operator()(index_t i) const {
+    double sum = 0;
+    for (int k = 0; k < count; ++k) sum += h[k] * static_cast<double>(basis[k * stride + i]);
+    w[i] = static_cast<Real>(static_cast<double>(w[i]) - sum);
+  }
 };
 
 /// y[i] = a x[i] + y[i].
