@@ -20,6 +20,8 @@
 #             one rank per GPU (more ranks than GPUs skipped unless SHARE_GPUS=1), a table of the
 #             slowest rank's index / quadrature / assembly times, GMRES and the error; and
 #             tests/mpi/sipg_run.sh with the cuda backend
+#   gmres-ab  GMRES's orthogonalisation, classical twice (fused) against modified, on the mpi case
+#             (AB_RANKS, default 1 2) and the space-time timing case at p = 2
 # Expects NO_TESTS=1 scripts/make-bundle.sh build (PARTS without tests) or ONLY_TESTS=1 (tests).
 # PARTS=tests,verify,timing,parts picks (default verify,timing). Logs and tables under $OUT, a summary last.
 set -uo pipefail
@@ -114,6 +116,35 @@ PY
     > "$out/logs/sipg_run.log" 2>&1
   note "sipg_run.sh on the device (ranks sharing the GPUs): exit $?"
   grep -E "^(ok|FAILED)" "$out/logs/sipg_run.log" | cut -c1-160 | tee -a "$summary"
+fi
+if [[ $parts == *gmres-ab* ]]; then
+  # A/B of GMRES's orthogonalisation on the device ([solver] orthogonalization): classical
+  # Gram-Schmidt twice (fused reductions) against modified, on examples/poly/adr3d_parts.toml on 1
+  # rank and 2 ranks (sharing the GPUs when fewer), and on the space-time timing case at p = 2
+  mpirun=$(command -v mpirun)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
+  for ranks in ${AB_RANKS:-1 2}; do
+    for way in classical modified; do
+      name=ab_${way}_$ranks
+      timeout "${MPI_LIMIT:-200}" "$mpirun" -np "$ranks" --bind-to none .bundle/run flowdg run examples/poly/adr3d_parts.toml --backend cuda \
+        --output "$out/$name" --set "solver.orthogonalization=\"$way\"" > "$out/logs/$name.log" 2>&1
+      note "$name: exit $? | $(grep -E 'GMRES|errors:' "$out/logs/$name.log" | tr '\n' ' ')"
+    done
+  done
+  for way in classical modified; do
+    name=ab_space_time_$way
+    timeout "${TIMING_LIMIT:-150}" .bundle/run flowdg run examples/poly/heat.toml --backend cuda --output "$out/$name" \
+      --set mesh.refine=2 --set mesh.agglomerate=3200 --set solver.degree=2 --set time.slabs=8 \
+      --set time.end=0.5 --set problem.oscillation=0.5 --set "problem.diffusion=[0.01, 0.0025, 0.0025, 0.005]" \
+      --set solver.linear_solver=gmres --set solver.tolerance=1e-10 --set "solver.orthogonalization=\"$way\"" \
+      --set solver.max_iterations=200000 --set output.vtu=false > "$out/logs/$name.log" 2>&1
+    note "$name: exit $? | $(grep -E 'slabs in' "$out/logs/$name.log")"
+    python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open('$out/$name/slabs.csv')))
+keys = [k for k in rows[0] if 'solve' in k or 'iterations' in k]
+print('  ' + ', '.join(f'{k} {sum(float(r[k]) for r in rows):.4g}' for k in keys))" 2>&1 | tee -a "$summary"
+  done
 fi
 tar czf "$out/space_time_results.tgz" -C "$out" --exclude='*.vtu' --exclude='*.h5' --exclude='*.tgz' . 2>/dev/null
 note "done"

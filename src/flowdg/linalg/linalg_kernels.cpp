@@ -105,7 +105,7 @@ void multi_dot(Backend backend, const Real* basis, index_t stride, int count, In
 #if defined(__CUDACC__)
     // about 2048 blocks in all, at least one per 256-entry stretch
     const int blocks = static_cast<int>(std::max<index_t>(1, std::min<index_t>((n + multi_dot_block - 1) / multi_dot_block, std::max(8, 2048 / count))));
-    double* partial = static_cast<double*>(device_scratch(sizeof(double) * (static_cast<std::size_t>(count) * blocks + count)));
+    double* partial = static_cast<double*>(detail::device_scratch(sizeof(double) * (static_cast<std::size_t>(count) * blocks + count)));
     double* out = partial + static_cast<std::size_t>(count) * blocks;
     const auto stream = static_cast<cudaStream_t>(current_stream());
     multi_dot_blocks<Real><<<dim3(blocks, count), multi_dot_block, 0, stream>>>(basis, stride, n, w.data, partial);
