@@ -771,7 +771,7 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
   // slabs.csv: the rows up to the start kept (a restart continues the file)
   const std::string csv_path = directory + "/slabs.csv";
   const std::string header = "slab,t_start,t_end,reassembled,sample_seconds,assembly_seconds,factor_seconds,solve_seconds,iterations,"
-                             "relative_residual,l2_at_end,l2l2_so_far,energy_so_far";
+                             "relative_residual,l2_at_end,l2l2_so_far,energy_so_far,error_seconds,vtu_seconds";
   {
     std::vector<std::string> kept;
     if (first > 0) {
@@ -803,7 +803,7 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
   Array<double> xd(space, x);
   const auto exact_at = [&problem](double t) { return problem.exact(t); };
   const auto gradient_at = [&problem](double t) { return problem.exact_gradient(t); };
-  double total_sample = 0, total_assembly = 0, total_factor = 0, total_solve = 0, last_top = 0;
+  double total_sample = 0, total_assembly = 0, total_factor = 0, total_solve = 0, total_error = 0, total_output = 0, last_top = 0;
   long long total_iterations = 0, assemblies = 0;
   poly::AssemblyTimes last_times;
   std::string failure;
@@ -877,6 +877,7 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
     total_assembly += assembly_seconds;
     total_factor += factor_seconds;
     total_solve += solve_seconds;
+    mark = Clock::now();
     if (problem.has_exact()) {
       const poly::SlabErrors e = st.slab_errors(x, exact_at, gradient_at);
       l2l2_squared += e.l2l2_squared;
@@ -885,16 +886,19 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
       last_top = e.top_l2;
     }
     const double energy = std::sqrt(dg_squared + 0.5 * last_top * last_top + 0.5 * jump_squared);
+    const double error_seconds = seconds_since(mark);
+    total_error += error_seconds;
     st.top_trace(xd, dt);  // u_h^- for the next slab
     done = n + 1;
+    mark = Clock::now();
+    std::string csv_line;
     {
-      std::ofstream csv(csv_path, std::ios::app);
       char line[512];
-      std::snprintf(line, sizeof line, "%lld,%.17g,%.17g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.10g,%.10g,%.10g\n", n + 1, t0, t1,
+      std::snprintf(line, sizeof line, "%lld,%.17g,%.17g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.10g,%.10g,%.10g,%.6g", n + 1, t0, t1,
                     reassembling ? 1 : 0, sample_seconds, assembly_seconds, factor_seconds, solve_seconds, iterations, residual,
                     problem.has_exact() ? last_top : NAN, problem.has_exact() ? std::sqrt(l2l2_squared) : NAN,
-                    problem.has_exact() ? energy : NAN);
-      csv << line;
+                    problem.has_exact() ? energy : NAN, error_seconds);
+      csv_line = line;
     }
     if (write_vtu && (done % every == 0 || done == slabs)) {
       std::vector<poly::PolyVtuField> fields;
@@ -911,6 +915,14 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
       const std::string file = cat("solution_", done, ".vtu");
       poly::write_poly_vtu(directory + "/" + file, mesh, fields, t1);
       series.add(t1, file);
+    }
+    {  // this slab's line, with the seconds its output took (VTU) before its checkpoint
+      const double output_seconds = seconds_since(mark);
+      total_output += output_seconds;
+      std::ofstream csv(csv_path, std::ios::app);
+      char tail[64];
+      std::snprintf(tail, sizeof tail, ",%.6g\n", output_seconds);
+      csv << csv_line << tail;
     }
     interrupted = InterruptGuard::received();
     stopped_early = interrupted != 0 || (max_slabs > 0 && done - first >= max_slabs && done < slabs);
@@ -977,6 +989,7 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
   json::Object per;
   per.add_integer("slabs_run", run_slabs).add_integer("assemblies", assemblies).add_number("sample_total", total_sample)
       .add_number("assembly_total", total_assembly).add_number("factor_total", total_factor).add_number("solve_total", total_solve)
+      .add_number("error_total", total_error).add_number("vtu_total", total_output)
       .add_integer("iterations_total", total_iterations)
       .add_number("assembly_per_slab", run_slabs ? total_assembly / static_cast<double>(run_slabs) : 0.0)
       .add_number("solve_per_slab", run_slabs ? (total_solve + total_factor) / static_cast<double>(run_slabs) : 0.0);
@@ -989,8 +1002,10 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
   }
   summary.add_bool("converged", failure.empty()).add_string("failure", failure).add_number("wall_seconds", seconds_since(run_start));
   std::ofstream(directory + "/summary.json") << summary.str() << "\n";
-  std::printf("flowdg: %lld slabs in %.3g s (sampling %.3g s, assembly %.3g s in %lld assemblies, factor %.3g s, solve %.3g s); wrote %s\n",
-              run_slabs, seconds_since(run_start), total_sample, total_assembly, assemblies, total_factor, total_solve, directory.c_str());
+  std::printf("flowdg: %lld slabs in %.3g s (sampling %.3g s, assembly %.3g s in %lld assemblies, factor %.3g s, solve %.3g s, errors %.3g s, "
+              "VTU %.3g s; the rest: mesh, set-up, checkpoints); wrote %s\n",
+              run_slabs, seconds_since(run_start), total_sample, total_assembly, assemblies, total_factor, total_solve, total_error,
+              total_output, directory.c_str());
   if (!failure.empty())
     throw NumericalError(cat("the space-time run stopped at ", failure, "; the slabs before it are in ", directory,
                              " (checkpoint.h5, slabs.csv", write_vtu ? ", solution_*.vtu" : "", ")"));

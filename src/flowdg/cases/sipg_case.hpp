@@ -52,7 +52,7 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::s
 /// solve keeps its factorisation), the previous slab's solution as the Krylov initial guess.
 /// Writes into the output directory: solution_<slab>.vtu (every [output] every slabs, at the slab's
 /// end) and solution.pvd, slabs.csv (per slab: times, reassembled, sampling / assembly / factor /
-/// solve seconds, iterations, errors so far), checkpoint.h5 (every checkpoint_every slabs: restart
+/// solve / error / VTU seconds, iterations, errors so far), checkpoint.h5 (every checkpoint_every slabs: restart
 /// with --restart), summary.json, case.toml. run_sipg_case calls it for a case with [time].
 SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart = "");
 

@@ -6,7 +6,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cmath>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
+#include "flowdg/backend/backend.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/quadrature.hpp"
 #include "flowdg/poly/sipg_data.hpp"
@@ -541,6 +545,33 @@ SipgErrors errors_from_squares(const SipgErrorSquares& squares) {
   return out;
 }
 
+namespace {
+
+/// Sums body(i, sums) over i in [0, n) into `width` totals: per host thread its own partial sums
+/// (a static schedule) added in thread order afterwards, so the same thread count gives the same
+/// bits; `parallel` false runs one thread. body must only touch its own scratch (make_scratch()).
+template <class MakeScratch, class Body>
+void sum_over(index_t n, bool parallel, int width, double* totals, const MakeScratch& make_scratch, const Body& body) {
+  const int threads = parallel ? std::max(1, cpu_threads()) : 1;
+  std::vector<double> partial(static_cast<std::size_t>(threads * width), 0.0);
+#pragma omp parallel num_threads(threads)
+  {
+#ifdef _OPENMP
+    const int t = omp_get_thread_num();
+#else
+    const int t = 0;
+#endif
+    auto scratch = make_scratch();
+    double* mine = partial.data() + static_cast<std::size_t>(t * width);
+#pragma omp for schedule(static)
+    for (index_t i = 0; i < n; ++i) body(i, scratch, mine);
+  }
+  for (int t = 0; t < threads; ++t)
+    for (int k = 0; k < width; ++k) totals[k] += partial[static_cast<std::size_t>(t * width + k)];
+}
+
+}  // namespace
+
 SlabErrors SipgDiscretisation::slab_errors(
     const std::vector<double>& solution,
     const std::function<std::function<void(std::span<const Point3>, double*)>(double)>& exact_at,
@@ -562,21 +593,27 @@ SlabErrors SipgDiscretisation::slab_errors(
   const std::vector<double> bary = d.volume_bary.to_host(), volume_weight = d.volume_weight.to_host();
   const std::vector<double> previous = d.volume_previous.values.to_host();
   const SubSimplexSet& simplices = mesh_.quadrature;
-  std::vector<Point3> x(static_cast<std::size_t>(d.nqv));
-  std::vector<double> uh(static_cast<std::size_t>(d.nqv));
-  for (index_t e = 0; e < owned_; ++e)
-    for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s) {
-      for (int q = 0; q < d.nqv; ++q)
-        x[q] = barycentric_point(bary.data() + (D + 1) * q, simplices.points.data() + (D + 1) * s, D + 1);
-      evaluate(solution, e, x, uh.data(), -1.0);
-      for (int q = 0; q < d.nqv; ++q) {
-        const double before = d.volume_previous.stride == 0 ? previous[0] : previous[s * d.nqv + q];
-        const double jump = uh[q] - before;
-        out.jump_squared += volume_weight[q] * simplices.measure[s] * jump * jump;
-      }
-    }
+  struct Scratch {
+    std::vector<Point3> x;
+    std::vector<double> uh;
+  };
+  const int nqv = d.nqv;
+  sum_over(owned_, true, 1, &out.jump_squared, [nqv] { return Scratch{std::vector<Point3>(static_cast<std::size_t>(nqv)), std::vector<double>(static_cast<std::size_t>(nqv))}; },
+           [&](index_t e, Scratch& w, double* sum) {
+             for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s) {
+               for (int q = 0; q < nqv; ++q)
+                 w.x[q] = barycentric_point(bary.data() + (D + 1) * q, simplices.points.data() + (D + 1) * s, D + 1);
+               evaluate(solution, e, w.x, w.uh.data(), -1.0);
+               for (int q = 0; q < nqv; ++q) {
+                 const double before = d.volume_previous.stride == 0 ? previous[0] : previous[s * nqv + q];
+                 const double jump = w.uh[q] - before;
+                 *sum += volume_weight[q] * simplices.measure[s] * jump * jump;
+               }
+             }
+           });
   return out;
 }
+
 
 SipgDiscretisation::Integrals SipgDiscretisation::error_integrals(
     const std::vector<double>& solution, const std::function<void(std::span<const Point3>, double*)>& exact,
@@ -590,19 +627,26 @@ SipgDiscretisation::Integrals SipgDiscretisation::error_integrals(
   const std::vector<double> volume_bary = d.volume_bary.to_host(), volume_weight = d.volume_weight.to_host();
   const std::vector<double> face_bary = d.face_bary.to_host(), face_weight = d.face_weight.to_host();
   const int nqv = d.nqv, nqf = d.nqf;
-  std::vector<double> phi_store(host_max_local), grad_store(3 * host_max_local);
-  double* phi = phi_store.data();
-  double* grad = grad_store.data();
-  const auto eval = [&](index_t e, Point3 x, double& u, double* g) {
+  // the exact solution and its gradient are taken to be as thread safe as the coefficients (so they
+  // are in the built-in problems; muparser formulas are in neither)
+  const bool parallel = co.thread_safe;
+  /// One thread's work arrays.
+  struct Scratch {
+    std::vector<double> phi = std::vector<double>(host_max_local), grad = std::vector<double>(3 * host_max_local);
+    std::vector<Point3> x;
+    std::vector<double> u, gu, a, b, c;
+  };
+  const auto make_scratch = [] { return Scratch{}; };
+  const auto eval = [&](Scratch& w, index_t e, Point3 x, double& u, double* g) {
     const int p = degrees_[e], n = local_size(p, D, options_.space, time_degree_);
     const BoxMap box = box_map(mesh_.box_min[e], mesh_.box_max[e], D);
-    host_local(D, box, p, options_.space, time_degree_, d.slab, x, tau, phi, grad);
+    host_local(D, box, p, options_.space, time_degree_, d.slab, x, tau, w.phi.data(), w.grad.data());
     u = 0;
     for (int r = 0; r < D; ++r) g[r] = 0;
     for (int i = 0; i < n; ++i) {
       const double c = solution[dof_start_[e] + i];
-      u += c * phi[i];
-      for (int r = 0; r < D; ++r) g[r] += c * grad[D * i + r];
+      u += c * w.phi[i];
+      for (int r = 0; r < D; ++r) g[r] += c * w.grad[D * i + r];
     }
   };
   const auto coefficient = [&](const std::function<void(std::span<const Point3>, double*)>& f, const double* constant,
@@ -625,86 +669,88 @@ SipgDiscretisation::Integrals SipgDiscretisation::error_integrals(
   const double* const_b = co.constant_advection ? co.constant_advection->data() : nullptr;
   const double* const_c = co.constant_reaction ? &*co.constant_reaction : nullptr;
 
-  double l2 = 0, h1 = 0, energy = 0, jumps = 0, advective = 0, reactive = 0;
-  std::vector<Point3> x;
-  std::vector<double> u, gu, a, b, c;
-  // volume
+  // sums: l2, h1, energy, reactive (volume); jumps, advective (faces)
+  double sums[6] = {0, 0, 0, 0, 0, 0};
+  // volume, element by element
   const SubSimplexSet& simplices = mesh_.quadrature;
-  for (index_t e = 0; e < owned_; ++e)
+  sum_over(owned_, parallel, 6, sums, make_scratch, [&](index_t e, Scratch& w, double* out) {
     for (index_t s = simplices.start[e]; s < simplices.start[e + 1]; ++s) {
-      x.clear();
+      w.x.clear();
       for (int q = 0; q < nqv; ++q)
-        x.push_back(barycentric_point(volume_bary.data() + (D + 1) * q, simplices.points.data() + (D + 1) * s, D + 1));
-      u.resize(nqv);
-      gu.resize(nqv * D);
-      exact(x, u.data());
-      exact_gradient(x, gu.data());
-      coefficient(co.diffusion, const_a, D * D, x, a);
-      coefficient(co.reaction, const_c, 1, x, c);
+        w.x.push_back(barycentric_point(volume_bary.data() + (D + 1) * q, simplices.points.data() + (D + 1) * s, D + 1));
+      w.u.resize(nqv);
+      w.gu.resize(nqv * D);
+      exact(w.x, w.u.data());
+      exact_gradient(w.x, w.gu.data());
+      coefficient(co.diffusion, const_a, D * D, w.x, w.a);
+      coefficient(co.reaction, const_c, 1, w.x, w.c);
       for (int q = 0; q < nqv; ++q) {
         double uh, g[3];
-        eval(e, x[q], uh, g);
-        const double w = volume_weight[q] * simplices.measure[s], err = u[q] - uh;
+        eval(w, e, w.x[q], uh, g);
+        const double weight = volume_weight[q] * simplices.measure[s], err = w.u[q] - uh;
         double ge[3];
-        for (int r = 0; r < D; ++r) ge[r] = gu[q * D + r] - g[r];
-        l2 += w * err * err;
+        for (int r = 0; r < D; ++r) ge[r] = w.gu[q * D + r] - g[r];
+        out[0] += weight * err * err;
         for (int r = 0; r < D; ++r) {
-          h1 += w * ge[r] * ge[r];
-          for (int l = 0; l < D; ++l) energy += w * ge[r] * a[q * D * D + r * D + l] * ge[l];
+          out[1] += weight * ge[r] * ge[r];
+          for (int l = 0; l < D; ++l) out[2] += weight * ge[r] * w.a[q * D * D + r * D + l] * ge[l];
         }
-        reactive += w * c[q] * err * err;
+        out[3] += weight * w.c[q] * err * err;
       }
     }
-  // interior sub-faces
-  for (index_t i = 0; i < mesh_.n_interfaces(); ++i)
+  });
+  // interior sub-faces, interface by interface
+  sum_over(mesh_.n_interfaces(), parallel, 6, sums, make_scratch, [&](index_t i, Scratch& w, double* out) {
+    // a part's share: an interface with one owned side counts half on each of its two ranks
+    const double share = 0.5 * ((mesh_.interface_elements[2 * i] < owned_ ? 1 : 0) + (mesh_.interface_elements[2 * i + 1] < owned_ ? 1 : 0));
+    if (share == 0) return;
     for (index_t f = mesh_.interface_start[i]; f < mesh_.interface_start[i + 1]; ++f) {
-      x.clear();
+      w.x.clear();
       Point3 vertex[3];
       for (int v = 0; v < D; ++v) vertex[v] = mesh_.nodes[mesh_.interior_vertices[D * f + v]];
-      for (int q = 0; q < nqf; ++q) x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
-      coefficient(co.advection, const_b, D, x, b);
+      for (int q = 0; q < nqf; ++q) w.x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
+      coefficient(co.advection, const_b, D, w.x, w.b);
       const Point3 n = mesh_.interior_normal[f];
-      // a part's share: an interface with one owned side counts half on each of its two ranks
-      const double share = 0.5 * ((mesh_.interface_elements[2 * i] < owned_ ? 1 : 0) + (mesh_.interface_elements[2 * i + 1] < owned_ ? 1 : 0));
-      if (share == 0) continue;
       for (int q = 0; q < nqf; ++q) {
         double u1, u2, g[3];
-        eval(mesh_.interface_elements[2 * i], x[q], u1, g);
-        eval(mesh_.interface_elements[2 * i + 1], x[q], u2, g);
-        const double w = face_weight[q] * mesh_.interior_measure[f] * share, jump = u1 - u2;
-        const double bn = b[q * D] * n.x + b[q * D + 1] * n.y + (D == 3 ? b[q * D + 2] * n.z : 0);
-        jumps += w * interior_sigma_[f] * jump * jump;
-        advective += 0.5 * w * std::abs(bn) * jump * jump;
+        eval(w, mesh_.interface_elements[2 * i], w.x[q], u1, g);
+        eval(w, mesh_.interface_elements[2 * i + 1], w.x[q], u2, g);
+        const double weight = face_weight[q] * mesh_.interior_measure[f] * share, jump = u1 - u2;
+        const double bn = w.b[q * D] * n.x + w.b[q * D + 1] * n.y + (D == 3 ? w.b[q * D + 2] * n.z : 0);
+        out[4] += weight * interior_sigma_[f] * jump * jump;
+        out[5] += 0.5 * weight * std::abs(bn) * jump * jump;
       }
     }
-  // boundary sub-faces
-  for (index_t e = 0; e < owned_; ++e)
+  });
+  // boundary sub-faces, element by element
+  sum_over(owned_, parallel, 6, sums, make_scratch, [&](index_t e, Scratch& w, double* out) {
     for (index_t f = mesh_.boundary_start[e]; f < mesh_.boundary_start[e + 1]; ++f) {
-      x.clear();
+      w.x.clear();
       Point3 vertex[3];
       for (int v = 0; v < D; ++v) vertex[v] = mesh_.nodes[mesh_.boundary_vertices[D * f + v]];
-      for (int q = 0; q < nqf; ++q) x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
-      u.resize(nqf);
-      exact(x, u.data());
-      coefficient(co.advection, const_b, D, x, b);
+      for (int q = 0; q < nqf; ++q) w.x.push_back(barycentric_point(face_bary.data() + D * q, vertex, D));
+      w.u.resize(nqf);
+      exact(w.x, w.u.data());
+      coefficient(co.advection, const_b, D, w.x, w.b);
       const Point3 n = mesh_.boundary_normal[f];
       const bool neumann = !co.neumann_tag.empty() && co.neumann_tag[mesh_.boundary_tag[f]];
       for (int q = 0; q < nqf; ++q) {
         double uh, g[3];
-        eval(e, x[q], uh, g);
-        const double w = face_weight[q] * mesh_.boundary_measure[f], err = u[q] - uh;
-        const double bn = b[q * D] * n.x + b[q * D + 1] * n.y + (D == 3 ? b[q * D + 2] * n.z : 0);
-        if (!neumann) jumps += w * boundary_sigma_[f] * err * err;
-        advective += 0.5 * w * std::abs(bn) * err * err;
+        eval(w, e, w.x[q], uh, g);
+        const double weight = face_weight[q] * mesh_.boundary_measure[f], err = w.u[q] - uh;
+        const double bn = w.b[q * D] * n.x + w.b[q * D + 1] * n.y + (D == 3 ? w.b[q * D + 2] * n.z : 0);
+        if (!neumann) out[4] += weight * boundary_sigma_[f] * err * err;
+        out[5] += 0.5 * weight * std::abs(bn) * err * err;
       }
     }
+  });
   Integrals out;
-  out.l2 = l2;
-  out.h1 = h1;
-  out.energy = energy;
-  out.jumps = jumps;
-  out.advective = advective;
-  out.reactive = reactive;
+  out.l2 = sums[0];
+  out.h1 = sums[1];
+  out.energy = sums[2];
+  out.reactive = sums[3];
+  out.jumps = sums[4];
+  out.advective = sums[5];
   return out;
 }
 
@@ -712,10 +758,14 @@ std::vector<double> SipgDiscretisation::sample_at_fine_vertices(const std::vecto
   const int D = mesh_.dimension;
   const index_t fine = mesh_.n_fine_elements();
   std::vector<double> out((D + 1) * fine);
-  std::vector<Point3> x(D + 1);
-  for (index_t fe = 0; fe < fine; ++fe) {
-    for (int v = 0; v <= D; ++v) x[v] = mesh_.nodes[mesh_.fine_vertices[(D + 1) * fe + v]];
-    evaluate(solution, mesh_.agglomerate_of[fe], x, out.data() + (D + 1) * fe);
+#pragma omp parallel
+  {
+    std::vector<Point3> x(D + 1);
+#pragma omp for schedule(static)
+    for (index_t fe = 0; fe < fine; ++fe) {
+      for (int v = 0; v <= D; ++v) x[v] = mesh_.nodes[mesh_.fine_vertices[(D + 1) * fe + v]];
+      evaluate(solution, mesh_.agglomerate_of[fe], x, out.data() + (D + 1) * fe);
+    }
   }
   return out;
 }
