@@ -118,6 +118,9 @@ void add_bench_command(CLI::App& app) {
   bench_sipg->add_option("--parts", sipg.parts,
                          "Also assemble each of N METIS parts of the agglomerates (one rank's rows), one after the other on this device")
       ->check(CLI::PositiveNumber);
+  static std::string sipg_reduction = "entry";
+  bench_sipg->add_option("--reduction", sipg_reduction, "The deterministic way's block sums: entry (a thread per entry) or block (a thread per block)")
+      ->check(CLI::IsMember({"entry", "block"}));
   bench_sipg->add_option("--output", sipg_output, "Also write the results as JSON to this file");
   bench_sipg->callback([] {
     sipg.backend = parse_backend(sipg_backend);
@@ -126,6 +129,7 @@ void add_bench_command(CLI::App& app) {
     sipg.methods.clear();
     for (const std::string& name : split_list(sipg_methods)) sipg.methods.push_back(poly::parse_assembly_method(name, "--methods"));
     sipg.sub_simplices = sipg_sub_simplices == "fine" ? poly::SubSimplices::fine : poly::SubSimplices::coarse;
+    sipg.reduction = sipg_reduction == "block" ? poly::SipgOptions::Reduction::per_block : poly::SipgOptions::Reduction::per_entry;
     const poly::SipgBenchResult result = poly::run_sipg_bench(sipg, stdout);
     std::printf("%s", poly::sipg_bench_table(result).c_str());
     if (!sipg_output.empty()) {

@@ -106,6 +106,11 @@ void check(const PolyMesh& poly, const SipgOptions& options, double tolerance, c
   EXPECT_EQ(deterministic.matrix.value.to_host(), again.matrix.value.to_host()) << what << ": deterministic twice";
   EXPECT_EQ(deterministic.rhs.to_host(), again.rhs.to_host()) << what;
   expect_close(reference, deterministic, tolerance, what + ", device against host");
+  SipgOptions by_block = options;  // the block reduction one thread per block: the same bits
+  by_block.reduction = SipgOptions::Reduction::per_block;
+  const SipgDiscretisation device_by_block(poly, co, by_block, Backend::cuda);
+  EXPECT_EQ(device_by_block.assemble<Real>(AssemblyMethod::deterministic).matrix.value.to_host(), deterministic.matrix.value.to_host())
+      << what << ": per-entry and per-block reductions";
   expect_close(deterministic, device.assemble<Real>(AssemblyMethod::coo), tolerance, what + ", coo against deterministic");
   expect_close(deterministic, device.assemble<Real>(AssemblyMethod::atomic), tolerance, what + ", atomic against deterministic");
 }

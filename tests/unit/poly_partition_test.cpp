@@ -243,3 +243,46 @@ TEST(PolyPartition, PartsErrorSquaresSumToTheWholeMeshsErrors) {
     EXPECT_GT(reference.jumps, 0);
   }
 }
+
+TEST(SipgReduction, PerEntryAndPerBlockGiveTheSameBits) {
+  // the deterministic assembly's last step, one thread per entry or per block: each entry's
+  // contributions are added in the same order, so the matrices are the same bits (2D and 3D,
+  // variable degrees, steady and space-time, a part's owned rows)
+  for (const Mesh& fine : {rectangle_triangles(0, 2, 0, 1, 16, 8, TriangleLayout::perturbed, 0.2, 3), box_tetrahedra(1, 1, 1, 3, 3, 3, 0.2, 5)}) {
+    const Connectivity connectivity = build_connectivity(fine);
+    const std::vector<index_t> assignment = agglomerate_metis(fine, connectivity, 20).agglomerate;
+    const PolyMesh mesh = build_poly_mesh(fine, connectivity, assignment);
+    const int d = fine.dimension;
+    for (int variant = 0; variant < 3; ++variant) {
+      SipgOptions options;
+      options.degree = 2;
+      if (variant == 1)
+        for (index_t e = 0; e < mesh.n_elements(); ++e) options.degrees.push_back(1 + static_cast<int>(e % 3));
+      if (variant == 2) options.owned_elements = mesh.n_elements() / 2;
+      SipgOptions by_block = options;
+      by_block.reduction = SipgOptions::Reduction::per_block;
+      const SipgDiscretisation a(mesh, variable(d, mesh.boundary_names.size()), options, Backend::cpu);
+      const SipgDiscretisation b(mesh, variable(d, mesh.boundary_names.size()), by_block, Backend::cpu);
+      const AssembledSystem<double> x = a.assemble<double>(AssemblyMethod::deterministic), y = b.assemble<double>(AssemblyMethod::deterministic);
+      EXPECT_EQ(x.matrix.value.to_host(), y.matrix.value.to_host()) << d << "D, variant " << variant;
+      EXPECT_EQ(x.matrix.column.to_host(), y.matrix.column.to_host());
+      EXPECT_GT(x.matrix.nonzeros(), 0);
+    }
+    SipgOptions slabs;
+    slabs.degree = 2;
+    slabs.space = LocalSpace::reduced;
+    SipgOptions by_block = slabs;
+    by_block.reduction = SipgOptions::Reduction::per_block;
+    SipgDiscretisation a(mesh, variable(d, mesh.boundary_names.size()), slabs, Backend::cpu);
+    SipgDiscretisation b(mesh, variable(d, mesh.boundary_names.size()), by_block, Backend::cpu);
+    const std::size_t tags = mesh.boundary_names.size();
+    for (SipgDiscretisation* st : {&a, &b}) {
+      st->set_initial_trace([](std::span<const Point3> x, double* out) {
+        for (std::size_t q = 0; q < x.size(); ++q) out[q] = std::sin(x[q].x) + x[q].y;
+      });
+      st->set_slab(0.3, 0.1, [d, tags](double t) { return variable(d, tags, t); });
+    }
+    EXPECT_EQ(a.assemble<double>(AssemblyMethod::deterministic).matrix.value.to_host(),
+              b.assemble<double>(AssemblyMethod::deterministic).matrix.value.to_host()) << d << "D space-time";
+  }
+}

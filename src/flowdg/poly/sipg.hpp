@@ -126,6 +126,12 @@ struct SipgOptions {
   /// those rows with every local column (owned elements' unknowns first, then the others'). The
   /// deterministic and atomic ways only.
   index_t owned_elements = -1;
+  /// The deterministic assembly's last step, the sum of each block's contributions: one thread per
+  /// matrix entry of a block (the default: reads and writes coalesced, many threads) or one thread
+  /// per block (the first version, kept for A/B: flowdg bench-sipg --reduction block). The same
+  /// bits either way (each entry's contributions are added in the same order).
+  enum class Reduction { per_entry, per_block };
+  Reduction reduction = Reduction::per_entry;
 };
 
 /// "full" or "reduced" (InputError otherwise, naming `where`).

@@ -102,6 +102,7 @@ SipgBenchResult run_sipg_bench(const SipgBenchOptions& options, std::FILE* log) 
   for (int p : options.degrees) {
     SipgOptions sipg_options;
     sipg_options.degree = p;
+    sipg_options.reduction = options.reduction;
     const SipgDiscretisation sipg(poly, coefficients, sipg_options, options.backend);
     for (const std::string& precision : options.precisions)
       for (AssemblyMethod method : options.methods) {
@@ -162,6 +163,7 @@ SipgBenchResult run_sipg_bench(const SipgBenchOptions& options, std::FILE* log) 
     for (int p : options.degrees)
       for (int k = 0; k < options.parts; ++k) {
         SipgOptions sipg_options;
+        sipg_options.reduction = options.reduction;
         sipg_options.degree = p;
         sipg_options.owned_elements = parts[static_cast<std::size_t>(k)].n_owned;
         const Coefficients local = bench_coefficients(options.coefficients, poly.dimension, part_mesh[static_cast<std::size_t>(k)].boundary_names.size());

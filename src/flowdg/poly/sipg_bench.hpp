@@ -32,6 +32,8 @@ struct SipgBenchOptions {
   /// precision only: the largest part's time is what as many devices would take, each assembling
   /// its part (the assembly needs no communication once the parts are set up).
   int parts = 1;
+  /// The deterministic way's block reduction (SipgOptions::reduction): "entry" or "block" (A/B).
+  SipgOptions::Reduction reduction = SipgOptions::Reduction::per_entry;
 };
 
 /// One part's assembly (SipgBenchOptions::parts).

@@ -573,6 +573,55 @@ struct ReduceBlocks {
   }
 };
 
+/// The same sums as ReduceBlocks, one thread per entry (i, j) of a block: thread t is entry
+/// (r / width, r % width), r = t % width^2, of block t / width^2 (width: the largest local size;
+/// threads outside a smaller block return). Each entry's contributions are added in ReduceBlocks'
+/// order, so the bits are the same; neighbouring threads read and write neighbouring values.
+template <class Real>
+struct ReduceBlockEntries {
+  KernelView k;
+  index_t n_elements;
+  View<const index_t> row_start;  ///< the CSR's
+  View<const Real> scratch;
+  View<Real> value;               ///< the CSR's
+  int dimension;
+  index_t width;
+  FLOWDG_HD void operator()(index_t t) const {
+    const int D = dimension;
+    const index_t b = t / (width * width), r = t % (width * width), i = r / width, j = r % width;
+    if (b < n_elements) {
+      const index_t e = b;
+      if (e >= k.owned) return;
+      const index_t n = k.local(k.degree[e], D);
+      if (i >= n || j >= n) return;
+      Real sum = 0;
+      for (index_t s = k.simplex_start[e]; s < k.simplex_start[e + 1]; ++s) sum += scratch[k.simplex_offset[s] + i * n + j];
+      for (index_t f = k.boundary_start[e]; f < k.boundary_start[e + 1]; ++f) sum += scratch[k.boundary_offset[f] + i * n + j];
+      for (index_t a = k.element_interface_start[e]; a < k.element_interface_start[e + 1]; ++a) {
+        const index_t interface = k.element_interfaces[a];
+        const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
+        const index_t n1 = k.local(k.degree[first], D), n2 = k.local(k.degree[second], D);
+        const index_t skip = first == e ? 0 : n1 * n1 + 2 * n1 * n2;
+        for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f)
+          sum += scratch[k.interior_offset[f] + skip + i * n + j];
+      }
+      value[row_start[k.dof_start[e] + i] + k.diagonal_offset[e] + j] = sum;
+      return;
+    }
+    const index_t interface = (b - n_elements) / 2;
+    const int side = static_cast<int>((b - n_elements) % 2);
+    const index_t first = k.interface_elements[2 * interface], second = k.interface_elements[2 * interface + 1];
+    const index_t n1 = k.local(k.degree[first], D), n2 = k.local(k.degree[second], D);
+    const index_t row_element = side == 0 ? first : second, nr = side == 0 ? n1 : n2, nc = side == 0 ? n2 : n1;
+    if (row_element >= k.owned || i >= nr || j >= nc) return;
+    const index_t skip = side == 0 ? n1 * n1 : n1 * n1 + n1 * n2;
+    Real sum = 0;
+    for (index_t f = k.interface_start[interface]; f < k.interface_start[interface + 1]; ++f)
+      sum += scratch[k.interior_offset[f] + skip + i * nc + j];
+    value[row_start[k.dof_start[row_element] + i] + k.interface_offset[2 * interface + side] + j] = sum;
+  }
+};
+
 /// The space-time solution of the previous slab (coefficients `solution`, slab map `slab`) at the
 /// top of that slab (tau = +1) at the volume points of sub-simplex `group[t]`: the values u_h^-
 /// that the next slab's time jump takes (out[s nqv + q]).

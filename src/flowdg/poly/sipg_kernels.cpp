@@ -1,6 +1,7 @@
 // The SIPG assembly's launches (nvcc compiles this file when CUDA is on): the pattern of Approach
 // 2, the element / interior / boundary kernels by degree group, the three ways of summing their
 // blocks into CSR, and the right-hand side. poly/sipg.hpp describes the method.
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -212,8 +213,15 @@ AssembledSystem<Real> SipgDiscretisation::assemble(AssemblyMethod method) const 
     linalg::CsrMatrix<Real> matrix;
     matrix.rows = matrix.cols = rows;
     matrix.value = Array<Real>(space, column.size());
-    for_each(backend_, K + 2 * mesh_.n_interfaces(),
-             ReduceBlocks<Real>{k, K, row_start.view(), values.view(), matrix.value.view(), mesh_.dimension});
+    if (options_.reduction == SipgOptions::Reduction::per_block) {
+      for_each(backend_, K + 2 * mesh_.n_interfaces(),
+               ReduceBlocks<Real>{k, K, row_start.view(), values.view(), matrix.value.view(), mesh_.dimension});
+    } else {
+      index_t width = 0;
+      for (const int p : degrees_) width = std::max<index_t>(width, local_size(p, mesh_.dimension, options_.space, time_degree_));
+      for_each(backend_, (K + 2 * mesh_.n_interfaces()) * width * width,
+               ReduceBlockEntries<Real>{k, K, row_start.view(), values.view(), matrix.value.view(), mesh_.dimension, width});
+    }
     matrix.row_start = std::move(row_start);
     matrix.column = std::move(column);
     system.matrix = std::move(matrix);
