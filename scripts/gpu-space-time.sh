@@ -20,6 +20,8 @@
 #             one rank per GPU (more ranks than GPUs skipped unless SHARE_GPUS=1), a table of the
 #             slowest rank's index / quadrature / assembly times, GMRES and the error; and
 #             tests/mpi/sipg_run.sh with the cuda backend
+#   reduce-ab the deterministic assembly's block reduction, a thread per entry against one per block
+#             (bench-sipg --reduction, the parts benchmark's mesh, whole and 4 parts)
 #   gmres-ab  GMRES's orthogonalisation, classical twice (fused) against modified, on the mpi case
 #             (AB_RANKS, default 1 2) and the space-time timing case at p = 2
 # Expects NO_TESTS=1 scripts/make-bundle.sh build (PARTS without tests) or ONLY_TESTS=1 (tests).
@@ -116,6 +118,18 @@ PY
     > "$out/logs/sipg_run.log" 2>&1
   note "sipg_run.sh on the device (ranks sharing the GPUs): exit $?"
   grep -E "^(ok|FAILED)" "$out/logs/sipg_run.log" | cut -c1-160 | tee -a "$summary"
+fi
+if [[ $parts == *reduce-ab* ]]; then
+  # A/B of the deterministic assembly's block reduction (flowdg bench-sipg --reduction): one thread
+  # per block entry against one per block, on the parts benchmark's mesh, whole and in 4 parts
+  n=${PARTS_N:-40}
+  for reduction in entry block; do
+    timeout "${PARTS_LIMIT:-200}" .bundle/run flowdg bench-sipg "builtin:box?n=$n" --agglomerate $((n * n * n * 6 / 32)) --degrees 1,2,3 \
+      --precision double --methods deterministic --repeat 3 --parts 4 --reduction $reduction --backend cuda \
+      --output "$out/reduce_$reduction.json" > "$out/logs/reduce_$reduction.log" 2>&1
+    note "reduction $reduction: exit $?"
+    sed -n '/^SIPG assembly/,$p' "$out/logs/reduce_$reduction.log" | tee -a "$summary"
+  done
 fi
 if [[ $parts == *gmres-ab* ]]; then
   # A/B of GMRES's orthogonalisation on the device ([solver] orthogonalization): classical
