@@ -333,8 +333,7 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
 SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart,
                              std::shared_ptr<const Communicator> communicator) {
   if (communicator != nullptr && communicator->size() > 1) {
-    if (config.has("time"))
-      throw InputError("a space-time SIPG case ([time] table) runs on one rank: run it without mpirun (steady SIPG cases run distributed)");
+    if (config.has("time")) return run_space_time_case(config, backend, restart, communicator);
     if (!restart.empty()) throw InputError("a steady SIPG case (no [time] table) is one solve: it takes no --restart");
     return run_distributed_sipg_case(config, backend, std::move(communicator));
   }
@@ -465,6 +464,43 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::s
 
 namespace {
 
+/// A distributed run's part of the polytopic mesh (poly/poly_partition.hpp): rank 0 partitions the
+/// agglomerates with METIS (weights: their fine elements) and sends the assignment; each rank
+/// extracts and builds its part (collective; prints the partition on rank 0).
+struct CasePart {
+  poly::PolyPart part;
+  poly::PolyMesh mesh;
+  index_t elements = 0;  ///< the whole polytopic mesh's
+  double seconds = 0;    ///< the slowest rank's
+  double ghosts = 0;     ///< ghost elements over all ranks
+};
+
+CasePart make_case_part(const PolyCaseMesh& loaded, const Communicator& world) {
+  const int rank = world.rank(), ranks = world.size();
+  CasePart out;
+  out.elements = *std::max_element(loaded.assignment.begin(), loaded.assignment.end()) + 1;
+  const index_t n = out.elements;
+  if (n < ranks)
+    throw InputError(cat("the polytopic mesh has ", n, " elements for ", ranks, " ranks: each rank needs at least one (fewer ranks or a larger agglomerate)"));
+  const auto start = Clock::now();
+  const Connectivity connectivity = build_connectivity(loaded.fine);
+  std::vector<int> rank_of;
+  if (rank == 0) rank_of = poly::partition_agglomerates(loaded.fine, connectivity, loaded.assignment, n, ranks);
+  world.broadcast(rank_of, 0);
+  out.part = poly::extract_poly_part(loaded.fine, connectivity, loaded.assignment, n, rank_of, rank);
+  const Connectivity local_connectivity = build_connectivity(out.part.fine);
+  out.mesh = poly::build_poly_mesh(out.part.fine, local_connectivity, out.part.agglomerate, loaded.build);
+  out.seconds = world.max(seconds_since(start));
+  const double owned_count = static_cast<double>(out.part.n_owned);
+  const double largest = world.max(owned_count), smallest = -world.max(-owned_count);
+  out.ghosts = world.sum(static_cast<double>(out.part.n_ghost));
+  if (rank == 0)
+    std::printf("flowdg: distributed over %s: METIS on the %lld elements (weights: fine elements), %g to %g per rank, %g ghosts in all; parts "
+                "built in %.3g s\n",
+                world.describe().c_str(), static_cast<long long>(n), smallest, largest, out.ghosts, out.seconds);
+  return out;
+}
+
 /// mpirun -np N flowdg run of a steady SIPG case (issue 19 item 4): rank 0 agglomerates the fine
 /// mesh and partitions the agglomerates (METIS, weighted by their fine elements); each rank builds
 /// its part (poly/poly_partition.hpp), assembles its rows on its device and takes part in the
@@ -490,27 +526,11 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
   const bool write_vtu = output.bool_or("vtu", true);
   const PolyCaseMesh loaded = load_poly_case_mesh(config, &world);
   const Mesh& fine = loaded.fine;
-  const index_t n = *std::max_element(loaded.assignment.begin(), loaded.assignment.end()) + 1;
-  if (n < ranks)
-    throw InputError(cat("the polytopic mesh has ", n, " elements for ", ranks, " ranks: each rank needs at least one (fewer ranks or a larger agglomerate)"));
-
-  // ---- partition (rank 0, sent to all) and this rank's part
-  auto start = Clock::now();
-  const Connectivity connectivity = build_connectivity(fine);
-  std::vector<int> rank_of;
-  if (root) rank_of = poly::partition_agglomerates(fine, connectivity, loaded.assignment, n, ranks);
-  world.broadcast(rank_of, 0);
-  const poly::PolyPart part = poly::extract_poly_part(fine, connectivity, loaded.assignment, n, rank_of, rank);
-  const Connectivity local_connectivity = build_connectivity(part.fine);
-  const poly::PolyMesh mesh = poly::build_poly_mesh(part.fine, local_connectivity, part.agglomerate, loaded.build);
-  const double part_seconds = world.max(seconds_since(start));
-  const double owned_count = static_cast<double>(part.n_owned);
-  const double largest = world.max(owned_count), smallest = -world.max(-owned_count);
-  const double ghost_total = world.sum(static_cast<double>(part.n_ghost));
-  if (root)
-    std::printf("flowdg: distributed over %s: METIS on the %lld elements (weights: fine elements), %g to %g per rank, %g ghosts in all; parts "
-                "built in %.3g s\n",
-                world.describe().c_str(), static_cast<long long>(n), smallest, largest, ghost_total, part_seconds);
+  const CasePart held = make_case_part(loaded, world);
+  const poly::PolyPart& part = held.part;
+  const poly::PolyMesh& mesh = held.mesh;
+  const index_t n = held.elements;
+  const double part_seconds = held.seconds, ghost_total = held.ghosts;
 
   // ---- problem and discretisation of the part
   const poly::PolyProblem problem = poly::make_problem(config.table("problem"), mesh);
@@ -518,7 +538,7 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
     std::printf("flowdg: problem %s\n", problem.description.c_str());
     for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
   }
-  start = Clock::now();
+  auto start = Clock::now();
   poly::SipgOptions options = settings.sipg;
   options.owned_elements = part.n_owned;
   const poly::SipgDiscretisation sipg(mesh, problem.coefficients, options, backend);
@@ -670,8 +690,13 @@ std::string fixed(double value, int digits = 6) {
 
 }  // namespace
 
-SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart) {
+SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart,
+                                   std::shared_ptr<const Communicator> communicator) {
   const auto run_start = Clock::now();
+  // several ranks: each its part of the polytopic mesh, the slabs solved over all of them
+  const bool distributed = communicator != nullptr && communicator->size() > 1;
+  const Communicator* world = distributed ? communicator.get() : nullptr;
+  const bool root = !distributed || world->rank() == 0;
   config.allow_only({"case", "mesh", "solver", "problem", "output", "time"});
   const Config case_table = config.table("case");
   case_table.allow_only({"name", "description"});
@@ -722,19 +747,31 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
   if (every < 1) throw InputError(cat(output.where(), " every = ", every, ": write the solution every N >= 1 slabs"));
   if (checkpoint_every < 1) throw InputError(cat(output.where(), " checkpoint_every = ", checkpoint_every, ": every N >= 1 slabs"));
 
-  const PolyCaseMesh loaded = load_poly_case_mesh(config);
-  const poly::PolyMesh& mesh = loaded.mesh;
+  if (distributed && settings.linear_solver == "direct")
+    throw InputError(cat(solver_table.where(), " linear_solver = \"direct\": the sparse direct solve runs on one rank; under mpirun use "
+                                               "gmres or bicgstab (auto picks gmres)"));
+  const PolyCaseMesh loaded = load_poly_case_mesh(config, world);
+  std::optional<CasePart> held;
+  if (distributed) held.emplace(make_case_part(loaded, *world));
+  const poly::PolyMesh& mesh = distributed ? held->mesh : loaded.mesh;
+  const index_t whole_elements = distributed ? held->elements : mesh.n_elements();
   const poly::ParabolicProblem problem = poly::make_parabolic_problem(config.table("problem"), mesh);
-  std::printf("flowdg: problem %s\n", problem.description.c_str());
-  for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
+  if (root) {
+    std::printf("flowdg: problem %s\n", problem.description.c_str());
+    for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
+  }
   auto setup_start = Clock::now();
-  poly::SipgDiscretisation st(mesh, problem.coefficients(start), settings.sipg, backend);
+  poly::SipgOptions options = settings.sipg;
+  if (distributed) options.owned_elements = held->part.n_owned;
+  poly::SipgDiscretisation st(mesh, problem.coefficients(start), options, backend);
   const int p = settings.sipg.degree;
-  std::printf("flowdg: space-time SIPG, %s space p = %d%s, %lld slabs of dt = %s on [%s, %s], %lld unknowns per slab, %d time points "
+  // every element has p's unknowns (one degree): element g of the whole mesh holds [g n, (g + 1) n), n = per_element
+  const index_t per_element = st.dof_start()[1] - st.dof_start()[0], whole_dofs = whole_elements * per_element;
+  if (root) std::printf("flowdg: space-time SIPG, %s space p = %d%s, %lld slabs of dt = %s on [%s, %s], %lld unknowns per slab, %d time points "
               "(set-up %.3g s)\n",
               poly::local_space_name(st.local_space()), p,
               st.local_space() == poly::LocalSpace::full ? cat(" (time degree ", st.time_degree(), ")").c_str() : "", slabs,
-              fixed(dt).c_str(), fixed(start).c_str(), fixed(end).c_str(), static_cast<long long>(st.dofs()), st.time_points(),
+              fixed(dt).c_str(), fixed(start).c_str(), fixed(end).c_str(), static_cast<long long>(whole_dofs), st.time_points(),
               seconds_since(setup_start));
   const std::string layout = cat("slabs ", poly::local_space_name(st.local_space()), " q ", st.time_degree(), " count ", slabs,
                                  " start ", fixed(start, 17), " end ", fixed(end, 17), " penalty ", fixed(settings.sipg.penalty, 17));
@@ -743,36 +780,49 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
 
   // ---- the start: the initial condition, or a checkpoint's last slab
   long long first = 0;
+  // the local solution: every local element's unknowns (a part: owned, ghosts, fillers' zeros)
   std::vector<double> x(static_cast<std::size_t>(st.dofs()), 0.0);
   double l2l2_squared = 0, dg_squared = 0, jump_squared = 0;
-  if (!restart.empty()) {
+  if (!restart.empty()) {  // every rank reads the file (the whole mesh's numbering) and keeps its elements
     const Checkpoint checkpoint = read_checkpoint(restart);
-    check_compatible(checkpoint, mesh.n_elements(), hash, loaded.spec, p, "space_time_sipg");
-    if (checkpoint.n_basis_total != st.dofs() || checkpoint.scheme != layout)
+    check_compatible(checkpoint, whole_elements, hash, loaded.spec, p, "space_time_sipg");
+    if (checkpoint.n_basis_total != whole_dofs || checkpoint.scheme != layout ||
+        static_cast<index_t>(checkpoint.coefficients.size()) != whole_dofs)
       throw InputError(cat("the checkpoint ", restart, " is of another space-time layout (checkpoint: '", checkpoint.scheme, "', ",
-                           checkpoint.n_basis_total, " unknowns; this case: '", layout, "', ", st.dofs(), " unknowns)"));
+                           checkpoint.n_basis_total, " unknowns; this case: '", layout, "', ", whole_dofs, " unknowns)"));
     if (checkpoint.step < 1 || checkpoint.step > slabs)
       throw InputError(cat("the checkpoint ", restart, " is after slab ", checkpoint.step, " of ", slabs));
     first = checkpoint.step;
-    x = checkpoint.coefficients;
+    if (!distributed) {
+      x = checkpoint.coefficients;
+    } else {
+      const poly::PolyPart& part = held->part;
+      for (index_t j = 0; j < part.n_owned + part.n_ghost; ++j)
+        for (index_t i = 0; i < per_element; ++i)
+          x[static_cast<std::size_t>(j * per_element + i)] =
+              checkpoint.coefficients[static_cast<std::size_t>(part.global[static_cast<std::size_t>(j)] * per_element + i)];
+    }
     if (checkpoint.accumulators.size() == 3) {
       l2l2_squared = checkpoint.accumulators[0];
       dg_squared = checkpoint.accumulators[1];
       jump_squared = checkpoint.accumulators[2];
     }
     st.top_trace(Array<double>(space, x), dt);
-    std::printf("flowdg: restart from %s: slab %lld of %lld done (t = %s)\n", restart.c_str(), first, slabs, fixed(checkpoint.time).c_str());
+    if (root) std::printf("flowdg: restart from %s: slab %lld of %lld done (t = %s)\n", restart.c_str(), first, slabs, fixed(checkpoint.time).c_str());
   } else {
     st.set_initial_trace(problem.initial(start));
   }
-  std::filesystem::create_directories(directory);
-  std::ofstream(directory + "/case.toml") << config.to_toml();
+  if (root) {
+    std::filesystem::create_directories(directory);
+    std::ofstream(directory + "/case.toml") << config.to_toml();
+  }
+  if (distributed) world->barrier();
 
   // slabs.csv: the rows up to the start kept (a restart continues the file)
   const std::string csv_path = directory + "/slabs.csv";
   const std::string header = "slab,t_start,t_end,reassembled,sample_seconds,assembly_seconds,factor_seconds,solve_seconds,iterations,"
                              "relative_residual,l2_at_end,l2l2_so_far,energy_so_far,error_seconds,vtu_seconds";
-  {
+  if (root) {
     std::vector<std::string> kept;
     if (first > 0) {
       std::ifstream in(csv_path);
@@ -787,20 +837,31 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
     csv << header << "\n";
     for (const auto& line : kept) csv << line << "\n";
   }
-  euler2d::PvdSeries series(directory + "/solution.pvd");
-  if (first > 0) series.resume(start + static_cast<double>(first) * dt + 0.5 * dt);
+  std::optional<euler2d::PvdSeries> series;  // rank 0's
+  if (root) {
+    series.emplace(directory + "/solution.pvd");
+    if (first > 0) series->resume(start + static_cast<double>(first) * dt + 0.5 * dt);
+  }
 
   // ---- the solver
   std::string method = settings.linear_solver;
-  if (method == "auto") method = st.dofs() <= settings.direct_limit ? "direct" : "gmres";
+  if (method == "auto") method = !distributed && st.dofs() <= settings.direct_limit ? "direct" : "gmres";
   if (method == "cg")
     throw InputError(cat(solver_table.where(), " linear_solver = \"cg\": the space-time system is not symmetric (the time derivative "
                                                "and the time jump); gmres, bicgstab or direct"));
   linalg::CsrMatrix<double> matrix;
   std::optional<linalg::SparseLu> lu;
   std::unique_ptr<linalg::Preconditioner<double>> preconditioner;
+  std::unique_ptr<linalg::LinearOperator<double>> op;  // the matrix, or a part's rows over the ranks
+  const linalg::DistributedCsrOperator<double>* parts = nullptr;
+  const HaloPlan unknowns = distributed ? linalg::unknowns_plan(held->part.halo, st.dof_start()) : HaloPlan{};
+  const index_t owned = st.owned_dofs();
+  linalg::KrylovOptions krylov = settings.krylov;
+  if (distributed) krylov.global_sum = [world](std::vector<double>& values) { world->sum(values); };
+  const std::vector<index_t> blocks(st.dof_start().begin(), st.dof_start().begin() + st.owned_elements() + 1);
   bool have_matrix = false;
-  Array<double> xd(space, x);
+  Array<double> xd(space, x);                             // the local solution on the backend (the top trace reads it)
+  Array<double> xo(space, std::vector<double>(x.begin(), x.begin() + owned));  // the owned unknowns: the Krylov vector
   const auto exact_at = [&problem](double t) { return problem.exact(t); };
   const auto gradient_at = [&problem](double t) { return problem.exact_gradient(t); };
   double total_sample = 0, total_assembly = 0, total_factor = 0, total_solve = 0, total_error = 0, total_output = 0, last_top = 0;
@@ -830,17 +891,30 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
       ++assemblies;
       have_matrix = true;
       mark = Clock::now();
+      std::string factor_failure;
       try {
         if (method == "direct") {
           lu.emplace(matrix);
         } else if (settings.preconditioner == "block-jacobi") {
-          preconditioner = std::make_unique<linalg::BlockJacobi<double>>(matrix, st.dof_start(), space);
+          preconditioner = std::make_unique<linalg::BlockJacobi<double>>(matrix, blocks, space);
         } else {
           preconditioner = std::make_unique<linalg::IdentityPreconditioner<double>>();
         }
       } catch (const NumericalError& error) {
-        failure = cat("slab ", n + 1, ": ", error.what());
+        factor_failure = cat("slab ", n + 1, ": ", error.what());
+      }
+      // a rank whose blocks fail stops every rank (collective)
+      if (distributed ? world->any(!factor_failure.empty()) : !factor_failure.empty()) {
+        failure = factor_failure.empty() ? cat("slab ", n + 1, ": another rank's block Jacobi preconditioner failed") : factor_failure;
+        if (!factor_failure.empty() && distributed) std::fprintf(stderr, "flowdg: rank %d: %s\n", world->rank(), factor_failure.c_str());
         break;
+      }
+      if (distributed) {
+        auto distributed_op = std::make_unique<linalg::DistributedCsrOperator<double>>(matrix, owned, unknowns, communicator);
+        parts = distributed_op.get();
+        op = std::move(distributed_op);
+      } else {
+        op = std::make_unique<linalg::CsrOperator<double>>(matrix);
       }
       factor_seconds = seconds_since(mark);
     } else {
@@ -858,17 +932,24 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
         break;
       }
       xd = Array<double>(space, x);
+      xo = Array<double>(space, x);
     } else {
-      // the previous slab's coefficients are the initial guess (xd holds them)
+      // the previous slab's coefficients are the initial guess (xo holds them)
       const linalg::SolveResult result =
-          method == "gmres" ? linalg::gmres<double>(backend, matrix, rhs.view(), xd.view(), *preconditioner, settings.krylov)
-                            : linalg::bicgstab<double>(backend, matrix, rhs.view(), xd.view(), *preconditioner, settings.krylov);
+          method == "gmres" ? linalg::gmres<double>(backend, *op, rhs.view(), xo.view(), *preconditioner, krylov)
+                            : linalg::bicgstab<double>(backend, *op, rhs.view(), xo.view(), *preconditioner, krylov);
       iterations = result.iterations;
       residual = result.relative_residual;
       total_iterations += iterations;
       if (!result.converged) {
         failure = cat("slab ", n + 1, " (t = ", fixed(t0), " to ", fixed(t1), "): ", linalg::describe(result));
         break;
+      }
+      if (parts != nullptr) {  // the owned unknowns and the ghosts' (the errors' interfaces read them)
+        const View<const double> local = parts->with_ghosts(backend, xo.view());
+        copy_bytes(xd.data(), space, local.data, space, sizeof(double) * static_cast<std::size_t>(local.size()));
+      } else {
+        xd.copy_from(xo);
       }
       x = xd.to_host();
     }
@@ -880,10 +961,12 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
     mark = Clock::now();
     if (problem.has_exact()) {
       const poly::SlabErrors e = st.slab_errors(x, exact_at, gradient_at);
-      l2l2_squared += e.l2l2_squared;
-      dg_squared += e.dg_squared;
-      jump_squared += e.jump_squared;
-      last_top = e.top_l2;
+      std::vector<double> sums{e.l2l2_squared, e.dg_squared, e.jump_squared, e.top_l2 * e.top_l2};
+      if (distributed) world->sum(sums);  // every rank's owned elements
+      l2l2_squared += sums[0];
+      dg_squared += sums[1];
+      jump_squared += sums[2];
+      last_top = std::sqrt(sums[3]);
     }
     const double energy = std::sqrt(dg_squared + 0.5 * last_top * last_top + 0.5 * jump_squared);
     const double error_seconds = seconds_since(mark);
@@ -912,38 +995,69 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
         fields.push_back({"u_exact", 1, std::move(exact)});
         fields.push_back({"error", 1, std::move(error)});
       }
-      const std::string file = cat("solution_", done, ".vtu");
-      poly::write_poly_vtu(directory + "/" + file, mesh, fields, t1);
-      series.add(t1, file);
+      if (!distributed) {
+        const std::string file = cat("solution_", done, ".vtu");
+        poly::write_poly_vtu(directory + "/" + file, mesh, fields, t1);
+        series->add(t1, file);
+      } else {  // each rank its piece, rank 0 the .pvtu that the series lists
+        const poly::PolyPart& part = held->part;
+        const poly::PolyVtuPart piece{part.n_owned, part.global, part.fine_global};
+        poly::write_poly_vtu(cat(directory, "/solution_", done, "_", world->rank(), ".vtu"), mesh, fields, t1, &piece);
+        world->barrier();
+        if (root) {
+          std::vector<std::string> pieces;
+          for (int k = 0; k < world->size(); ++k) pieces.push_back(cat("solution_", done, "_", k, ".vtu"));
+          const std::string file = cat("solution_", done, ".pvtu");
+          poly::write_poly_pvtu(directory + "/" + file, pieces, fields, t1);
+          series->add(t1, file);
+        }
+      }
     }
     {  // this slab's line, with the seconds its output took (VTU) before its checkpoint
       const double output_seconds = seconds_since(mark);
       total_output += output_seconds;
-      std::ofstream csv(csv_path, std::ios::app);
-      char tail[64];
-      std::snprintf(tail, sizeof tail, ",%.6g\n", output_seconds);
-      csv << csv_line << tail;
+      if (root) {
+        std::ofstream csv(csv_path, std::ios::app);
+        char tail[64];
+        std::snprintf(tail, sizeof tail, ",%.6g\n", output_seconds);
+        csv << csv_line << tail;
+      }
     }
     interrupted = InterruptGuard::received();
+    if (distributed) interrupted = static_cast<int>(world->max(interrupted));  // every rank stops after the same slab
     stopped_early = interrupted != 0 || (max_slabs > 0 && done - first >= max_slabs && done < slabs);
     if (done % checkpoint_every == 0 || done == slabs || stopped_early) {
       Checkpoint checkpoint;
       checkpoint.case_toml = config.to_toml();
       checkpoint.mesh_source = loaded.spec;
       checkpoint.mesh_hash = hash;
-      checkpoint.n_elements = mesh.n_elements();
+      checkpoint.n_elements = whole_elements;
       checkpoint.order = p;
       checkpoint.n_variables = 1;
       checkpoint.time = t1;
       checkpoint.step = done;
       checkpoint.scheme = layout;
       checkpoint.physics = "space_time_sipg";
-      checkpoint.n_basis_total = st.dofs();
-      checkpoint.coefficients = x;
+      checkpoint.n_basis_total = whole_dofs;
       checkpoint.accumulators = {l2l2_squared, dg_squared, jump_squared};
-      write_checkpoint(directory + "/checkpoint.h5", checkpoint);
+      if (!distributed) {
+        checkpoint.coefficients = x;
+      } else {  // the owned elements' unknowns gathered on rank 0 in the whole mesh's numbering
+        const poly::PolyPart& part = held->part;
+        std::vector<double> ids(part.global.begin(), part.global.begin() + part.n_owned);
+        const std::vector<double> all_ids = world->gather(ids, 0);
+        const std::vector<double> all_values = world->gather(std::vector<double>(x.begin(), x.begin() + owned), 0);
+        if (root) {
+          checkpoint.coefficients.assign(static_cast<std::size_t>(whole_dofs), 0.0);
+          for (std::size_t k = 0; k < all_ids.size(); ++k)
+            for (index_t i = 0; i < per_element; ++i)
+              checkpoint.coefficients[static_cast<std::size_t>(static_cast<index_t>(all_ids[k]) * per_element + i)] =
+                  all_values[k * static_cast<std::size_t>(per_element) + static_cast<std::size_t>(i)];
+        }
+      }
+      if (root) write_checkpoint(directory + "/checkpoint.h5", checkpoint);
     }
-    if (done % progress_every == 0 || done == slabs || done == first + 1)
+    if (root && (done % progress_every == 0 || done == slabs || done == first + 1))
       std::printf("slab %lld/%lld t = %s: %s%s%s\n", done, slabs, fixed(t1).c_str(),
                   method == "direct" ? cat("direct").c_str() : cat(iterations, " iterations").c_str(),
                   reassembling ? ", reassembled" : "",
@@ -954,8 +1068,8 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
 
   // ---- summary
   SipgCaseResult result;
-  result.elements = mesh.n_elements();
-  result.dofs = st.dofs();
+  result.elements = whole_elements;
+  result.dofs = whole_dofs;
   result.converged = failure.empty();
   result.output_directory = directory;
   const double energy = std::sqrt(dg_squared + 0.5 * last_top * last_top + 0.5 * jump_squared);
@@ -963,15 +1077,17 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
     result.has_errors = true;
     result.l2_error = std::sqrt(l2l2_squared);
     result.dg_error = energy;
-    std::printf("flowdg: errors: L2(L2) %.6e, energy %.6e, L2 at t = %s %.6e\n", result.l2_error, energy,
+    if (root) std::printf("flowdg: errors: L2(L2) %.6e, energy %.6e, L2 at t = %s %.6e\n", result.l2_error, energy,
                 fixed(start + static_cast<double>(done) * dt).c_str(), last_top);
   }
   const long long run_slabs = done - first;
+  if (distributed) world->barrier();
+  if (root) {
   json::Object summary;
   summary.add_string("case", config.where()).add_string("name", name).add_string("method", "sipg space-time")
-      .add_string("backend", to_string(backend)).add_string("device", describe(backend));
+      .add_string("backend", to_string(backend)).add_string("device", describe(backend)).add_integer("ranks", distributed ? world->size() : 1);
   json::Object mesh_json;
-  mesh_json.add_string("file", loaded.spec).add_integer("fine_elements", loaded.fine.n_elements()).add_integer("elements", mesh.n_elements())
+  mesh_json.add_string("file", loaded.spec).add_integer("fine_elements", loaded.fine.n_elements()).add_integer("elements", whole_elements)
       .add_integer("agglomerate_requested", loaded.requested).add_string("agglomeration", loaded.requested == 0 ? "none" : loaded.agglomeration)
       .add_integer("dimension", mesh.dimension).add_integer("interior_subfaces", mesh.n_interior_subfaces())
       .add_integer("boundary_subfaces", mesh.n_boundary_subfaces()).add_integer("quadrature_simplices", mesh.quadrature.n_simplices())
@@ -979,7 +1095,7 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
   summary.add("mesh", mesh_json.str(2));
   summary.add_string("problem", problem.description).add_bool("coefficients_vary_in_time", problem.operator_depends_on_time);
   summary.add_string("space", poly::local_space_name(st.local_space())).add_integer("degree", p).add_integer("time_degree", st.time_degree())
-      .add_integer("dofs_per_slab", st.dofs()).add_integer("time_points", st.time_points()).add_number("penalty", settings.sipg.penalty)
+      .add_integer("dofs_per_slab", whole_dofs).add_integer("time_points", st.time_points()).add_number("penalty", settings.sipg.penalty)
       .add_string("assembly", poly::assembly_method_name(settings.assembly)).add_string("linear_solver", method)
       .add_string("reassemble", reassemble);
   json::Object time_json;
@@ -1006,13 +1122,14 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
               "VTU %.3g s; the rest: mesh, set-up, checkpoints); wrote %s\n",
               run_slabs, seconds_since(run_start), total_sample, total_assembly, assemblies, total_factor, total_solve, total_error,
               total_output, directory.c_str());
+  }
   if (!failure.empty())
     throw NumericalError(cat("the space-time run stopped at ", failure, "; the slabs before it are in ", directory,
                              " (checkpoint.h5, slabs.csv", write_vtu ? ", solution_*.vtu" : "", ")"));
   if (interrupted != 0)
     throw Interrupted(interrupted, cat("interrupted by ", signal_name(interrupted), " after slab ", done, " of ", slabs, "; continue with --restart ",
                                        directory, "/checkpoint.h5"));
-  if (stopped_early)
+  if (stopped_early && root)
     std::printf("flowdg: stopped after %lld slabs (max_slabs); continue with --restart %s/checkpoint.h5\n", done - first, directory.c_str());
   return result;
 }

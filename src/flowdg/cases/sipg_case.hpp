@@ -43,7 +43,7 @@ struct SipgCaseResult {
 /// exchange of the ghosts' unknowns before every product, global sums; the direct solve is refused);
 /// the errors are the whole mesh's; each rank writes solution_<rank>.vtu (its own elements), rank 0
 /// solution.pvtu, summary.json (with per-rank assembly times), residuals.csv, case.toml. A
-/// space-time case is refused on several ranks.
+/// space-time case runs distributed too (run_space_time_case).
 SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::string& restart = "",
                              std::shared_ptr<const Communicator> communicator = nullptr);
 
@@ -54,6 +54,11 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::s
 /// end) and solution.pvd, slabs.csv (per slab: times, reassembled, sampling / assembly / factor /
 /// solve / error / VTU seconds, iterations, errors so far), checkpoint.h5 (every checkpoint_every slabs: restart
 /// with --restart), summary.json, case.toml. run_sipg_case calls it for a case with [time].
-SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart = "");
+/// Several ranks (communicator): each rank its part (as the steady case), every slab assembled by
+/// rows and solved by the distributed GMRES / BiCGStab (no direct solve), the errors summed over the
+/// ranks, per output slab one piece per rank and solution_<slab>.pvtu (listed by solution.pvd), the
+/// checkpoint gathered on rank 0 in the whole mesh's numbering (a restart works on any rank count).
+SipgCaseResult run_space_time_case(const Config& config, Backend backend, const std::string& restart = "",
+                                   std::shared_ptr<const Communicator> communicator = nullptr);
 
 }  // namespace flowdg
