@@ -19,6 +19,7 @@
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/curve.hpp"
 #include "flowdg/mesh/partition.hpp"
+#include "flowdg/mesh/periodic.hpp"
 #include "flowdg/mesh/gmsh_writer.hpp"
 #include "flowdg/mesh/mesh_info.hpp"
 #include "flowdg/poly/agglomerate.hpp"
@@ -178,6 +179,7 @@ void add_mesh_commands(CLI::App& app) {
     std::string spec, vtu, output, rings = "face";
     PartitionOptions partition;
     int depth = 1;
+    std::vector<std::string> periodic;
   };
   auto part = std::make_shared<PartitionCommand>();
   auto* partition = mesh->add_subcommand(
@@ -200,9 +202,58 @@ void add_mesh_commands(CLI::App& app) {
   partition->add_option("--ghost-rings", part->rings, "What joins a ring to the next: face or vertex")
       ->default_val("face")
       ->check(CLI::IsMember({"face", "vertex"}));
+  partition->add_option("--periodic", part->periodic,
+                        "Join a periodic pair before partitioning, as the case's [boundary.NAME] type = \"periodic\" does: "
+                        "NAME:PARTNER:dx,dy[,dz] (the case's translation taking NAME onto PARTNER; repeat per pair)");
   partition->callback([part] {
     const Mesh loaded = load_mesh(part->spec);
-    const Connectivity connectivity = build_connectivity(loaded);
+    Connectivity connectivity = build_connectivity(loaded);
+    // periodic pairs, joined as a case joins them: in tag order, each by its lower tag's table
+    std::vector<PeriodicPair> periodic;
+    {
+      struct Join {
+        int tag, partner;
+        PeriodicPair pair;
+      };
+      std::vector<Join> joins;
+      for (const std::string& text : part->periodic) {
+        const auto first = text.find(':'), second = first == std::string::npos ? first : text.find(':', first + 1);
+        if (second == std::string::npos)
+          throw InputError(cat("--periodic ", text, ": expected NAME:PARTNER:dx,dy[,dz], e.g. left:right:20,0"));
+        PeriodicPair pair{text.substr(0, first), text.substr(first + 1, second - first - 1), {}};
+        std::vector<double> shift;
+        try {
+          std::size_t start = second + 1;
+          while (start <= text.size()) {
+            const auto comma = text.find(',', start);
+            shift.push_back(std::stod(text.substr(start, comma - start)));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
+        } catch (const std::exception&) {
+          throw InputError(cat("--periodic ", text, ": the translation must be numbers dx,dy[,dz]"));
+        }
+        if (static_cast<int>(shift.size()) != loaded.dimension)
+          throw InputError(cat("--periodic ", text, ": the translation of a ", loaded.dimension, "D mesh has ", loaded.dimension, " numbers"));
+        pair.translation = Point3{shift[0], shift[1], loaded.dimension == 3 ? shift[2] : 0.0};
+        int tag = loaded.require_tag(pair.name), partner = loaded.require_tag(pair.partner);
+        if (partner < tag) {  // the case joins a pair from its lower tag: the translation the other way
+          std::swap(tag, partner);
+          std::swap(pair.name, pair.partner);
+          pair.translation = Point3{-pair.translation.x, -pair.translation.y, -pair.translation.z};
+        }
+        for (const Join& other : joins)
+          if (other.tag == tag || other.partner == tag || other.tag == partner || other.partner == partner)
+            throw InputError(cat("--periodic ", text, ": '", loaded.boundary_names[static_cast<std::size_t>(tag)], "' or '",
+                                 loaded.boundary_names[static_cast<std::size_t>(partner)], "' is already in a periodic pair"));
+        joins.push_back({tag, partner, pair});
+      }
+      std::sort(joins.begin(), joins.end(), [](const Join& a, const Join& b) { return a.tag < b.tag; });
+      for (const Join& join : joins) {
+        make_periodic(loaded, connectivity, join.tag, join.partner, join.pair.translation);
+        periodic.push_back(join.pair);
+      }
+    }
     const Partition result = partition_mesh(loaded, connectivity, part->partition);
     const int parts = part->partition.parts;
     std::printf("flowdg: %s in %d parts (METIS k-way, weights at p = %d): imbalance %.4f, %lld cut faces of %lld interior, %s\n",
@@ -219,7 +270,7 @@ void add_mesh_commands(CLI::App& app) {
                   result.load[static_cast<std::size_t>(p)] / (total / parts));
     if (!part->output.empty()) {
       const GhostLayers layers{part->depth, part->rings == "vertex"};
-      write_partitioned_mesh(part->output, loaded, connectivity, result.part, parts, layers);
+      write_partitioned_mesh(part->output, loaded, connectivity, result.part, parts, layers, periodic);
       std::printf("flowdg: wrote %s/{partition.toml, part_0..%d.msh, .elements} (ghost layers: %s)\n", part->output.c_str(), parts - 1,
                   describe(layers).c_str());
     }

@@ -22,7 +22,7 @@ expect() {  # expect NAME CODE FRAGMENT COMMAND...: exit code CODE and FRAGMENT 
 expect "more ranks than elements" 2 "needs at least as many elements" \
   "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_curved_quads.toml" --backend cpu \
   --set 'mesh.file="builtin:rectangle?nx=1&ny=1&cells=quadrilaterals"' --output "$work/a"
-# Periodic boundaries on a partitioned mesh's directory (its files do not carry the joins yet).
+# Periodic boundaries on a partitioned directory made without the pairs (flowdg mesh partition --periodic).
 "$flowdg" mesh partition "builtin:rectangle?nx=12&ny=12&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2" 2 -o "$work/periodic-parts" > /dev/null
 expect "periodic boundaries of a partitioned mesh" 2 "run the whole mesh" \
   "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_periodic.toml" --backend cpu --set "mesh.file=\"$work/periodic-parts\"" \

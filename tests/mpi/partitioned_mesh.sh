@@ -2,7 +2,9 @@
 # partitioned_mesh.sh FLOWDG DIFF MPIEXEC CASE_DIR: a mesh partitioned on disk (flowdg mesh partition
 # -o DIR), each rank reading only its part, gives the one-rank run's state bit for bit (the limiter
 # case with two vertex rings; the curvature walls of the annulus, whose circles the manifest keeps);
-# the wrong rank count and a ghost layer too thin for the case are refused on every rank.
+# periodic pairs joined by --periodic before partitioning; the wrong rank count, a ghost layer too
+# thin for the case and periodic boundaries the directory was not joined with are refused on every
+# rank.
 set -u
 source "$(dirname "$0")/common.sh"  # $work, run
 flowdg=$1 diff=$2 mpiexec=$3 cases=$4
@@ -21,6 +23,9 @@ check() {  # check NAME CASE MESH RANKS PARTITION-OPTIONS...
 }
 check limiter "$cases/euler2d_limiter.toml" "builtin:double-mach?ny=12" 3 --ghost-depth 2 --ghost-rings vertex
 check curvature "$cases/euler2d_tuned.toml" "builtin:annulus?refine=1" 4
+# periodic pairs joined before partitioning (given either way round), the joins in the part files
+periodic_mesh="builtin:rectangle?nx=12&ny=12&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2"
+check periodic "$cases/euler2d_periodic.toml" "$periodic_mesh" 3 --periodic left:right:20,0 --periodic top:bottom:0,-20
 expect() {
   local name=$1 fragment=$2
   shift 2
@@ -41,6 +46,17 @@ run "$work/thin.log" "$flowdg" mesh partition "builtin:double-mach?ny=12" 3 -o "
 expect "ghost layer too thin" "this case needs 2 vertex rings" \
   "$mpiexec" -np 3 --oversubscribe "$flowdg" run "$cases/euler2d_limiter.toml" --backend cpu --set "mesh.file=\"$work/thin\"" \
   --output "$work/y"
+run "$work/unjoined.log" "$flowdg" mesh partition "$periodic_mesh" 2 -o "$work/unjoined"
+expect "periodic boundaries of a partitioned mesh without --periodic" "was not partitioned with 'bottom' joined onto 'top'" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_periodic.toml" --backend cpu --set "mesh.file=\"$work/unjoined\"" \
+  --output "$work/w"
+# one pair joined (given the other way round: accepted for left and right), the other missing
+run "$work/one-pair.log" "$flowdg" mesh partition "$periodic_mesh" 2 -o "$work/one-pair" --periodic right:left:-20,0
+expect "a pair missing" "partition it with flowdg mesh partition ... --periodic bottom:top:0,20" \
+  "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_periodic.toml" --backend cpu --set "mesh.file=\"$work/one-pair\"" \
+  --output "$work/v"
+expect "a translation that joins nothing" "has no partner" "$flowdg" mesh partition "$periodic_mesh" 2 -o "$work/bad-shift" \
+  --periodic bottom:top:0,10
 expect "no partition.toml" "not a partitioned mesh" \
   "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_limiter.toml" --backend cpu --set "mesh.file=\"$work\"" \
   --output "$work/z"

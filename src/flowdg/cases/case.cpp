@@ -315,6 +315,11 @@ void read_mesh_part_of(const Config& mesh_table, const std::string& directory, c
   problem.connectivity = std::move(connectivity);
   adopt_part(problem, std::move(held), ranks, info.elements, info.mesh_hash, info.source.empty() ? directory : info.source,
              cat("the partitioned mesh ", directory));
+  if (!info.periodic.empty()) {
+    auto parallel = std::make_shared<Parallel>(*problem.parallel);
+    parallel->periodic_joined = info.periodic;
+    problem.parallel = std::move(parallel);
+  }
 }
 
 void read_mesh(const Config& config, Case& problem, const std::shared_ptr<const Communicator>& communicator) {
@@ -367,9 +372,6 @@ void read_boundaries(const Config& config, Case& problem) {
     table.allow_only({"type", "state", "center", "partner", "translation", "wall_velocity", "wall_temperature"});
     const std::string type = table.require_string("type");
     if (type == "periodic") {
-      if (problem.parallel != nullptr)
-        throw InputError(cat(table.where(), ": periodic boundaries of a partitioned mesh's directory are not supported yet (its files do ",
-                             "not carry the joins): run the whole mesh with mpirun, which partitions it at the start"));
       if (periodic_done[tag]) continue;
       const std::string partner = table.require_string("partner");
       const int partner_tag = problem.mesh.require_tag(partner);
@@ -378,7 +380,20 @@ void read_boundaries(const Config& config, Case& problem) {
         throw InputError(cat(table.where(), " translation: expected ", dim == 3 ? "[dx, dy, dz]" : "[dx, dy]", " taking '", name,
                              "' onto '", partner, "'"));
       const Point3 shift{(*translation)[0], (*translation)[1], dim == 3 ? (*translation)[2] : 0.0};
-      make_periodic(problem.mesh, problem.connectivity, static_cast<int>(tag), partner_tag, shift);
+      if (problem.parallel != nullptr) {
+        // a partitioned mesh's directory: its parts hold the joins already, made with these pairs
+        bool joined = false;
+        for (const PeriodicPair& pair : problem.parallel->periodic_joined)
+          joined = joined || (pair.name == name && pair.partner == partner && pair.translation.x == shift.x && pair.translation.y == shift.y &&
+                              pair.translation.z == shift.z);
+        if (!joined)
+          throw InputError(cat(table.where(), ": the partitioned mesh ", problem.parallel->mesh_source, " was not partitioned with '", name,
+                               "' joined onto '", partner, "' by this translation: partition it with flowdg mesh partition ... --periodic ",
+                               name, ":", partner, ":", shift.x, ",", shift.y, dim == 3 ? cat(",", shift.z) : std::string(),
+                               " (each pair of the case once), or run the whole mesh with mpirun"));
+      } else {
+        make_periodic(problem.mesh, problem.connectivity, static_cast<int>(tag), partner_tag, shift);
+      }
       periodic_done[tag] = periodic_done[partner_tag] = true;
       // The vortex wraps to its nearest image across a periodic direction.
       if (problem.initial.kind == physics::FlowKind::isentropic_vortex) {

@@ -25,6 +25,9 @@ struct Parallel {
   std::string mesh_source;              ///< the whole mesh's source
   GhostLayers layers{};
   std::string summary;                  ///< "4 ranks, METIS k-way: imbalance 1.02, 310 cut faces; ghost layers 1 face ring"
+  /// A partitioned mesh's directory: the periodic pairs its parts were joined with (its manifest),
+  /// which the case's periodic boundaries must be.
+  std::vector<PeriodicPair> periodic_joined;
   int rank() const { return communicator->rank(); }
   int size() const { return communicator->size(); }
   bool root() const { return communicator->rank() == 0; }

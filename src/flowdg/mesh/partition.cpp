@@ -453,14 +453,14 @@ std::string part_path(const std::string& directory, int k, const char* extension
 }  // namespace
 
 void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
-                            const std::vector<int>& part, int parts, const GhostLayers& layers) {
+                            const std::vector<int>& part, int parts, const GhostLayers& layers, const std::vector<PeriodicPair>& periodic) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) throw InputError(cat("cannot create the directory ", directory, ": ", error.message()));
-  for (const Face& face : connectivity.faces)
-    if (face.element_p >= 0 && is_periodic_join(mesh, face))
-      throw InputError(cat("partition: ", mesh.source, " has periodic joins, which a partitioned mesh's files do not carry yet: ",
-                           "run it with mpirun directly (the run partitions it at its start)"));
+  if (periodic.empty())
+    for (const Face& face : connectivity.faces)
+      if (face.element_p >= 0 && is_periodic_join(mesh, face))
+        throw InputError(cat("partition: ", mesh.source, " has periodic joins but no periodic pairs to record for the runs"));
   for (int k = 0; k < parts; ++k) {
     const MeshPart held = extract_part(mesh, connectivity, part, k, layers);
     write_gmsh(held.mesh, part_path(directory, k, ".msh"));
@@ -468,6 +468,11 @@ void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, cons
     std::ofstream out(path);
     out << "n_owned " << held.n_owned << "\n";
     for (std::size_t i = 0; i < held.global_element.size(); ++i) out << held.global_element[i] << " " << held.owner[i] << "\n";
+    if (!held.periodic_joins.empty()) {
+      out << "periodic_joins " << held.periodic_joins.size() << "\n";
+      for (const Face& join : held.periodic_joins)
+        out << join.element_m << " " << join.local_face_m << " " << join.element_p << " " << join.local_face_p << " " << join.orientation << "\n";
+    }
     if (!out) throw InputError(cat("cannot write ", path));
   }
   const std::string manifest = (std::filesystem::path(directory) / "partition.toml").string();
@@ -483,6 +488,18 @@ void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, cons
       << (layers.by_vertex ? "vertex" : "face") << "\"\nboundaries = [";
   for (std::size_t t = 0; t < mesh.boundary_names.size(); ++t) out << (t == 0 ? "\"" : ", \"") << mesh.boundary_names[t] << "\"";
   out << "]\n";
+  if (!periodic.empty()) {  // the pairs joined, "name:partner" and their translations (x, y, z each)
+    out << "periodic = [";
+    for (std::size_t i = 0; i < periodic.size(); ++i) out << (i == 0 ? "\"" : ", \"") << periodic[i].name << ":" << periodic[i].partner << "\"";
+    out << "]\nperiodic_translation = [";
+    for (std::size_t i = 0; i < periodic.size(); ++i) {
+      char line[160];
+      const Point3& t = periodic[i].translation;
+      std::snprintf(line, sizeof line, "%s%.17g, %.17g, %.17g", i == 0 ? "" : ", ", t.x, t.y, t.z);
+      out << line;
+    }
+    out << "]\n";
+  }
   if (!mesh.boundary_circles.empty()) {  // curvature walls' circles: tag, centre x, y, radius each
     out << "circles = [";
     for (std::size_t i = 0; i < mesh.boundary_circles.size(); ++i) {
@@ -523,6 +540,19 @@ PartitionedMeshInfo read_partitioned_mesh_info(const std::string& directory) {
     for (std::size_t i = 0; i < circles->size(); i += 4)
       info.circles.push_back(BoundaryCircle{static_cast<int>((*circles)[i]), Point3{(*circles)[i + 1], (*circles)[i + 2], 0.0}, (*circles)[i + 3]});
   }
+  const auto pairs = config.get_strings("periodic");
+  const auto shifts = config.get_doubles("periodic_translation");
+  if (pairs || shifts) {
+    if (!pairs || !shifts || shifts->size() != 3 * pairs->size())
+      throw InputError(cat(manifest, ": periodic and periodic_translation must list the same pairs (3 numbers per pair)"));
+    for (std::size_t i = 0; i < pairs->size(); ++i) {
+      const std::string& pair = (*pairs)[i];
+      const auto colon = pair.find(':');
+      if (colon == std::string::npos) throw InputError(cat(manifest, ": periodic pair \"", pair, "\" is not name:partner"));
+      info.periodic.push_back({pair.substr(0, colon), pair.substr(colon + 1),
+                               Point3{(*shifts)[3 * i], (*shifts)[3 * i + 1], (*shifts)[3 * i + 2]}});
+    }
+  }
   return info;
 }
 
@@ -540,6 +570,7 @@ MeshPart read_mesh_part(const std::string& directory, int k) {
     // tag last.
     std::vector<std::string> names = info.boundaries;
     names.push_back(ghost_boundary_name);
+    if (!info.periodic.empty()) names.push_back(periodic_boundary_name);
     std::vector<int> renumber(held.mesh.boundary_names.size(), -1);
     for (std::size_t t = 0; t < held.mesh.boundary_names.size(); ++t) {
       const auto at = std::find(names.begin(), names.end(), held.mesh.boundary_names[t]);
@@ -561,12 +592,27 @@ MeshPart read_mesh_part(const std::string& directory, int k) {
     held.global_element.push_back(global);
     held.owner.push_back(owner);
   }
+  if (!in.eof()) {  // the periodic joins the part holds
+    in.clear();
+    std::size_t joins = 0;
+    if (!(in >> word >> joins) || word != "periodic_joins") throw InputError(cat(path, ": expected \"periodic_joins N\" after the elements"));
+    for (std::size_t j = 0; j < joins; ++j) {
+      Face join;
+      if (!(in >> join.element_m >> join.local_face_m >> join.element_p >> join.local_face_p >> join.orientation))
+        throw InputError(cat(path, ": periodic join ", j, " of ", joins, " is not \"element_m local_face_m element_p local_face_p orientation\""));
+      held.periodic_joins.push_back(join);
+    }
+  }
   if (static_cast<index_t>(held.global_element.size()) != held.mesh.n_elements() || held.n_owned < 1 ||
       held.n_owned > held.mesh.n_elements())
     throw InputError(cat(path, " lists ", held.global_element.size(), " elements (", held.n_owned, " owned) for the ",
                          held.mesh.n_elements(), " of ", part_path(directory, k, ".msh")));
   for (index_t i = 0; i < held.n_owned; ++i)
     if (held.owner[static_cast<std::size_t>(i)] != k) throw InputError(cat(path, ": owned element ", i, " has owner ", held.owner[static_cast<std::size_t>(i)]));
+  for (const Face& join : held.periodic_joins)
+    if (join.element_m < 0 || join.element_m >= held.mesh.n_elements() || join.element_p < 0 || join.element_p >= held.mesh.n_elements())
+      throw InputError(cat(path, ": a periodic join of elements ", join.element_m, " and ", join.element_p, " outside the part's ",
+                           held.mesh.n_elements()));
   return held;
 }
 

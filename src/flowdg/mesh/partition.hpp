@@ -105,15 +105,26 @@ void orient_as_whole_mesh(const MeshPart& held, Connectivity& connectivity);
 /// layer, since every element on such a path is held here. No communication needed.
 HaloPlan make_halo_plan(const MeshPart& held);
 
+/// A periodic pair of boundaries as a case joins them ([boundary.NAME] type = "periodic"): `name`
+/// onto `partner` by `translation`; partitioned meshes record the pairs they were joined with.
+struct PeriodicPair {
+  std::string name, partner;
+  Point3 translation;
+};
+
 /// A partitioned mesh on disk, so that each rank reads only its part: DIRECTORY/partition.toml (the
 /// number of parts, the source mesh and its element count), and per part k DIRECTORY/part_k.msh (its
 /// MeshPart's mesh, Gmsh MSH 2.2: gmsh opens it) and DIRECTORY/part_k.elements (text: "n_owned N",
-/// then a line "global owner" per local element, in the .msh's element order). InputError: the
-/// directory cannot be written, a mesh with periodic joins (the part files do not carry the joins
-/// yet: such meshes are partitioned at the run's start). partition.toml also records the ghost layers and the whole mesh's
-/// hash (io/checkpoint.hpp: mesh_hash), so that a run on the parts checks restarts against it.
+/// then a line "global owner" per local element, in the .msh's element order, then, when the part
+/// holds periodic joins, "periodic_joins N" and a line "element_m local_face_m element_p
+/// local_face_p orientation" per join). partition.toml also records the ghost layers, the whole
+/// mesh's hash (io/checkpoint.hpp: mesh_hash), so that a run on the parts checks restarts against
+/// it, and the periodic pairs the connectivity was joined with (make_periodic, in their order: the
+/// case's runs check their [boundary] tables against them). InputError: the directory cannot be
+/// written, periodic joins in the connectivity that `periodic` does not describe.
 void write_partitioned_mesh(const std::string& directory, const Mesh& mesh, const Connectivity& connectivity,
-                            const std::vector<int>& part, int parts, const GhostLayers& layers = {});
+                            const std::vector<int>& part, int parts, const GhostLayers& layers = {},
+                            const std::vector<PeriodicPair>& periodic = {});
 
 /// A partitioned mesh's manifest (partition.toml).
 struct PartitionedMeshInfo {
@@ -122,6 +133,7 @@ struct PartitionedMeshInfo {
   std::string source;            ///< the whole mesh's file
   std::uint64_t mesh_hash = 0;   ///< the whole mesh's hash (0: not recorded)
   GhostLayers layers{};
+  std::vector<PeriodicPair> periodic;  ///< the pairs joined before partitioning (write_partitioned_mesh)
   /// The whole mesh's boundary names in tag order (each part's tags are renumbered to these, the
   /// ghost tag after them, so that tag numbers mean the same on every rank) and circles.
   std::vector<std::string> boundaries;
