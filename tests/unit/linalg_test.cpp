@@ -501,6 +501,17 @@ TEST(Linalg, ZeroRightHandSideAndBadOptions) {
   bad.relative_tolerance = -1;
   EXPECT_THROW(run(Method::cg, A, std::vector<double>(25, 1.0), IdentityPreconditioner<double>(), bad, x), InputError);
   EXPECT_THROW(run(Method::cg, A, std::vector<double>(24, 1.0), IdentityPreconditioner<double>(), {}, x), Error);
+  // with a global sum (a distributed solve, here one rank) a non-finite right-hand side is still
+  // refused, not taken for a zero one
+  KrylovOptions distributed;
+  distributed.global_sum = [](std::vector<double>&) {};
+  std::vector<double> b(25, 1.0);
+  b[7] = std::nan("");
+  for (const Method method : {Method::cg, Method::gmres, Method::bicgstab})
+    EXPECT_THROW(run(method, A, b, IdentityPreconditioner<double>(), distributed, x), NumericalError);
+  b[7] = 1.0;
+  const SolveResult summed = run(Method::gmres, A, b, IdentityPreconditioner<double>(), distributed, x);
+  EXPECT_TRUE(summed.converged) << describe(summed);
 }
 
 // ---- the direct solve and singular matrices ---------------------------------------------------------

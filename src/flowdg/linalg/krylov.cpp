@@ -104,7 +104,7 @@ class Solve {
   }
   double norm(View<const Real> x) const {
     if (!options_.global_sum) return norm2<Real>(backend_, x);
-    return std::sqrt(std::max(0.0, dot(x, x)));
+    return std::sqrt(dot(x, x));  // a sum of squares: NaN stays NaN (the breakdown checks see it)
   }
   /// h[0..count) = V_k . w over every rank, V_k = basis + k stride (one reduction and one sum).
   void multi_dot(const Real* basis, index_t stride, int count, View<const Real> w, std::vector<double>& h) const {
