@@ -5,19 +5,6 @@ set -u
 flowdg=$1 mpiexec=$2 cases=$3
 source "$(dirname "$0")/common.sh"  # $work
 status=0
-expect() {  # expect NAME CODE FRAGMENT COMMAND...: exit code CODE and FRAGMENT in the output
-  local name=$1 code=$2 fragment=$3
-  shift 3
-  timeout 120 "$@" > "$work/out.log" 2>&1
-  local got=$?
-  if [ "$got" -ne "$code" ] || ! grep -q -- "$fragment" "$work/out.log"; then
-    echo "FAILED $name: exit $got (expected $code), output:"
-    cat "$work/out.log"
-    status=1
-  else
-    echo "ok $name: exit $got, $(grep -m1 -- "$fragment" "$work/out.log")"
-  fi
-}
 # Two ranks for one quadrilateral.
 expect "more ranks than elements" 2 "needs at least as many elements" \
   "$mpiexec" -np 2 --oversubscribe "$flowdg" run "$cases/euler2d_curved_quads.toml" --backend cpu \

@@ -94,19 +94,6 @@ run "$work/heat-rest-1.log" $flowdg run "$cases/heat2d.toml" --backend ${BACKEND
   --restart "$work/heat-restart-1/checkpoint.h5" --output "$work/heat-restart-1"
 compare_space_time "$work/heat-1" "$work/heat-restart-1" "sipg-heat2d, 3 slabs on 3 ranks then 3 on 1 rank"
 
-expect() {  # expect NAME CODE FRAGMENT COMMAND...: exit code CODE and FRAGMENT in the output
-  local name=$1 code=$2 fragment=$3
-  shift 3
-  timeout 120 "$@" > "$work/out.log" 2>&1
-  local got=$?
-  if [ "$got" -ne "$code" ] || ! grep -q -- "$fragment" "$work/out.log"; then
-    echo "FAILED $name: exit $got (expected $code), output:"
-    cat "$work/out.log"
-    status=1
-  else
-    echo "ok $name: exit $got, $(grep -m1 -- "$fragment" "$work/out.log")"
-  fi
-}
 expect "the direct solve under mpirun" 2 "runs on one rank" \
   $mpiexec -np 2 --oversubscribe $flowdg run "$cases/poisson2d.toml" --backend cpu --set 'solver.linear_solver="direct"' --output "$work/e"
 expect "more ranks than elements" 2 "each rank needs at least one" \

@@ -229,6 +229,36 @@ SolveOutcome assemble_and_solve(const poly::SipgDiscretisation& sipg, const Solv
   return out;
 }
 
+/// residuals.csv of a Krylov solve: iteration, relative residual (0: the initial guess's).
+void write_residuals(const std::string& path, const linalg::SolveResult& result) {
+  std::ofstream csv(path);
+  csv << "iteration,relative_residual\n";
+  char line[64];
+  std::snprintf(line, sizeof line, "0,%.17g\n", result.initial_relative_residual);
+  csv << line;
+  for (std::size_t i = 0; i < result.history.size(); ++i) {
+    std::snprintf(line, sizeof line, "%zu,%.17g\n", i + 1, result.history[i]);
+    csv << line;
+  }
+}
+
+/// The VTU fields of a solution at the fine vertices: u, and u_exact and error where `exact` is set.
+std::vector<poly::PolyVtuField> solution_fields(const poly::SipgDiscretisation& sipg, const poly::PolyMesh& mesh,
+                                                const std::vector<double>& solution, const poly::BulkField& exact) {
+  std::vector<poly::PolyVtuField> fields;
+  fields.push_back({"u", 1, sipg.sample_at_fine_vertices(solution)});
+  if (exact) {
+    std::vector<Point3> points(mesh.fine_vertices.size());
+    for (std::size_t i = 0; i < points.size(); ++i) points[i] = mesh.nodes[static_cast<std::size_t>(mesh.fine_vertices[i])];
+    std::vector<double> values(points.size()), error(points.size());
+    exact(points, values.data());
+    for (std::size_t i = 0; i < points.size(); ++i) error[i] = fields[0].values[i] - values[i];
+    fields.push_back({"u_exact", 1, std::move(values)});
+    fields.push_back({"error", 1, std::move(error)});
+  }
+  return fields;
+}
+
 std::string times_json(const poly::AssemblyTimes& t) {
   json::Object o;
   o.add_number("setup", t.setup).add_number("pattern", t.pattern).add_number("element", t.element).add_number("interior", t.interior)
@@ -393,29 +423,9 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::s
   }
   std::filesystem::create_directories(directory);
   std::ofstream(directory + "/case.toml") << config.to_toml();
-  if (solve.krylov) {
-    std::ofstream csv(directory + "/residuals.csv");
-    csv << "iteration,relative_residual\n";
-    char line[64];
-    std::snprintf(line, sizeof line, "0,%.17g\n", solve.krylov->initial_relative_residual);
-    csv << line;
-    for (std::size_t i = 0; i < solve.krylov->history.size(); ++i) {
-      std::snprintf(line, sizeof line, "%zu,%.17g\n", i + 1, solve.krylov->history[i]);
-      csv << line;
-    }
-  }
+  if (solve.krylov) write_residuals(directory + "/residuals.csv", *solve.krylov);
   if (write_vtu) {
-    std::vector<poly::PolyVtuField> fields;
-    fields.push_back({"u", 1, sipg.sample_at_fine_vertices(solve.solution)});
-    if (problem.has_exact()) {
-      std::vector<Point3> points(mesh.fine_vertices.size());
-      for (std::size_t i = 0; i < points.size(); ++i) points[i] = mesh.nodes[static_cast<std::size_t>(mesh.fine_vertices[i])];
-      std::vector<double> exact(points.size()), error(points.size());
-      problem.exact(points, exact.data());
-      for (std::size_t i = 0; i < points.size(); ++i) error[i] = fields[0].values[i] - exact[i];
-      fields.push_back({"u_exact", 1, std::move(exact)});
-      fields.push_back({"error", 1, std::move(error)});
-    }
+    const std::vector<poly::PolyVtuField> fields = solution_fields(sipg, mesh, solve.solution, problem.has_exact() ? problem.exact : poly::BulkField{});
     poly::write_poly_vtu(directory + "/solution.vtu", mesh, fields);
   }
 
@@ -588,16 +598,7 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
   world.barrier();
   std::vector<poly::PolyVtuField> fields;
   if (write_vtu) {
-    fields.push_back({"u", 1, sipg.sample_at_fine_vertices(solve.solution)});
-    if (problem.has_exact()) {
-      std::vector<Point3> points(mesh.fine_vertices.size());
-      for (std::size_t i = 0; i < points.size(); ++i) points[i] = mesh.nodes[static_cast<std::size_t>(mesh.fine_vertices[i])];
-      std::vector<double> exact(points.size()), error(points.size());
-      problem.exact(points, exact.data());
-      for (std::size_t i = 0; i < points.size(); ++i) error[i] = fields[0].values[i] - exact[i];
-      fields.push_back({"u_exact", 1, std::move(exact)});
-      fields.push_back({"error", 1, std::move(error)});
-    }
+    fields = solution_fields(sipg, mesh, solve.solution, problem.has_exact() ? problem.exact : poly::BulkField{});
     poly::PolyVtuPart piece{part.n_owned, part.global, part.fine_global};
     poly::write_poly_vtu(cat(directory, "/solution_", rank, ".vtu"), mesh, fields, 0, &piece);
   }
@@ -608,17 +609,7 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
       for (int k = 0; k < ranks; ++k) pieces.push_back(cat("solution_", k, ".vtu"));
       poly::write_poly_pvtu(directory + "/solution.pvtu", pieces, fields);
     }
-    if (solve.krylov) {
-      std::ofstream csv(directory + "/residuals.csv");
-      csv << "iteration,relative_residual\n";
-      char line[64];
-      std::snprintf(line, sizeof line, "0,%.17g\n", solve.krylov->initial_relative_residual);
-      csv << line;
-      for (std::size_t i = 0; i < solve.krylov->history.size(); ++i) {
-        std::snprintf(line, sizeof line, "%zu,%.17g\n", i + 1, solve.krylov->history[i]);
-        csv << line;
-      }
-    }
+    if (solve.krylov) write_residuals(directory + "/residuals.csv", *solve.krylov);
     json::Object summary;
     summary.add_string("case", config.where()).add_string("name", name).add_string("method", "sipg")
         .add_string("backend", to_string(backend)).add_string("device", describe(backend)).add_integer("ranks", ranks)
@@ -984,17 +975,8 @@ SipgCaseResult run_space_time_case(const Config& config, Backend backend, const 
       csv_line = line;
     }
     if (write_vtu && (done % every == 0 || done == slabs)) {
-      std::vector<poly::PolyVtuField> fields;
-      fields.push_back({"u", 1, st.sample_at_fine_vertices(x)});
-      if (problem.has_exact()) {
-        std::vector<Point3> points(mesh.fine_vertices.size());
-        for (std::size_t i = 0; i < points.size(); ++i) points[i] = mesh.nodes[static_cast<std::size_t>(mesh.fine_vertices[i])];
-        std::vector<double> exact(points.size()), error(points.size());
-        problem.exact(t1)(points, exact.data());
-        for (std::size_t i = 0; i < points.size(); ++i) error[i] = fields[0].values[i] - exact[i];
-        fields.push_back({"u_exact", 1, std::move(exact)});
-        fields.push_back({"error", 1, std::move(error)});
-      }
+      const std::vector<poly::PolyVtuField> fields =
+          solution_fields(st, mesh, x, problem.has_exact() ? problem.exact(t1) : poly::BulkField{});
       if (!distributed) {
         const std::string file = cat("solution_", done, ".vtu");
         poly::write_poly_vtu(directory + "/" + file, mesh, fields, t1);
