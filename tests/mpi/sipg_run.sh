@@ -94,6 +94,29 @@ run "$work/heat-rest-1.log" $flowdg run "$cases/heat2d.toml" --backend ${BACKEND
   --restart "$work/heat-restart-1/checkpoint.h5" --output "$work/heat-restart-1"
 compare_space_time "$work/heat-1" "$work/heat-restart-1" "sipg-heat2d, 3 slabs on 3 ranks then 3 on 1 rank"
 
+# A check that looks at the mesh (c - div(b)/2 >= 0 at its nodes): every rank's part sees its own
+# nodes, and rank 0 reports the smallest value over all parts, as one rank does for the whole mesh.
+if $flowdg run "$cases/reaction2d.toml" --backend cpu --output "$work/reaction-1" > "$work/reaction-1.log" 2>&1; then
+  for ranks in 2 3; do
+    run "$work/reaction-$ranks.log" $mpiexec -np $ranks --oversubscribe $flowdg run "$cases/reaction2d.toml" --backend cpu \
+      --output "$work/reaction-$ranks"
+    python3 - "$work/reaction-1/summary.json" "$work/reaction-$ranks/summary.json" $ranks <<'PY' || status=1
+import json, sys
+one, many = json.load(open(sys.argv[1]))["warnings"], json.load(open(sys.argv[2]))["warnings"]
+reaction = [w for w in one if "c - div(b)/2" in w]
+ok = len(reaction) == 1 and many == one
+print(("ok" if ok else "FAILED") + f" the c - div(b)/2 warning on {sys.argv[3]} ranks: {many} (one rank: {one})")
+sys.exit(0 if ok else 1)
+PY
+  done
+elif grep -q "without muparser" "$work/reaction-1.log"; then
+  echo "skipped: the reaction check (this flowdg has no muparser)"
+else
+  cat "$work/reaction-1.log"
+  echo "FAILED: the one-rank run of reaction2d.toml"
+  status=1
+fi
+
 expect "the direct solve under mpirun" 2 "runs on one rank" \
   $mpiexec -np 2 --oversubscribe $flowdg run "$cases/poisson2d.toml" --backend cpu --set 'solver.linear_solver="direct"' --output "$work/e"
 expect "more ranks than elements" 2 "each rank needs at least one" \

@@ -259,6 +259,12 @@ std::vector<poly::PolyVtuField> solution_fields(const poly::SipgDiscretisation& 
   return fields;
 }
 
+std::string warnings_json(const std::vector<std::string>& warnings) {
+  std::vector<std::string> quoted;
+  for (const auto& w : warnings) quoted.push_back(json::quote(w));
+  return json::array(quoted);
+}
+
 std::string times_json(const poly::AssemblyTimes& t) {
   json::Object o;
   o.add_number("setup", t.setup).add_number("pattern", t.pattern).add_number("element", t.element).add_number("interior", t.interior)
@@ -439,11 +445,7 @@ SipgCaseResult run_sipg_case(const Config& config, Backend backend, const std::s
       .add_integer("boundary_subfaces", mesh.n_boundary_subfaces()).add_integer("quadrature_simplices", mesh.quadrature.n_simplices())
       .add_string("sub_simplices", sub_simplices).add_number("seconds", mesh_seconds).add_string("note", note);
   summary.add("mesh", mesh_json.str(2));
-  summary.add_string("problem", problem.description).add("warnings", [&] {
-    std::vector<std::string> quoted;
-    for (const auto& w : problem.warnings) quoted.push_back(json::quote(w));
-    return json::array(quoted);
-  }());
+  summary.add_string("problem", problem.description).add("warnings", warnings_json(problem.warnings));
   summary.add_integer("degree", settings.sipg.degree).add_integer("dofs", sipg.dofs()).add_number("penalty", settings.sipg.penalty)
       .add_bool("penalty_cap", settings.sipg.penalty_cap).add_integer("volume_rule_degree", sipg.volume_rule_degree())
       .add_string("assembly", poly::assembly_method_name(settings.assembly)).add_string("precision", settings.precision)
@@ -544,9 +546,18 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
 
   // ---- problem and discretisation of the part
   const poly::PolyProblem problem = poly::make_problem(config.table("problem"), mesh);
+  // Checks that look at the mesh (c - div(b)/2 >= 0 at its nodes) saw this rank's part only: the
+  // smallest value over every rank's, and where it is, on rank 0.
+  const std::vector<double> smallest = world.gather({problem.smallest_reaction, problem.smallest_reaction_at.x,
+                                                     problem.smallest_reaction_at.y, problem.smallest_reaction_at.z}, 0);
+  std::vector<std::string> warnings;
   if (root) {
+    std::size_t at = 0;
+    for (std::size_t r = 4; r + 3 < smallest.size(); r += 4)
+      if (smallest[r] < smallest[at]) at = r;
+    warnings = poly::warnings_with_reaction(problem, smallest[at], {smallest[at + 1], smallest[at + 2], smallest[at + 3]}, mesh.dimension);
     std::printf("flowdg: problem %s\n", problem.description.c_str());
-    for (const std::string& warning : problem.warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
+    for (const std::string& warning : warnings) std::printf("flowdg: warning: %s\n", warning.c_str());
   }
   auto start = Clock::now();
   poly::SipgOptions options = settings.sipg;
@@ -620,7 +631,7 @@ SipgCaseResult run_distributed_sipg_case(const Config& config, Backend backend, 
         .add_integer("dimension", fine.dimension).add_string("sub_simplices", loaded.sub_simplices).add_number("seconds", loaded.seconds)
         .add_number("partition_seconds", part_seconds).add_number("ghosts", ghost_total).add_string("note", loaded.note);
     summary.add("mesh", mesh_json.str(2));
-    summary.add_string("problem", problem.description);
+    summary.add_string("problem", problem.description).add("warnings", warnings_json(warnings));
     summary.add_integer("degree", settings.sipg.degree).add_number("dofs", dofs).add_number("penalty", settings.sipg.penalty)
         .add_bool("penalty_cap", settings.sipg.penalty_cap).add_integer("volume_rule_degree", sipg.volume_rule_degree())
         .add_string("assembly", poly::assembly_method_name(settings.assembly)).add_string("precision", settings.precision)

@@ -17,6 +17,8 @@ namespace flowdg::poly {
 namespace {
 
 constexpr double pi = std::numbers::pi;
+/// c - div(b)/2 below this at a node gives a warning (rounding of the central differences aside).
+constexpr double reaction_warning_limit = -1e-12;
 
 // ---- built-in problems: constant a, b, c and u = prod_r sin(k_r x_r + phi_r) --------------------
 
@@ -490,10 +492,13 @@ PolyProblem expression_problem(const Config& table, const PolyMesh& mesh) {
       where_worst = p;
     }
   }
-  if (worst < -1e-12)
-    problem.warnings.push_back(cat(table.where(), ": c - div(b)/2 = ", worst, " < 0 at (", where_worst.x, ", ", where_worst.y,
-                                   d == 3 ? cat(", ", where_worst.z) : std::string(),
-                                   ") (the theory assumes c - div(b)/2 >= c0 > 0; the problem may be ill-posed)"));
+  problem.smallest_reaction = worst;
+  problem.smallest_reaction_at = where_worst;
+  problem.reaction_where = table.where();
+  if (worst < reaction_warning_limit) {
+    problem.reaction_warning = static_cast<int>(problem.warnings.size());
+    problem.warnings.push_back(reaction_warning_text(table.where(), worst, where_worst, d));
+  }
   problem.description = cat("expression: diffusion ", a.size() == 1 ? "scalar" : "tensor", b.empty() ? ", no advection" : ", advection",
                             u.empty() ? ", no exact solution" : ", with an exact solution");
   return problem;
@@ -613,6 +618,19 @@ ParabolicProblem expression_parabolic(const Config& table, const PolyMesh& mesh)
 #endif
 
 }  // namespace
+
+std::string reaction_warning_text(const std::string& where, double value, Point3 at, int dimension) {
+  return cat(where, ": c - div(b)/2 = ", value, " < 0 at (", at.x, ", ", at.y, dimension == 3 ? cat(", ", at.z) : std::string(),
+             ") (the theory assumes c - div(b)/2 >= c0 > 0; the problem may be ill-posed)");
+}
+
+std::vector<std::string> warnings_with_reaction(const PolyProblem& problem, double value, Point3 at, int dimension) {
+  std::vector<std::string> warnings;
+  for (int i = 0; i < static_cast<int>(problem.warnings.size()); ++i)
+    if (i != problem.reaction_warning) warnings.push_back(problem.warnings[static_cast<std::size_t>(i)]);
+  if (value < reaction_warning_limit) warnings.push_back(reaction_warning_text(problem.reaction_where, value, at, dimension));
+  return warnings;
+}
 
 const std::vector<std::string>& builtin_problem_types() {
   static const std::vector<std::string> types = {"poisson", "advection-diffusion-reaction", "hyperbolic", "degenerate"};

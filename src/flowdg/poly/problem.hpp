@@ -53,8 +53,21 @@ struct PolyProblem {
   BulkField exact_gradient;   ///< grad u (d per point), or empty
   std::vector<std::string> neumann_tags;  ///< the tags that are Neumann (the others are Dirichlet)
   std::vector<std::string> warnings;      ///< lines to print (the case goes on)
+  /// Expression problems: the smallest c - div(b)/2 at the mesh's nodes and where (INFINITY: not
+  /// checked), its warning warnings[reaction_warning] (-1: none). A distributed run's parts each
+  /// see their own nodes: reduce it over the ranks (warnings_with_reaction).
+  double smallest_reaction = INFINITY;
+  Point3 smallest_reaction_at{};
+  int reaction_warning = -1;
+  std::string reaction_where;  ///< the [problem] table's place in the case, for the warning
   bool has_exact() const { return static_cast<bool>(exact) && static_cast<bool>(exact_gradient); }
 };
+
+/// The warning for c - div(b)/2 = value < 0 at `at` (a problem table at `where`, `dimension` D).
+std::string reaction_warning_text(const std::string& where, double value, Point3 at, int dimension);
+/// The problem's warnings with its c - div(b)/2 check replaced by the whole mesh's (value, at):
+/// the smallest over every rank's part, which the caller reduces.
+std::vector<std::string> warnings_with_reaction(const PolyProblem& problem, double value, Point3 at, int dimension);
 
 /// A parabolic problem u_t - div(a grad u) + b . grad u + c u = f for space-time slabs (issue 19),
 /// from a [problem] table of a case with [time]:
