@@ -12,6 +12,9 @@
 // Boundaries: "wall" (cylinder, circle arcs: nodes incl. high-order ones lie exactly on r = 0.5),
 // "farfield" (whole outer rectangle; the paper does not split it). Surface "fluid".
 DefineConstant[ n = {1, Name "Parameters/n"}, order = {2, Name "Parameters/order"} ];
+// far = the outer rectangle's scale: [-15 far, 30 far] x [-15 far, 15 far] (1: the paper's domain;
+// 2, 4: the far-field study of docs/validation.md; the sizes stay those of far = 1).
+DefineConstant[ far = {1, Name "Parameters/far"} ];
 R  = 0.5;          // cylinder radius
 Ro = 1.0;          // outer radius of the quadrilateral O-ring
 nt = 16*n;         // cells per quarter circle (64n around)
@@ -42,10 +45,10 @@ Transfinite Curve {10:13, 20:23} = nt + 1;
 Transfinite Curve {30:33} = nr + 1 Using Progression q;
 
 // outer rectangle
-Point(41) = {-15, -15, 0, hf};
-Point(42) = { 30, -15, 0, hf};
-Point(43) = { 30,  15, 0, hf};
-Point(44) = {-15,  15, 0, hf};
+Point(41) = {-15*far, -15*far, 0, hf};
+Point(42) = { 30*far, -15*far, 0, hf};
+Point(43) = { 30*far,  15*far, 0, hf};
+Point(44) = {-15*far,  15*far, 0, hf};
 Line(41) = {41, 42}; Line(42) = {42, 43}; Line(43) = {43, 44}; Line(44) = {44, 41};
 Curve Loop(40) = {41, 42, 43, 44};
 Curve Loop(41) = {20, 21, 22, 23};
