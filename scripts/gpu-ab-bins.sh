@@ -3,7 +3,10 @@
 # the new build as bin/flowdg and the baseline as bin/flowdg_A (bundle-libs of the new one, the old
 # binary copied beside it); BINS names others (default "flowdg_A flowdg"). Build each with
 # `ninja flowdg_cli` (bin/flowdg's target; `ninja flowdg` builds only the library).
-# TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic kernels, 20 steps, PRECISION);
+# TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic kernels, TET_STEPS = 20 steps, PRECISION;
+# TET_N=40: issue 16's 384,000 for p = 3, 4; SAME_BITS=1: the last round's final states of the first two
+# BINS compared: checkpoints bit for bit with flowdg_checkpoint_diff in the bundle, else the L2 and
+# Linf error norms of every variable in summary.json to all their digits);
 # TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic vortex, RK4, Rusanov, 200
 # steps); NS_TRI_ORDERS / NS_QUAD_ORDERS: the viscous vortex (examples/vortex_navier_stokes.toml, RK4,
 # Rusanov + BR2, 20 steps) on 798,848 perturbed triangles / 640,000 perturbed quadrilaterals, as
@@ -11,8 +14,9 @@
 set -uo pipefail
 [ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
-tets=(--set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=55&ny=55&nz=55"' --set 'boundary.zmin.translation=[0.0,0.0,6.0]'
-      --set "solver.precision=\"${PRECISION:-double}\"" --set time.max_steps=20 --set time.end_time=100.0 --set output.vtu=false)
+n=${TET_N:-55}
+tets=(--set "mesh.file=\"builtin:box?lx=6&ly=6&lz=6&nx=$n&ny=$n&nz=$n\"" --set 'boundary.zmin.translation=[0.0,0.0,6.0]'
+      --set "solver.precision=\"${PRECISION:-double}\"" --set time.max_steps=${TET_STEPS:-20} --set time.end_time=100.0 --set output.vtu=false)
 tris=(--set 'mesh.file="builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2"'
       --set 'time.scheme="rk4"' --set 'solver.flux="rusanov"' --set 'time.end_time=1000.0' --set time.max_steps=200 --set output.vtu=false)
 ns_tri='builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2'
@@ -42,3 +46,15 @@ for round in $(seq 1 ${ROUNDS:-2}); do
     done
   done
 done
+if [ "${SAME_BITS:-0}" = 1 ]; then
+  set -- ${BINS:-flowdg_A flowdg}
+  for p in ${TET_ORDERS:-}; do
+    a=/tmp/ab_$1_tet$p b=/tmp/ab_$2_tet$p
+    if [ -x .bundle/bin/flowdg_checkpoint_diff ]; then
+      echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff $a/checkpoint.h5 $b/checkpoint.h5 2>&1)"
+    else  # the error norms to all 17 digits (the checkpoint tool does not fit the carry beside two flowdg)
+      python3 -c "import json,sys; e=[json.load(open(d+'/summary.json'))['errors'] for d in sys.argv[1:]]; \
+print('tets p=$p, $1 against $2: error norms', 'equal to the last bit' if e[0]==e[1] else 'DIFFER: %s / %s' % (e[0]['l2'], e[1]['l2']))" $a $b
+    fi
+  done
+fi
