@@ -5,8 +5,8 @@
 # `ninja flowdg_cli` (bin/flowdg's target; `ninja flowdg` builds only the library).
 # TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic kernels, TET_STEPS = 20 steps, PRECISION;
 # TET_N=40: issue 16's 384,000 for p = 3, 4; SAME_BITS=1: the last round's final states of the first two
-# BINS compared: checkpoints bit for bit with flowdg_checkpoint_diff in the bundle, else the L2 and
-# Linf error norms of every variable in summary.json to all their digits);
+# BINS compared bit for bit: the bundle needs flowdg_checkpoint_diff, `make-bundle.sh build
+# build/bin/flowdg_checkpoint_diff`);
 # TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic vortex, RK4, Rusanov, 200
 # steps); NS_TRI_ORDERS / NS_QUAD_ORDERS: the viscous vortex (examples/vortex_navier_stokes.toml, RK4,
 # Rusanov + BR2, 20 steps) on 798,848 perturbed triangles / 640,000 perturbed quadrilaterals, as
@@ -49,12 +49,6 @@ done
 if [ "${SAME_BITS:-0}" = 1 ]; then
   set -- ${BINS:-flowdg_A flowdg}
   for p in ${TET_ORDERS:-}; do
-    a=/tmp/ab_$1_tet$p b=/tmp/ab_$2_tet$p
-    if [ -x .bundle/bin/flowdg_checkpoint_diff ]; then
-      echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff $a/checkpoint.h5 $b/checkpoint.h5 2>&1)"
-    else  # the error norms to all 17 digits (the checkpoint tool does not fit the carry beside two flowdg)
-      python3 -c "import json,sys; e=[json.load(open(d+'/summary.json'))['errors'] for d in sys.argv[1:]]; \
-print('tets p=$p, $1 against $2: error norms', 'equal to the last bit' if e[0]==e[1] else 'DIFFER: %s / %s' % (e[0]['l2'], e[1]['l2']))" $a $b
-    fi
+    echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_$1_tet$p/checkpoint.h5 /tmp/ab_$2_tet$p/checkpoint.h5 2>&1)"
   done
 fi
