@@ -11,6 +11,8 @@
 # steps); NS_TRI_ORDERS / NS_QUAD_ORDERS: the viscous vortex (examples/vortex_navier_stokes.toml, RK4,
 # Rusanov + BR2, 20 steps) on 798,848 perturbed triangles / 640,000 perturbed quadrilaterals, as
 # gpu-session.sh's NS_THROUGHPUT; ROUNDS rounds, the binaries alternating.
+# A BINS entry BIN@FACE runs binary BIN with solver.face_kernel = FACE (one binary's kernels against
+# each other: BINS="flowdg@block flowdg@chunked").
 set -uo pipefail
 [ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
@@ -23,25 +25,27 @@ ns_tri='builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0
 ns_quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadrilaterals&perturbation=0.2'
 throughput() { grep -o '"throughput_dof_stage_per_second": [0-9.e+]*' $1/summary.json | awk '{print $2}'; }
 for round in $(seq 1 ${ROUNDS:-2}); do
-  for bin in ${BINS:-flowdg_A flowdg}; do
+  for entry in ${BINS:-flowdg_A flowdg}; do
+    bin=${entry%%@*}; face=(); [ "$entry" != "$bin" ] && face=(--set "solver.face_kernel=\"${entry#*@}\"")
+    name=${entry//@/_}
     for p in ${TET_ORDERS:-}; do
-      d=/tmp/ab_${bin}_tet$p; timeout 120 .bundle/run $bin run examples/vortex3d_tetrahedra.toml --backend cuda "${tets[@]}" \
-        --set solver.order=$p --output $d > $out/logs/${bin}_tet${p}_$round.log 2>&1
-      echo "tets p=$p $bin round $round: exit $? $(throughput $d)"
+      d=/tmp/ab_${name}_tet$p; timeout 120 .bundle/run $bin run examples/vortex3d_tetrahedra.toml --backend cuda "${tets[@]}" \
+        "${face[@]}" --set solver.order=$p --output $d > $out/logs/${name}_tet${p}_$round.log 2>&1
+      echo "tets p=$p $entry round $round: exit $? $(throughput $d)"
     done
     for p in ${TRI_ORDERS:-}; do
-      d=/tmp/ab_${bin}_tri$p; timeout 120 .bundle/run $bin run examples/isentropic_vortex.toml --backend cuda "${tris[@]}" \
-        --set solver.order=$p --output $d > $out/logs/${bin}_tri${p}_$round.log 2>&1
-      echo "tris p=$p $bin round $round: exit $? $(throughput $d)"
+      d=/tmp/ab_${name}_tri$p; timeout 120 .bundle/run $bin run examples/isentropic_vortex.toml --backend cuda "${tris[@]}" \
+        "${face[@]}" --set solver.order=$p --output $d > $out/logs/${name}_tri${p}_$round.log 2>&1
+      echo "tris p=$p $entry round $round: exit $? $(throughput $d)"
     done
     for mesh in tri quad; do
       orders=NS_${mesh^^}_ORDERS
       for p in ${!orders:-}; do
-        file=ns_$mesh; d=/tmp/ab_${bin}_ns_$mesh$p
+        file=ns_$mesh; d=/tmp/ab_${name}_ns_$mesh$p
         timeout 200 .bundle/run $bin run examples/vortex_navier_stokes.toml --backend cuda --set "mesh.file=\"${!file}\"" \
-          --set solver.order=$p --set time.max_steps=20 --set time.end_time=100.0 --set output.vtu=false --output $d \
-          > $out/logs/${bin}_ns_$mesh${p}_$round.log 2>&1
-        echo "navier-stokes $mesh p=$p $bin round $round: exit $? $(throughput $d)"
+          "${face[@]}" --set solver.order=$p --set time.max_steps=20 --set time.end_time=100.0 --set output.vtu=false --output $d \
+          > $out/logs/${name}_ns_$mesh${p}_$round.log 2>&1
+        echo "navier-stokes $mesh p=$p $entry round $round: exit $? $(throughput $d)"
       done
     done
   done
@@ -49,6 +53,6 @@ done
 if [ "${SAME_BITS:-0}" = 1 ]; then
   set -- ${BINS:-flowdg_A flowdg}
   for p in ${TET_ORDERS:-}; do
-    echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_$1_tet$p/checkpoint.h5 /tmp/ab_$2_tet$p/checkpoint.h5 2>&1)"
+    echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_tet$p/checkpoint.h5 /tmp/ab_${2//@/_}_tet$p/checkpoint.h5 2>&1)"
   done
 fi

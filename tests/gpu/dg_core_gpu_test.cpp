@@ -86,16 +86,19 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
     // The portable element kernels (thread, block, tensor: the FP64 tensor cores in double precision,
-    // the block kernel in float), then the registry's automatic choice (the tuned kernels for affine
-    // triangles in double precision, the mixed mesh's triangles among them).
-    for (const char* element_kernel : {"thread", "block", "tensor", "automatic"})
+    // the block kernel in float), "chunked": the tensor element kernel with the chunked face kernel
+    // (3D only), then the registry's automatic choice (the tuned kernels for affine triangles in
+    // double precision, the mixed mesh's triangles among them).
+    for (const char* element_kernel : {"thread", "block", "tensor", "chunked", "automatic"})
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
       for (int order = 0; order <= 4; ++order) {
+        const bool chunked = std::string(element_kernel) == "chunked";
+        if (chunked && c.mesh.dimension == 2) continue;
         dg::OperatorOptions cpu_options = options_for(c.mesh, order, Backend::cpu, precision, flow);
         if (std::string(element_kernel) == "automatic") cpu_options.implementation = dg::Implementation::automatic;
         const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
         dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
-        options.element_kernel = element_kernel;
+        options.element_kernel = chunked ? "tensor" : element_kernel;
         // The face kernel of the same kind: a thread per point with the thread element kernel, the
         // block face kernel with the block and tensor ones.
         const std::string name = element_kernel;
@@ -108,6 +111,9 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         if (name == "tensor" && precision == dg::Precision::double_precision &&
             (c.mesh.dimension == 2 || std::string(c.name) == "affine tetrahedra"))
           EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
+        // The chunked face kernel runs the interior faces where its block fits in shared memory: at
+        // every order on the affine tetrahedra (elsewhere the point kernel may take over: hexahedra).
+        if (chunked && std::string(c.name) == "affine tetrahedra") EXPECT_NE(cuda->describe().find("chunked face kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
         const double dt = 0.5 * cpu->stable_time_step(0.2);

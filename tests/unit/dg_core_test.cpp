@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 
+#include "flowdg/backend/fragment_order.hpp"
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
@@ -514,9 +515,57 @@ TEST(DgCore, TheRegistryPicksTheTunedKernelsForStraightTrianglesOnly) {
   }
 }
 
+// The chunked face kernel (3D Euler's interior faces) is a registry entry like the others: asked for
+// on a 2D mesh or with another physics it is refused by name, not silently replaced.
+TEST(DgCore, TheChunkedFaceKernelIsRefusedWhereItIsNotBuilt) {
+  const Mesh triangles = rectangle_triangles(0, 1, 0, 1, 3, 3);
+  dg::OperatorOptions options = options_for(triangles, 2, uniform_flow(2));
+  options.face_kernel = "chunked";
+  try {
+    (void)dg::make_operator(triangles, build_connectivity(triangles), options);
+    ADD_FAILURE() << "the chunked face kernel was accepted in 2D";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("'chunked' runs the interior faces of 3D Euler"), std::string::npos) << error.what();
+  }
+  options.face_kernel = "chunk";
+  try {
+    (void)dg::make_operator(triangles, build_connectivity(triangles), options);
+    ADD_FAILURE() << "an unknown face kernel was accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown face kernel 'chunk' (valid: automatic, point, block, warp, chunked)"),
+              std::string::npos)
+        << error.what();
+  }
+  // 3D Euler takes it (on the CPU backend the face kernels are one: the run is the same).
+  const Mesh tetrahedra = box_tetrahedra(1, 1, 1, 2, 2, 2);
+  dg::OperatorOptions options3 = options_for(tetrahedra, 2, uniform_flow(3));
+  options3.face_kernel = "chunked";
+  EXPECT_NO_THROW((void)dg::make_operator(tetrahedra, build_connectivity(tetrahedra), options3));
+}
+
 TEST(DgCore, IsentropicVortexConvergesOnCurvedTetrahedra) {
   // 10-node tetrahedra with their edge nodes moved off the chords by the same smooth map.
   expect_3d_vortex_rates(
       "curved tetrahedra",
       [](int n) { return deformed_box(quadratic_tetrahedra(box_tetrahedra(6, 6, 6.0 / n, n, n, 1)), 6, 6, 6.0 / n, 0.03); }, 4);
+}
+
+// The tensor-core kernels read A in fragment order: each (row tile, column tile) fragment's 32 values
+// contiguous, lane l holding A[l / 4][l % 4] of the tile; every value moved exactly once.
+TEST(DgCore, FragmentOrderHoldsEachTensorCoreTileContiguously) {
+  const int M = 16, K = 12;
+  std::vector<double> a(5 + M * K);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i) * 1.25 - 3;
+  const std::vector<double> row_major = a;
+  to_fragment_order(a, 5, M, K);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(a[i], row_major[i]);  // before the offset: untouched
+  for (int mt = 0; mt < M / 8; ++mt)
+    for (int ks = 0; ks < K / 4; ++ks)
+      for (int lane = 0; lane < 32; ++lane)
+        EXPECT_EQ(a[5 + fragment_index(mt, ks, lane, K)], row_major[5 + (mt * 8 + lane / 4) * K + ks * 4 + lane % 4]);
+  std::vector<double> sorted_a(a.begin() + 5, a.end()), sorted_b(row_major.begin() + 5, row_major.end());
+  std::sort(sorted_a.begin(), sorted_a.end());
+  std::sort(sorted_b.begin(), sorted_b.end());
+  EXPECT_EQ(sorted_a, sorted_b);
+  EXPECT_EQ(fragment_index(1, 2, 3, K), (1 * 3 + 2) * 32 + 3);
 }

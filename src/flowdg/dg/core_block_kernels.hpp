@@ -142,26 +142,79 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
 }
 
+/// One side's traces at up to Chunk face points [q0, q0 + Chunk) of one face, every variable, from a
+/// block's shared coefficients s[(v Np + j) Fb + fl] and the side's face table phi (rows l Nfq + q of
+/// Np): t[(v Nfq + q) Fb + fl] = sum_j s[(v Np + j) Fb + fl] phi[(l Nfq + q) Np + j], the points in
+/// the side's own order. Each coefficient load serves the chunk's points, each table load every
+/// variable: NV + Chunk shared loads per NV x Chunk multiply-adds, where a point at a time
+/// (shared_trace) takes NV + 1 per NV. The same sums in the same order as shared_trace: the same bits.
+template <class Real, int NV, int Np, int Chunk>
+__device__ FLOWDG_FORCEINLINE void shared_face_traces(const Real* s, const Real* phi, Real* t, int Fb, int fl, int l, int q0, int Nfq) {
+  const int n = Nfq - q0 < Chunk ? Nfq - q0 : Chunk;
+  // Rows past the face's points (the last chunk) read the chunk's first row instead, and their
+  // sums are not stored.
+  const Real* rows[Chunk];
+#pragma unroll
+  for (int c = 0; c < Chunk; ++c) rows[c] = phi + ((l * Nfq) + q0 + (c < n ? c : 0)) * Np;
+  Real sum[NV][Chunk] = {};
+#pragma unroll
+  for (int j = 0; j < Np; ++j) {
+    Real value[Chunk];
+#pragma unroll
+    for (int c = 0; c < Chunk; ++c) value[c] = rows[c][j];
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      const Real coefficient = s[(v * Np + j) * Fb + fl];
+#pragma unroll
+      for (int c = 0; c < Chunk; ++c) sum[v][c] += coefficient * value[c];
+    }
+  }
+#pragma unroll
+  for (int v = 0; v < NV; ++v)
+#pragma unroll
+    for (int c = 0; c < Chunk; ++c)
+      if (c < n) t[(v * Nfq + q0 + c) * Fb + fl] = sum[v][c];
+}
+
 /// The face kernel as CUDA blocks of core_face_rounds rounds of Fb faces: the face tables of both
-/// sides -> shared once per block; per round, each side's coefficients -> shared once per face
-/// (FaceKernel, a thread per face point, reads them once per point: Nfq times; all copies
-/// asynchronous, in flight at once), then a thread per (face, point) evaluates the traces from
-/// shared memory (the table rows differ from thread to thread: from L1 they cost a wavefront per
-/// row) and finishes as FaceKernel does.
-template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+/// sides -> shared once per block; per round
+///   1. each side's coefficients -> shared once per face (FaceKernel, a thread per face point,
+///      reads them once per point: Nfq times; all copies asynchronous, in flight at once);
+///   2. Chunk = 0 (face kernel "block"): a thread per (face, point) evaluates both traces from
+///      shared memory (the table rows differ from thread to thread: from L1 they cost a wavefront
+///      per row) and finishes as FaceKernel does;
+///      Chunk > 0 (face kernel "chunked"): a thread per (face, side, chunk of Chunk points) sums
+///      every variable there -> shared (shared_face_traces: a coefficient load serves the chunk's
+///      points, a table load every variable; the shared-memory pipe bounded the block form at p = 3,
+///      session 17's profile), the plus side in its own point order; then a thread per (face, point)
+///      reads both traces (the plus side's through the orientation's permutation) and finishes.
+/// Both forms sum the same terms in the same order as FaceKernel: the same bits.
+template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary, int Chunk>
 __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Physics, SM, SP, P, FG, Boundary> k, index_t count, int Fb) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int NV = Physics::n_variables, Np_m = n_basis(SM, P), Np_p = Boundary ? 0 : n_basis(SP, P);
   constexpr bool one_table = Boundary || SM == SP;
+  constexpr bool chunked = Chunk > 0;
   const int Nfq = k.Nfq;
   const int table_m = n_faces(SM) * Nfq * Np_m, table_p = one_table ? 0 : n_faces(SP) * Nfq * Np_p;
   extern __shared__ unsigned char shared_bytes[];
-  Real* s_phi_m = reinterpret_cast<Real*>(shared_bytes);  // [(l Nfq + q) Np_m + j]
+  // Chunked: both sides' element and local face number [side Fb + fl] ahead of the values (Fb of
+  // them, not 256: three blocks must fit an SM); the block form keeps the elements in static arrays.
+  const std::size_t index_bytes = chunked ? face_chunked_index_bytes * static_cast<std::size_t>(Fb) : 0;
+  index_t* c_element = reinterpret_cast<index_t*>(shared_bytes);
+  int* c_local = reinterpret_cast<int*>(c_element + 2 * Fb);
+  Real* s_phi_m = reinterpret_cast<Real*>(shared_bytes + index_bytes);  // [(l Nfq + q) Np_m + j]
   Real* s_phi_p = one_table ? s_phi_m : s_phi_m + table_m;
   Real* s_m = s_phi_m + table_m + table_p;  // [(v Np_m + j) Fb + fl]
   Real* s_p = s_m + NV * Np_m * Fb;         // [(v Np_p + j) Fb + fl]
-  __shared__ index_t s_element[2][256];  // each face's element on either side (Fb <= 256)
+  Real* s_tm = s_p + NV * Np_p * Fb;        // chunked: [(v Nfq + q) Fb + fl], the minus side's traces
+  Real* s_tp = s_tm + NV * Nfq * Fb;        // the plus side's, at its own points
+  __shared__ index_t s_element_block[chunked ? 1 : 2][chunked ? 1 : 256];  // the block form's elements (Fb <= 256)
+  const auto element_of = [&](int side, int fl) -> index_t& {
+    if constexpr (chunked) return c_element[side * Fb + fl];
+    else return s_element_block[side][fl];
+  };
   detail::wait_for_previous_grid();
   for (int i = threadIdx.x; i < table_m; i += blockDim.x) device::copy_async(s_phi_m + i, k.face_phi_m.data + i);
   for (int i = threadIdx.x; i < table_p; i += blockDim.x) device::copy_async(s_phi_p + i, k.face_phi_p.data + i);
@@ -172,47 +225,78 @@ __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Phys
     const int n_local = static_cast<int>(count - f0 < Fb ? count - f0 : Fb);
     if (round > 0) __syncthreads();  // every thread is done with the last round's shared values
     for (int fl = threadIdx.x; fl < n_local; fl += blockDim.x) {
-      s_element[0][fl] = k.index.element_m[k.begin + f0 + fl];
-      if constexpr (!Boundary) s_element[1][fl] = k.index.element_p[k.begin + f0 + fl];
+      const index_t f = k.begin + f0 + fl;
+      element_of(0, fl) = k.index.element_m[f];
+      if constexpr (chunked) c_local[fl] = k.index.local_m[f];
+      if constexpr (!Boundary) {
+        element_of(1, fl) = k.index.element_p[f];
+        if constexpr (chunked) c_local[Fb + fl] = k.index.local_p[f];
+      }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < NV * Np_m * Fb; i += blockDim.x) {
       const int fl = i % Fb, row = i / Fb;
-      if (fl < n_local) device::copy_async(s_m + i, k.u_m.data + static_cast<index_t>(row) * k.Ks_m + s_element[0][fl]);
+      if (fl < n_local) device::copy_async(s_m + i, k.u_m.data + static_cast<index_t>(row) * k.Ks_m + element_of(0, fl));
     }
     if constexpr (!Boundary) {
       for (int i = threadIdx.x; i < NV * Np_p * Fb; i += blockDim.x) {
         const int fl = i % Fb, row = i / Fb;
-        if (fl < n_local) device::copy_async(s_p + i, k.u_p.data + static_cast<index_t>(row) * k.Ks_p + s_element[1][fl]);
+        if (fl < n_local) device::copy_async(s_p + i, k.u_p.data + static_cast<index_t>(row) * k.Ks_p + element_of(1, fl));
       }
     }
     device::copy_async_commit();
     device::copy_async_wait();
     __syncthreads();
 
+    if constexpr (chunked) {
+      constexpr int sides = Boundary ? 1 : 2;
+      const int chunks = (Nfq + Chunk - 1) / Chunk;
+      for (int i = threadIdx.x; i < sides * chunks * Fb; i += blockDim.x) {
+        const int fl = i % Fb, rest = i / Fb, side = rest / chunks, q0 = (rest % chunks) * Chunk;
+        if (fl >= n_local) continue;
+        if (side == 0)
+          shared_face_traces<Real, NV, Np_m, Chunk>(s_m, s_phi_m, s_tm, Fb, fl, c_local[fl], q0, Nfq);
+        else if constexpr (!Boundary)
+          shared_face_traces<Real, NV, Np_p, Chunk>(s_p, s_phi_p, s_tp, Fb, fl, c_local[Fb + fl], q0, Nfq);
+      }
+      __syncthreads();
+    }
+
     for (int i = threadIdx.x; i < Nfq * Fb; i += blockDim.x) {
       const int fl = i % Fb, q = i / Fb;
       if (fl >= n_local) continue;
       const index_t local = f0 + fl, f = k.begin + local;
-      const State um = shared_trace<Physics, Np_m>(s_m, Fb, fl, s_phi_m + (k.index.local_m[f] * Nfq + q) * Np_m);
-      State up{};
-      if constexpr (!Boundary) {
-        const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
-        up = shared_trace<Physics, Np_p>(s_p, Fb, fl, s_phi_p + (k.index.local_p[f] * Nfq + qp) * Np_p);
+      State um, up{};
+      if constexpr (chunked) {
+        for (int v = 0; v < NV; ++v) um[v] = s_tm[(v * Nfq + q) * Fb + fl];
+        if constexpr (!Boundary) {
+          const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
+          for (int v = 0; v < NV; ++v) up[v] = s_tp[(v * Nfq + qp) * Fb + fl];
+        }
+      } else {
+        um = shared_trace<Physics, Np_m>(s_m, Fb, fl, s_phi_m + (k.index.local_m[f] * Nfq + q) * Np_m);
+        if constexpr (!Boundary) {
+          const int qp = k.permutation[k.index.orientation[f] * Nfq + q];
+          up = shared_trace<Physics, Np_p>(s_p, Fb, fl, s_phi_p + (k.index.local_p[f] * Nfq + qp) * Np_p);
+        }
       }
       k.finish(local, q, um, up);
     }
   }
 }
 
-template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+/// Launches the block face kernel over a face group, chunked (Chunk > 0) or not; Fb from
+/// core_block_faces with the same choice.
+template <int Chunk, class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
 void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boundary>& kernel, index_t n_faces, int Fb) {
   if (n_faces <= 0) return;
-  constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary>;
+  constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary, Chunk>;
   allow_block_shared_limit<function>();
-  constexpr int sides = n_basis(SM, P) + (Boundary ? 0 : n_basis(SP, P));
+  constexpr int modes = n_basis(SM, P) + (Boundary ? 0 : n_basis(SP, P));
+  const int traces = Chunk > 0 ? (Boundary ? 1 : 2) * kernel.Nfq : 0;
   const int table = face_table_values(SM, SP, Boundary, P, kernel.Nfq);
-  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * sides * Fb + table);
+  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * (modes + traces) * Fb + table) +
+                             (Chunk > 0 ? face_chunked_index_bytes * static_cast<std::size_t>(Fb) : 0);
   const index_t per_block = static_cast<index_t>(Fb) * core_face_rounds;
   const auto blocks = static_cast<unsigned>((n_faces + per_block - 1) / per_block);
   detail::launch(false, function, blocks, 256, shared, kernel, n_faces, Fb);

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "flowdg/backend/fragment_order.hpp"
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/core/hd.hpp"
 #include "flowdg/dg/groups.hpp"
@@ -395,13 +396,29 @@ constexpr int face_table_values(Shape shape_m, Shape shape_p, bool boundary, int
   const int minus = n_faces(shape_m) * Nfq * n_basis(shape_m, order);
   return boundary || shape_m == shape_p ? minus : minus + n_faces(shape_p) * Nfq * n_basis(shape_p, order);
 }
+/// The chunked variant of the block face kernel (face kernel "chunked": the traces by a thread per
+/// (face, side, chunk of points), core_block_kernels.hpp): its points per chunk by order (4 at p = 3,
+/// where it was measured faster; 2 elsewhere, so that more of the block's threads have trace work:
+/// at p = 4, 19 points a face and 12 faces a round, chunks of 4 give 120 of 256 threads work, chunks
+/// of 2 give 240), its shared-memory budget per block (three blocks fit an SM: 3 x (74 + 1) KB <=
+/// 228 KB; its launch bounds give each thread registers for three; at p = 4 a 96 KB budget gave two
+/// blocks and lost 3%, session 24) and its shared bytes per face besides the values (both sides'
+/// element and local face number).
+constexpr int core_face_chunk(int order) { return order == 3 ? 4 : 2; }
+constexpr std::size_t face_chunked_shared_limit = 74 * 1024;
+constexpr std::size_t face_chunked_index_bytes = 2 * (sizeof(index_t) + sizeof(int));
+/// Faces per round of the block face kernel (chunked: of its chunked variant, which also holds both
+/// sides' traces at the face points in shared memory), or 0 where none fits.
 template <class Physics>
-constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values) {
+constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values, bool chunked = false) {
   using Real = typename Physics::real;
   const int by_threads = 256 / (Nfq > 0 ? Nfq : 1);
-  const std::size_t per_face = sizeof(Real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p);
+  const int traces = chunked ? (Np_p > 0 ? 2 : 1) * Nfq : 0;
+  const std::size_t per_face = sizeof(Real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p + traces) +
+                               (chunked ? face_chunked_index_bytes : 0);
   const std::size_t table = sizeof(Real) * static_cast<std::size_t>(table_values);
-  const int by_memory = table < block_shared_limit ? static_cast<int>((block_shared_limit - table) / per_face) : 0;
+  const std::size_t limit = chunked ? face_chunked_shared_limit : block_shared_limit;
+  const int by_memory = table < limit ? static_cast<int>((limit - table) / per_face) : 0;
   const int faces = by_threads < by_memory ? by_threads : by_memory;
   return faces > 0 ? faces : 0;
 }
@@ -410,6 +427,13 @@ constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values) {
 /// +40% at p = 4, -13% at p = 2); in 2D the thread per face point is faster at every order measured
 /// but quadrilaterals at p = 4 (docs/performance.md).
 constexpr bool automatic_block_faces(int dim, int order) { return dim == 3 && order >= 3; }
+/// The chunked variant's automatic choice: interior faces between tetrahedra in double precision at
+/// p = 3, where it measured faster than the block face kernel on the H100 (384,000 tetrahedra,
+/// `flowdg run`: +10%; at p = 4 in chunks of 4 -3.4%, in float -2.6% at p = 3 and -4.4% at p = 4;
+/// docs/performance.md, session 24).
+constexpr bool automatic_chunked_faces(int dim, int order, bool double_precision, bool tetrahedra) {
+  return dim == 3 && order == 3 && double_precision && tetrahedra;
+}
 
 template <class Physics>
 constexpr int core_block_elements(Shape shape, int Np, int Nq, int Nfq) {
@@ -454,8 +478,9 @@ constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape sh
 constexpr std::size_t core_tensor_shared_bytes(const CoreTensorLayout& t) {
   return sizeof(double) * (static_cast<std::size_t>(t.K3 + t.Np) * t.stride + static_cast<std::size_t>(t.dim * t.dim + 1) * core_tensor_elements);
 }
-/// A2 (M2 x K2) then A3 (M3 x K3), row-major, from the element group's tables (volume_phi
-/// [k Np + j], volume_dphi [(k dim + r) Np + j], face_phi [(l Nfq + q) Np + j]).
+/// A2 (M2 x K2) then A3 (M3 x K3), each in fragment order (backend/fragment_order.hpp), from the
+/// element group's tables (volume_phi [k Np + j], volume_dphi [(k dim + r) Np + j], face_phi
+/// [(l Nfq + q) Np + j]).
 inline std::vector<double> core_tensor_tables(const CoreTensorLayout& t, const std::vector<double>& volume_phi,
                                               const std::vector<double>& volume_dphi, const std::vector<double>& face_phi) {
   std::vector<double> a(static_cast<std::size_t>(t.M2 * t.K2 + t.M3 * t.K3), 0.0);
@@ -467,6 +492,8 @@ inline std::vector<double> core_tensor_tables(const CoreTensorLayout& t, const s
       for (int r = 0; r < t.dim; ++r) a3[j * t.K3 + r * t.Nq + k] = volume_dphi[(k * t.dim + r) * t.Np + j];
     for (int point = 0; point < t.n_faces * t.Nfq; ++point) a3[j * t.K3 + t.dim * t.Nq + point] = face_phi[point * t.Np + j];
   }
+  to_fragment_order(a, 0, t.M2, t.K2);
+  to_fragment_order(a, static_cast<std::size_t>(t.M2 * t.K2), t.M3, t.K3);
   return a;
 }
 

@@ -15,7 +15,8 @@
 // Phases (barriers between):
 //   0. coefficients, affine metric, face fluxes -> shared (cp.async); the Runge-Kutta registers
 //      of the thread's (element, mode) pairs of phase 3 -> registers;
-//   1. values at the volume points = A2 x coefficients (B fragments from shared);
+//   1. values at the volume points = A2 x coefficients (B fragments from shared; A2 and A3 in
+//      fragment order, backend/fragment_order.hpp: a warp's A fragment is 256 contiguous bytes);
 //   2. a thread per (element, point): the flux and the reference fluxes sum_d m_rd F_d, in place;
 //   3. residual = A3 x rows -> shared, then a thread per (element, mode) in element order: affine:
 //      times 1 / det J; curved: the inverse mass matrix row times it; the Runge-Kutta update.
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
 #pragma unroll
       for (int i = 0; i < MT2W; ++i) {
         const int mt = mt0 + i * R;
-        if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + (mt * 8 + fragment_row) * K2 + ks * 4 + fragment_col), b);
+        if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
       }
     }
 #pragma unroll
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
 #pragma unroll
     for (int i = 0; i < MT3W; ++i) {
       const int mt = row_group + i * R;
-      if (mt < MT3) device::dmma_8x8x4(acc[i], __ldg(a3 + (mt * 8 + fragment_row) * K3 + ks * 4 + fragment_col), b);
+      if (mt < MT3) device::dmma_8x8x4(acc[i], __ldg(a3 + fragment_index(mt, ks, lane, K3)), b);
     }
   }
   // The residual -> shared rows [0, Np), then a thread per (element, mode) in element order

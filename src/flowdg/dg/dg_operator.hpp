@@ -117,6 +117,9 @@ class DgOperator final : public Operator {
   /// Whether the registry has a tuned specialisation for this physics (tuned_triangles.hpp: 2D
   /// Euler on affine triangles in double precision).
   static constexpr bool has_tuned_triangles = std::is_same_v<Physics, physics::Euler<2, double>>;
+  /// Whether the chunked face kernel is built for this physics (face kernel "chunked",
+  /// core_block_kernels.hpp): 3D Euler's interior faces (the 3D issue's measured path).
+  static constexpr bool has_chunked_faces = dim == 3 && !Physics::has_viscous_flux;
   using Flow = physics::EulerFlow<dim, Real>;
   using HostFlow = physics::EulerFlow<dim, double>;
 
@@ -252,8 +255,9 @@ class DgOperator final : public Operator {
     Flow flow{};
     FaceLaunch launch = nullptr;
     /// CUDA: faces per block of the shared-memory face kernel (core_block_kernels.hpp), or 0 for the
-    /// thread-per-face-point kernel.
+    /// thread-per-face-point kernel; whether it runs the chunked traces (face kernel "chunked").
     int block_faces = 0;
+    bool chunked = false;
     bool tuned = false;  ///< computed by the tuned triangle kernels (with the face groups next to it)
     Array<Real> wall;    ///< boundary groups: the wall kernel's output (wall_samples)
   };
@@ -500,8 +504,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (name != "automatic" && name != "thread" && name != "block" && name != "tensor")
       throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor)"));
     const std::string& faces = options.face_kernel;
-    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp")
-      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp)"));
+    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked")
+      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked)"));
+    if (faces == "chunked" && !has_chunked_faces)
+      throw InputError(cat("the face kernel 'chunked' runs the interior faces of 3D Euler (inviscid, without artificial viscosity); ",
+                           dim == 2 ? "2D faces have too few points to chunk: " : "this physics has ",
+                           "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
   setup_ = build_setup(mesh, connectivity, order_,
@@ -667,9 +675,16 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.launch = face_launch(shape_m, shape_p, group.geometry, group.boundary());
     if (options.backend == Backend::cuda) {
       const std::string& name = options.face_kernel;
-      if (name == "block" || (name == "automatic" && automatic_block_faces(dim, order_)))
+      // The chunked traces on interior faces (boundary faces, a few per cent of a mesh's, keep the
+      // block form): asked for, or the registry's measured choice.
+      d.chunked = has_chunked_faces && !group.boundary() &&
+                  (name == "chunked" ||
+                   (name == "automatic" && automatic_chunked_faces(dim, order_, std::is_same_v<Real, double>,
+                                                                   shape_m == Shape::tetrahedron && shape_p == Shape::tetrahedron)));
+      if (name == "block" || name == "chunked" || (name == "automatic" && automatic_block_faces(dim, order_)))
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
-                                                  face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq));
+                                                  face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
+      if (d.block_faces == 0) d.chunked = false;
     }
     host = {};
   }
@@ -875,7 +890,13 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
   const FaceKernel<Physics, SM, SP, P, FG, Boundary> kernel = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
 #if defined(__CUDACC__)
   if (d.block_faces > 0) {
-    launch_core_face_block_kernel(kernel, group.size(), d.block_faces);
+    if constexpr (has_chunked_faces && !Boundary) {
+      if (d.chunked) {
+        launch_core_face_block_kernel<core_face_chunk(P)>(kernel, group.size(), d.block_faces);
+        return;
+      }
+    }
+    launch_core_face_block_kernel<0>(kernel, group.size(), d.block_faces);
     return;
   }
 #endif
@@ -1251,8 +1272,16 @@ std::string DgOperator<Physics>::describe() const {
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
                kernel, ")");
   }
+  int block_groups = 0, chunked_groups = 0;
+  for (const FaceData& d : faces_) {
+    block_groups += d.block_faces > 0 ? 1 : 0;
+    chunked_groups += d.chunked ? 1 : 0;
+  }
+  const std::string face_kernels = chunked_groups > 0 ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
+                                   : block_groups > 0 ? ", block face kernel"
+                                                      : "";
   return cat(out, "; ", setup_.groups.faces.size(), " faces in ", faces_.size(), " groups (", setup_.n_face_points(),
-             " points each)");
+             " points each", face_kernels, ")");
 }
 
 template <class Physics>

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "flowdg/backend/fragment_order.hpp"
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/backend/stream.hpp"
 #include "flowdg/core/error.hpp"
@@ -186,7 +187,8 @@ constexpr FLOWDG_HD TensorLayout tensor_layout(int p) {
   return {Np, Nq, Nfq, round_up(Nq, 8), round_up(Np, 4), round_up(Np, 8), K3};
 }
 
-/// A2 (M2 x K2) then A3 (M3 x K3), row-major, from the basis tables ([point * Np + j]).
+/// A2 (M2 x K2) then A3 (M3 x K3), each in fragment order (backend/fragment_order.hpp: a warp's A
+/// fragment is 256 contiguous bytes), from the basis tables ([point * Np + j]).
 inline std::vector<double> tensor_tables(int p, const std::vector<double>& phi, const std::vector<double>& dphi_dr,
                                   const std::vector<double>& dphi_ds, const std::vector<double>& edge_phi) {
   const TensorLayout t = tensor_layout(p);
@@ -201,6 +203,8 @@ inline std::vector<double> tensor_tables(int p, const std::vector<double>& phi, 
     }
     for (int point = 0; point < 3 * t.Nfq; ++point) a3[j * t.K3 + 2 * t.Nq + point] = edge_phi[point * t.Np + j];
   }
+  to_fragment_order(a, 0, t.M2, t.K2);
+  to_fragment_order(a, static_cast<std::size_t>(t.M2 * t.K2), t.M3, t.K3);
   return a;
 }
 

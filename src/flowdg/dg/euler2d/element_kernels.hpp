@@ -434,7 +434,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
       for (int t = 0; t < TW; ++t) b[t] = j < Np ? s_u[j * S + (warp * TW + t) * 8 + fragment_row] : 0.0;
 #pragma unroll
       for (int mt = 0; mt < T.M2 / 8; ++mt) {
-        const double a = __ldg(a2 + (mt * 8 + fragment_row) * T.K2 + ks * 4 + fragment_col);
+        const double a = __ldg(a2 + fragment_index(mt, ks, lane, T.K2));  // fragment order (tensor_tables)
 #pragma unroll
         for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, b[t]);
       }
@@ -487,7 +487,7 @@ __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) 
     for (int t = 0; t < TW; ++t) bs[t] = shared[(ks * 4 + fragment_col) * S + (warp * TW + t) * 8 + fragment_row];
 #pragma unroll
     for (int mt = 0; mt < T.M3 / 8; ++mt) {
-      const double a = __ldg(a3 + (mt * 8 + fragment_row) * T.K3 + ks * 4 + fragment_col);
+      const double a = __ldg(a3 + fragment_index(mt, ks, lane, T.K3));
 #pragma unroll
       for (int t = 0; t < TW; ++t) dmma_8x8x4(acc[mt][t], a, bs[t]);
     }
