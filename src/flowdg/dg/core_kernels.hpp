@@ -424,9 +424,14 @@ constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values, bo
 }
 /// The automatic face kernel of the portable path on CUDA: a block per group of faces (coefficients
 /// read once per face, not once per face point) in 3D from p = 3 (on 1M tetrahedra +19% at p = 3,
-/// +40% at p = 4, -13% at p = 2); in 2D the thread per face point is faster at every order measured
-/// but quadrilaterals at p = 4 (docs/performance.md).
-constexpr bool automatic_block_faces(int dim, int order) { return dim == 3 && order >= 3; }
+/// +40% at p = 4 in session 9), and at p = 2 in double precision (-13% in session 9, but +2.4%
+/// beside the thread element kernel in session 17 and +4-6% in session 25, after the block
+/// kernel's tables moved to shared memory; in single precision -11% in session 25); in 2D the
+/// thread per face point is faster at every order measured but quadrilaterals at p = 4
+/// (docs/performance.md).
+constexpr bool automatic_block_faces(int dim, int order, bool double_precision) {
+  return dim == 3 && (order >= 3 || (order == 2 && double_precision));
+}
 /// The chunked variant's automatic choice: interior faces between tetrahedra in double precision at
 /// p = 3, where it measured faster than the block face kernel on the H100 (384,000 tetrahedra,
 /// `flowdg run`: +10%; at p = 4 in chunks of 4 -3.4%, in float -2.6% at p = 3 and -4.4% at p = 4;

@@ -681,7 +681,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                   (name == "chunked" ||
                    (name == "automatic" && automatic_chunked_faces(dim, order_, std::is_same_v<Real, double>,
                                                                    shape_m == Shape::tetrahedron && shape_p == Shape::tetrahedron)));
-      if (name == "block" || name == "chunked" || (name == "automatic" && automatic_block_faces(dim, order_)))
+      if (name == "block" || name == "chunked" || (name == "automatic" && automatic_block_faces(dim, order_, std::is_same_v<Real, double>)))
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
