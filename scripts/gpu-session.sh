@@ -268,14 +268,19 @@ fi
 #    falls below PCONT_STAGE (default 1e-5, or 20000 steps), then p = 4; "direct", p = 4 from the free
 #    stream. Each stopped after PCONT_LIMIT seconds (default 280); wall time with the set-up (curving,
 #    tables) from the shell's clock, and the run's own stepping seconds per stage.
+#    The paper's own setting (its Table 2: global time steps, p = 2 -> 3 -> 4, fixed steps on the lower
+#    orders): PCONT_GLOBAL=1 (local_time_step = false), PCONT_CHAIN='[2, 3]', PCONT_STEPS (steps per lower
+#    order, default 20000), PCONT_STAGE=0 (no residual criterion: the steps alone).
 if [ "${PCONT:-0}" = 1 ]; then
+  local_steps=true; [ "${PCONT_GLOBAL:-0}" = 1 ] && local_steps=false
   for variant in chain direct; do
     dir="$out/pcont/$variant"
     mkdir -p "$dir"
-    chain='[1, 2, 3]'; [ $variant = direct ] && chain='[]'
+    chain=${PCONT_CHAIN:-'[1, 2, 3]'}; [ $variant = direct ] && chain='[]'
     begin=$(date +%s.%N)
     timeout -s TERM ${PCONT_LIMIT:-280} .bundle/run flowdg run examples/sphere.toml --backend cuda --set solver.order=4 \
-      --set "time.p_continuation=$chain" --set time.p_continuation_steps=20000 --set time.p_continuation_tolerance=${PCONT_STAGE:-1e-5} \
+      --set time.local_time_step=$local_steps \
+      --set "time.p_continuation=$chain" --set time.p_continuation_steps=${PCONT_STEPS:-20000} --set time.p_continuation_tolerance=${PCONT_STAGE:-1e-5} \
       --set time.residual_tolerance=${PCONT_TOLERANCE:-1e-9} --set time.max_steps=400000 --set time.dt_every=20 \
       --set time.residual_every=500 --set time.progress_every=100000 --set output.vtu=false \
       --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1
