@@ -11,6 +11,7 @@
 #include <map>
 
 #include "flowdg/backend/fragment_order.hpp"
+#include "flowdg/dg/core_kernels.hpp"
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
@@ -568,4 +569,28 @@ TEST(DgCore, FragmentOrderHoldsEachTensorCoreTileContiguously) {
   std::sort(sorted_b.begin(), sorted_b.end());
   EXPECT_EQ(sorted_a, sorted_b);
   EXPECT_EQ(fragment_index(1, 2, 3, K), (1 * 3 + 2) * 32 + 3);
+}
+
+// The registry's face kernel choices on CUDA are the H100 measurements of docs/performance.md
+// (sessions 9, 24, 25): block faces in 3D from p = 3, and at p = 2 in double precision only (float
+// lost 11% there); the chunked traces between tetrahedra at p = 3 in double only; none in 2D. The
+// chunked kernel's shared memory per face counts its traces and indices on top of the block form's.
+TEST(DgCore, TheRegistryTakesTheMeasuredFaceKernels) {
+  EXPECT_FALSE(dg::automatic_block_faces(2, 4, true));
+  EXPECT_FALSE(dg::automatic_block_faces(3, 1, true));
+  EXPECT_TRUE(dg::automatic_block_faces(3, 2, true));
+  EXPECT_FALSE(dg::automatic_block_faces(3, 2, false));
+  EXPECT_TRUE(dg::automatic_block_faces(3, 3, false));
+  EXPECT_TRUE(dg::automatic_chunked_faces(3, 3, true, true));
+  EXPECT_FALSE(dg::automatic_chunked_faces(3, 4, true, true));
+  EXPECT_FALSE(dg::automatic_chunked_faces(3, 3, false, true));
+  EXPECT_FALSE(dg::automatic_chunked_faces(3, 3, true, false));
+  using Euler3 = physics::Euler<3, double>;
+  // Tetrahedra at p = 3: 20 modes a side, 15 face points.
+  EXPECT_EQ(dg::face_block_bytes_per_face<Euler3>(20, 20, 15, false), 8u * 5 * 40);
+  EXPECT_EQ(dg::face_block_bytes_per_face<Euler3>(20, 20, 15, true), 8u * 5 * 70 + dg::face_chunked_index_bytes);
+  EXPECT_EQ(dg::face_block_bytes_per_face<Euler3>(20, 0, 15, true), 8u * 5 * 35 + dg::face_chunked_index_bytes);
+  // Faces per round: by threads (256 / 15 = 17) unless the 74 KB chunked budget allows fewer.
+  EXPECT_EQ(dg::core_block_faces<Euler3>(20, 20, 15, 4 * 15 * 20, true), 17);
+  EXPECT_EQ(dg::core_block_faces<Euler3>(35, 35, 19, 4 * 19 * 35, true), 12);
 }

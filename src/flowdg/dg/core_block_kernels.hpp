@@ -292,11 +292,10 @@ void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boun
   if (n_faces <= 0) return;
   constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary, Chunk>;
   allow_block_shared_limit<function>();
-  constexpr int modes = n_basis(SM, P) + (Boundary ? 0 : n_basis(SP, P));
-  const int traces = Chunk > 0 ? (Boundary ? 1 : 2) * kernel.Nfq : 0;
   const int table = face_table_values(SM, SP, Boundary, P, kernel.Nfq);
-  const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables * (modes + traces) * Fb + table) +
-                             (Chunk > 0 ? face_chunked_index_bytes * static_cast<std::size_t>(Fb) : 0);
+  const std::size_t shared =
+      sizeof(typename Physics::real) * static_cast<std::size_t>(table) +
+      static_cast<std::size_t>(Fb) * face_block_bytes_per_face<Physics>(n_basis(SM, P), Boundary ? 0 : n_basis(SP, P), kernel.Nfq, Chunk > 0);
   const index_t per_block = static_cast<index_t>(Fb) * core_face_rounds;
   const auto blocks = static_cast<unsigned>((n_faces + per_block - 1) / per_block);
   detail::launch(false, function, blocks, 256, shared, kernel, n_faces, Fb);

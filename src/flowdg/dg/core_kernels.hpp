@@ -407,16 +407,21 @@ constexpr int face_table_values(Shape shape_m, Shape shape_p, bool boundary, int
 constexpr int core_face_chunk(int order) { return order == 3 ? 4 : 2; }
 constexpr std::size_t face_chunked_shared_limit = 74 * 1024;
 constexpr std::size_t face_chunked_index_bytes = 2 * (sizeof(index_t) + sizeof(int));
-/// Faces per round of the block face kernel (chunked: of its chunked variant, which also holds both
-/// sides' traces at the face points in shared memory), or 0 where none fits.
+/// The block face kernel's shared bytes per face of a round (Np_p = 0: a boundary face, one side):
+/// both sides' coefficients; chunked, also their traces at the face points and their indices. A
+/// block takes the face tables' bytes plus Fb times these (core_block_faces, the launch).
+template <class Physics>
+constexpr std::size_t face_block_bytes_per_face(int Np_m, int Np_p, int Nfq, bool chunked) {
+  const int traces = chunked ? (Np_p > 0 ? 2 : 1) * Nfq : 0;
+  return sizeof(typename Physics::real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p + traces) +
+         (chunked ? face_chunked_index_bytes : 0);
+}
+/// Faces per round of the block face kernel (chunked: of its chunked variant), or 0 where none fits.
 template <class Physics>
 constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values, bool chunked = false) {
-  using Real = typename Physics::real;
   const int by_threads = 256 / (Nfq > 0 ? Nfq : 1);
-  const int traces = chunked ? (Np_p > 0 ? 2 : 1) * Nfq : 0;
-  const std::size_t per_face = sizeof(Real) * static_cast<std::size_t>(Physics::n_variables) * (Np_m + Np_p + traces) +
-                               (chunked ? face_chunked_index_bytes : 0);
-  const std::size_t table = sizeof(Real) * static_cast<std::size_t>(table_values);
+  const std::size_t per_face = face_block_bytes_per_face<Physics>(Np_m, Np_p, Nfq, chunked);
+  const std::size_t table = sizeof(typename Physics::real) * static_cast<std::size_t>(table_values);
   const std::size_t limit = chunked ? face_chunked_shared_limit : block_shared_limit;
   const int by_memory = table < limit ? static_cast<int>((limit - table) / per_face) : 0;
   const int faces = by_threads < by_memory ? by_threads : by_memory;
@@ -434,8 +439,8 @@ constexpr bool automatic_block_faces(int dim, int order, bool double_precision) 
 }
 /// The chunked variant's automatic choice: interior faces between tetrahedra in double precision at
 /// p = 3, where it measured faster than the block face kernel on the H100 (384,000 tetrahedra,
-/// `flowdg run`: +10%; at p = 4 in chunks of 4 -3.4%, in float -2.6% at p = 3 and -4.4% at p = 4;
-/// docs/performance.md, session 24).
+/// `flowdg run`: +10.8%; at p = 4 -3.4% in chunks of 4, -11% in chunks of 2; in float -2.5% at p = 3
+/// and -1.6% at p = 4; docs/performance.md, sessions 24 and 25).
 constexpr bool automatic_chunked_faces(int dim, int order, bool double_precision, bool tetrahedra) {
   return dim == 3 && order == 3 && double_precision && tetrahedra;
 }

@@ -675,13 +675,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.launch = face_launch(shape_m, shape_p, group.geometry, group.boundary());
     if (options.backend == Backend::cuda) {
       const std::string& name = options.face_kernel;
+      constexpr bool double_precision = std::is_same_v<Real, double>;
       // The chunked traces on interior faces (boundary faces, a few per cent of a mesh's, keep the
       // block form): asked for, or the registry's measured choice.
       d.chunked = has_chunked_faces && !group.boundary() &&
                   (name == "chunked" ||
-                   (name == "automatic" && automatic_chunked_faces(dim, order_, std::is_same_v<Real, double>,
+                   (name == "automatic" && automatic_chunked_faces(dim, order_, double_precision,
                                                                    shape_m == Shape::tetrahedron && shape_p == Shape::tetrahedron)));
-      if (name == "block" || name == "chunked" || (name == "automatic" && automatic_block_faces(dim, order_, std::is_same_v<Real, double>)))
+      if (name == "block" || name == "chunked" || (name == "automatic" && automatic_block_faces(dim, order_, double_precision)))
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
