@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -142,6 +143,90 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         std::fflush(stdout);  // a sanitizer run cut off by its time limit still shows how far it got
       }
   }
+}
+
+// 3D Euler's interior block and chunked face kernels are built once per numerical flux (the kind a
+// launch argument elsewhere): each of Rusanov, HLLC and Roe gives the CPU's residual and steps on
+// affine and curved tetrahedra at every order, through its own kernel. The projected vortex gets
+// 2% pseudo-random noise on every coefficient, so that the traces jump at every face and the three
+// solvers' residuals differ far above rounding: a wrong dispatch (another solver's kernel) fails.
+TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  struct Case {
+    const char* name;
+    Mesh mesh;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"affine tetrahedra", box_tetrahedra(1, 1, 1, 2, 2, 2)});
+  cases.push_back({"curved 10-node tetrahedra", deformed(read_gmsh(FLOWDG_TEST_DATA_DIR "/cube_tet_p2_msh41.msh"))});
+  const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
+  double smallest_gap = 1e300;  // between two solvers' residuals: what a wrong dispatch would show
+  for (const Case& c : cases) {
+    const Connectivity connectivity = build_connectivity(c.mesh);
+    const physics::FlowSpec flow = vortex(3, {0.5, 0.5, 0});
+    for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
+      for (const char* faces : {"block", "chunked"})
+        for (int order = 1; order <= 4; ++order) {
+          std::vector<std::vector<double>> residuals;
+          for (const physics::RiemannKind riemann :
+               {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
+            dg::OperatorOptions cpu_options = options_for(c.mesh, order, Backend::cpu, precision, flow);
+            cpu_options.flux = riemann;
+            const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
+            dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
+            options.flux = riemann;
+            options.element_kernel = "thread";
+            options.face_kernel = faces;
+            const auto cuda = dg::make_operator(c.mesh, connectivity, options);
+            if (std::string(c.name) == "affine tetrahedra")
+              EXPECT_NE(cuda->describe().find(std::string(faces) + " face kernel"), std::string::npos) << cuda->describe();
+            cpu->project(flow, 0.0);
+            std::vector<double> rough = cpu->coefficients();
+            std::uint32_t seed = 12345;
+            for (double& x : rough) {
+              seed = seed * 1664525u + 1013904223u;
+              x *= 1.0 + 0.02 * (static_cast<double>(seed >> 8) / 8388608.0 - 1.0);
+            }
+            cpu->set_coefficients(rough);
+            cuda->set_coefficients(rough);
+            const double dt = 0.5 * cpu->stable_time_step(0.2);
+            double t = 0;
+            for (int step = 0; step < 3; ++step, t += dt) {
+              cpu->step(scheme, t, dt);
+              cuda->step(scheme, t, dt);
+            }
+            const std::vector<double> a = cpu->coefficients(), b = cuda->coefficients();
+            const std::vector<double> ra = cpu->residual(t), rb = cuda->residual(t);
+            double size = 0, difference = 0, residual_size = 0, residual_difference = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+              size = std::max(size, std::abs(a[i]));
+              difference = std::max(difference, std::abs(a[i] - b[i]));
+              residual_size = std::max(residual_size, std::abs(ra[i]));
+              residual_difference = std::max(residual_difference, std::abs(ra[i] - rb[i]));
+            }
+            const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;
+            EXPECT_LT(difference, tolerance * size) << c.name << " p = " << order << " " << faces << " " << physics::riemann_kind_name(riemann);
+            EXPECT_LT(residual_difference, tolerance * 100 * residual_size)
+                << c.name << " p = " << order << " " << faces << " " << physics::riemann_kind_name(riemann);
+            std::printf("cpu - cuda %s p = %d %s, %s faces, %s: state %.2e, residual %.2e (relative)\n", c.name, order,
+                        precision == dg::Precision::double_precision ? "double" : "float", faces,
+                        physics::riemann_kind_name(riemann), difference / size, residual_difference / residual_size);
+            residuals.push_back(ra);
+          }
+          for (std::size_t x = 0; x < residuals.size(); ++x)
+            for (std::size_t y = x + 1; y < residuals.size(); ++y) {
+              double gap = 0, size = 0;
+              for (std::size_t i = 0; i < residuals[x].size(); ++i) {
+                gap = std::max(gap, std::abs(residuals[x][i] - residuals[y][i]));
+                size = std::max(size, std::abs(residuals[x][i]));
+              }
+              smallest_gap = std::min(smallest_gap, gap / size);
+            }
+        }
+  }
+  // The solvers must differ well above the tolerance, or the test could not see a wrong dispatch.
+  EXPECT_GT(smallest_gap, 1e-3);
+  std::printf("smallest relative gap between two solvers' residuals: %.2e\n", smallest_gap);
 }
 
 // Every launch of a step goes on the operator's own stream: while another (blocking) stream captures

@@ -188,8 +188,9 @@ __device__ FLOWDG_FORCEINLINE void shared_face_traces(const Real* s, const Real*
 ///      points, a table load every variable; the shared-memory pipe bounded the block form at p = 3,
 ///      session 17's profile), the plus side in its own point order; then a thread per (face, point)
 ///      reads both traces (the plus side's through the orientation's permutation) and finishes.
-/// Both forms sum the same terms in the same order as FaceKernel: the same bits.
-template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary, int Chunk>
+/// Both forms sum the same terms in the same order as FaceKernel: the same bits. Riemann: the
+/// numerical flux fixed at compile time (FaceKernel::finish), or -1 for the kernel argument's.
+template <class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary, int Chunk, int Riemann = -1>
 __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Physics, SM, SP, P, FG, Boundary> k, index_t count, int Fb) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
@@ -280,17 +281,18 @@ __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Phys
           up = shared_trace<Physics, Np_p>(s_p, Fb, fl, s_phi_p + (k.index.local_p[f] * Nfq + qp) * Np_p);
         }
       }
-      k.finish(local, q, um, up);
+      k.template finish<Riemann>(local, q, um, up);
     }
   }
 }
 
 /// Launches the block face kernel over a face group, chunked (Chunk > 0) or not; Fb from
-/// core_block_faces with the same choice.
-template <int Chunk, class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+/// core_block_faces with the same choice; Riemann >= 0 fixes the numerical flux at compile time
+/// (it must be kernel.riemann's: launch_core_face_block_kernel_per_solver).
+template <int Chunk, int Riemann = -1, class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
 void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boundary>& kernel, index_t n_faces, int Fb) {
   if (n_faces <= 0) return;
-  constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary, Chunk>;
+  constexpr auto function = core_face_block_kernel<Physics, SM, SP, P, FG, Boundary, Chunk, Riemann>;
   allow_block_shared_limit<function>();
   const int table = face_table_values(SM, SP, Boundary, P, kernel.Nfq);
   const std::size_t shared =
@@ -299,6 +301,26 @@ void launch_core_face_block_kernel(const FaceKernel<Physics, SM, SP, P, FG, Boun
   const index_t per_block = static_cast<index_t>(Fb) * core_face_rounds;
   const auto blocks = static_cast<unsigned>((n_faces + per_block - 1) / per_block);
   detail::launch(false, function, blocks, 256, shared, kernel, n_faces, Fb);
+}
+
+/// The block face kernel built once per numerical flux, the one of kernel.riemann launched: no
+/// switch over the three solvers inside the kernel (at p = 4 the switch's registers made the 3D
+/// kernel spill under its 80-register cap). Three kernels instead of one: built for 3D Euler's
+/// interior faces only (DgOperator::launch_face).
+template <int Chunk, class Physics, Shape SM, Shape SP, int P, GeometryKind FG, bool Boundary>
+void launch_core_face_block_kernel_per_solver(const FaceKernel<Physics, SM, SP, P, FG, Boundary>& kernel, index_t n_faces, int Fb) {
+  switch (kernel.riemann) {
+    case physics::RiemannKind::rusanov:
+      launch_core_face_block_kernel<Chunk, static_cast<int>(physics::RiemannKind::rusanov)>(kernel, n_faces, Fb);
+      return;
+    case physics::RiemannKind::roe:
+      launch_core_face_block_kernel<Chunk, static_cast<int>(physics::RiemannKind::roe)>(kernel, n_faces, Fb);
+      return;
+    case physics::RiemannKind::hllc:
+      launch_core_face_block_kernel<Chunk, static_cast<int>(physics::RiemannKind::hllc)>(kernel, n_faces, Fb);
+      return;
+  }
+  launch_core_face_block_kernel<Chunk>(kernel, n_faces, Fb);
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>

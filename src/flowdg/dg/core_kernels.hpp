@@ -167,6 +167,9 @@ struct FaceKernel {
 
   /// The flux at face point q of the group's face `local` from the two traces (up unused on a
   /// boundary: the condition's ghost state), scaled and stored (the block kernel's second phase too).
+  /// Riemann >= 0: that physics::RiemannKind, fixed at compile time (a kernel per solver: the
+  /// others' code and registers are not in it); -1: the kernel argument `riemann`.
+  template <int Riemann = -1>
   FLOWDG_HD FLOWDG_FORCEINLINE void finish(index_t local, int q, const State& um, State up) const {
     const index_t f = begin + local;
     Direction n;
@@ -177,7 +180,7 @@ struct FaceKernel {
       for (int d = 0; d < dim; ++d) x[d] = points[(static_cast<index_t>(q) * dim + d) * Gs + local];
       up = condition.ghost_state(physics, um, n, x, t, flow);
     }
-    const State value = numerical_flux(riemann, physics, um, up, n);
+    const State value = numerical_flux(Riemann >= 0 ? static_cast<physics::RiemannKind>(Riemann) : riemann, physics, um, up, n);
     const Real scale = face_weight[q] * measure;
     for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = scale * value[v];
     if constexpr (Physics::has_viscous_flux) {

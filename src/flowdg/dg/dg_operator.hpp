@@ -891,13 +891,14 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
   const FaceKernel<Physics, SM, SP, P, FG, Boundary> kernel = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
 #if defined(__CUDACC__)
   if (d.block_faces > 0) {
-    if constexpr (has_chunked_faces && !Boundary) {
-      if (d.chunked) {
-        launch_core_face_block_kernel<core_face_chunk(P)>(kernel, group.size(), d.block_faces);
-        return;
-      }
+    if constexpr (has_chunked_faces && !Boundary) {  // 3D Euler's interior faces: a kernel per solver
+      if (d.chunked)
+        launch_core_face_block_kernel_per_solver<core_face_chunk(P)>(kernel, group.size(), d.block_faces);
+      else
+        launch_core_face_block_kernel_per_solver<0>(kernel, group.size(), d.block_faces);
+    } else {
+      launch_core_face_block_kernel<0>(kernel, group.size(), d.block_faces);
     }
-    launch_core_face_block_kernel<0>(kernel, group.size(), d.block_faces);
     return;
   }
 #endif

@@ -276,23 +276,37 @@ void launch_element_block_kernel(const ElementKernel<P>& kernel, bool chained) {
 #if defined(__CUDACC__)
 using device::dmma_8x8x4;
 
-/// Elements per block of the tensor-core element kernel (a macro for benchmark builds).
-#ifndef FLOWDG_TENSOR_ELEMENTS
-#define FLOWDG_TENSOR_ELEMENTS 16
-#endif
 #ifndef FLOWDG_TENSOR_THREADS
 #define FLOWDG_TENSOR_THREADS 256
 #endif
 constexpr int tensor_block_threads = FLOWDG_TENSOR_THREADS;
 
+/// Elements per block of the tensor-core element kernel at order P: 32 at p = 2 (two column tiles
+/// per warp: the kernel is latency-bound there, and twice the elements per block put twice the
+/// loads in flight per SM at the same occupancy), 16 elsewhere (at p >= 3 a block of 32 would
+/// halve the blocks that fit an SM's shared memory). FLOWDG_TENSOR_ELEMENTS sets every order in
+/// benchmark builds.
+template <int P>
+constexpr int tensor_elements() {
+#if defined(FLOWDG_TENSOR_ELEMENTS)
+  return FLOWDG_TENSOR_ELEMENTS;
+#else
+  return P == 2 ? 32 : 16;
+#endif
+}
+
 /// Shared memory of one block of element_tensor_kernel<P>: rows of 4 E + 8 doubles (a stride of
 /// 8 mod 16 doubles puts the four rows of a B fragment in alternate bank halves: no conflicts).
-constexpr int tensor_row_stride = NV * FLOWDG_TENSOR_ELEMENTS + 8;
+template <int P>
+constexpr int tensor_row_stride() {
+  return NV * tensor_elements<P>() + 8;
+}
 template <int P>
 std::size_t element_tensor_shared_bytes() {
   constexpr TensorLayout T = tensor_layout(P);
-  constexpr int rows = T.K3 + T.Np + (n_geometry * FLOWDG_TENSOR_ELEMENTS + tensor_row_stride - 1) / tensor_row_stride;
-  return sizeof(double) * static_cast<std::size_t>(rows * tensor_row_stride);
+  constexpr int E = tensor_elements<P>(), S = tensor_row_stride<P>();
+  constexpr int rows = T.K3 + T.Np + (n_geometry * E + S - 1) / S;
+  return sizeof(double) * static_cast<std::size_t>(rows * S);
 }
 
 /// Register budget of the tensor-core element kernel at order P, in blocks of 256 threads per SM:
@@ -344,7 +358,7 @@ template <int P>
 __global__ void __launch_bounds__(tensor_block_threads, tensor_min_blocks<P>()) element_tensor_kernel(ElementKernel<P> k, const double* __restrict__ a2,
                                                            const double* __restrict__ a3) {
   constexpr TensorLayout T = tensor_layout(P);
-  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = FLOWDG_TENSOR_ELEMENTS, S = tensor_row_stride;
+  constexpr int Np = T.Np, Nq = T.Nq, Nfq = T.Nfq, E = tensor_elements<P>(), S = tensor_row_stride<P>();
   constexpr int threads = tensor_block_threads, warps = threads / 32, tiles = NV * E / 8, TW = tiles / warps;
   constexpr int surface_rows = T.K3 - 2 * Nq;
   constexpr int point_rounds = (Nq * E + threads - 1) / threads;
@@ -521,7 +535,7 @@ void launch_element_tensor_kernel(const ElementKernel<P>& kernel, const double* 
   (void)configured;
   if (shared > 96 * 1024) throw Error(cat("tensor element kernel at p = ", P, " needs ", shared, " bytes of shared memory per block"));
   constexpr TensorLayout T = tensor_layout(P);
-  constexpr int E = FLOWDG_TENSOR_ELEMENTS;
+  constexpr int E = tensor_elements<P>();
   const auto blocks = static_cast<unsigned>((kernel.n_elements + E - 1) / E);
   detail::launch(chained, tensor_kernel, blocks, tensor_block_threads, shared, kernel, tables, tables + T.M2 * T.K2);
 }
