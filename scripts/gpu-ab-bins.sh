@@ -15,7 +15,7 @@
 # A BINS entry BIN@FACE runs binary BIN with solver.face_kernel = FACE (one binary's kernels against
 # each other: BINS="flowdg@block flowdg@chunked").
 set -uo pipefail
-[ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
 n=${TET_N:-55}
 tets=(--set "mesh.file=\"builtin:box?lx=6&ly=6&lz=6&nx=$n&ny=$n&nz=$n\"" --set 'boundary.zmin.translation=[0.0,0.0,6.0]'

@@ -4,7 +4,7 @@
 # 1M triangles); launches is chained (programmatic dependent launches, the default) or plain.
 set -uo pipefail
 # A bundle carried compressed (scripts/make-bundle.sh) is unpacked first.
-[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/ab}; mkdir -p $out
 if [ "${TESTS:-1}" = 1 ]; then
   timeout 200 .bundle/run flowdg_gpu_tests --gtest_filter='GpuEuler2d.*' > $out/gpu_tests.log 2>&1

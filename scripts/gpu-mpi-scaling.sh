@@ -8,7 +8,7 @@
 # also runs with the halo exchange after the whole update ([solver] halo_overlap = false, "<name>_after"),
 # the A/B of the overlap in one call.
 set -uo pipefail
-[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/flowdg-mpi}
 mkdir -p "$out/logs"
 summary="$out/summary.txt"

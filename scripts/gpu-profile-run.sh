@@ -3,7 +3,7 @@
 # (`flowdg bench` with the same scheme), and a kernel timeline (nsys when present, else ncu with
 # the clocks and caches left alone) of a few steps. Logs under $OUT; a summary printed last.
 set -uo pipefail
-[ -x .bundle/run ] || tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/profile-run}; mkdir -p $out
 ORDERS=${ORDERS:-1 3}
 vortex=(--set 'mesh.file="builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2"'

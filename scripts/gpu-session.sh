@@ -3,13 +3,15 @@
 # vortex convergence table on the GPU, and throughput runs. Expects a bundle made here with
 #   ONLY_TESTS=1 scripts/make-bundle.sh build   (the TESTS and SANITIZE parts), or
 #   NO_TESTS=1 scripts/make-bundle.sh build     (the flowdg runs: the two binaries no longer fit one carry)
+# and, where one binary with its libraries and the tree exceeds a call's 64 MiB (session 26: 50 MB + 17 MB),
+# SPLIT=1 in front of either: carry .bundle-lib in a first call, .bundle in the next (unpack-bundle.sh).
 # and writes logs under $OUT (the device tool's output folder), a short summary last.
 # Parts can be skipped: TESTS=0, SANITIZE=0, CONVERGENCE=0, DOUBLE_MACH=0; SUITE, KERNEL_AB, CPU, COUETTE,
 # NS_THROUGHPUT, NS_VALIDATION add parts. CORE_BENCH=1 keeps the gpu tests' throughput runs on 1M elements
 # (GpuDgCore.PortableThroughputOnAMillionElements: several minutes; off by default so the tests fit 300 s).
 set -uo pipefail
 # A bundle carried compressed (scripts/make-bundle.sh) is unpacked first.
-[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/flowdg-gpu}
 mkdir -p "$out/logs" "$out/bench"
 summary="$out/summary.txt"

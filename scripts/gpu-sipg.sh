@@ -12,7 +12,7 @@
 # same (warm) machine. PARTS=tables,study,verify3d,run picks (default tables,study).
 # Logs and JSON under $OUT, a summary last.
 set -uo pipefail
-[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/flowdg-sipg}
 mkdir -p "$out/logs"
 summary="$out/summary.txt"

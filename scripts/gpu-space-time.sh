@@ -27,7 +27,7 @@
 # Expects NO_TESTS=1 scripts/make-bundle.sh build (PARTS without tests) or ONLY_TESTS=1 (tests).
 # PARTS=tests,verify,timing,parts picks (default verify,timing). Logs and tables under $OUT, a summary last.
 set -uo pipefail
-[ -f .bundle/all.tar.xz ] && [ ! -x .bundle/run ] && tar xJf .bundle/all.tar.xz -C .bundle
+bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/flowdg-space-time}
 mkdir -p "$out/logs"
 summary="$out/summary.txt"

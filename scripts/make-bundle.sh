@@ -2,7 +2,7 @@
 # The GPU machine's bundle: the CUDA build's flowdg, flowdg_gpu_tests and flowdg_bench_suite with
 # their shared libraries (../shared/tools/bundle-libs), packed as .bundle/all.tar.xz so that it
 # stays under the device tool's 64 MiB carry limit; scripts/gpu-session.sh and gpu-ab.sh unpack it.
-# Usage: scripts/make-bundle.sh [build-dir] [extra executables...]
+# Usage: scripts/make-bundle.sh [build-dir] [extra executables...]   (SPLIT=1: libraries apart, below)
 # A/B bundles: FLOWDG_A=path/to/old/flowdg adds it as bin/flowdg_A (scripts/gpu-ab-bins.sh) and
 # leaves the gpu tests out (three binaries exceed the carry limit).
 set -euo pipefail
@@ -45,5 +45,16 @@ chmod +x "$staging/run"
 # the kernels from the device code): stripped, two binaries and the tree fit one call's carry.
 strip "$staging"/bin/*
 rm -rf .bundle && mkdir .bundle
-XZ_OPT=-T2 tar cJf .bundle/all.tar.xz -C "$staging" .
+if [ "${SPLIT:-0}" = 1 ]; then
+  # SPLIT=1: the binaries alone in .bundle/all.tar.xz, their libraries and the run wrapper in
+  # .bundle-lib/lib.tar.xz; carry .bundle-lib in one call, then .bundle in the next while the machine
+  # is warm (scripts/unpack-bundle.sh joins them). For a binary that with its libraries and the
+  # working tree exceeds one call's 64 MiB.
+  rm -rf .bundle-lib && mkdir .bundle-lib
+  XZ_OPT=-T2 tar cJf .bundle-lib/lib.tar.xz -C "$staging" lib lib-mpi run
+  XZ_OPT=-T2 tar cJf .bundle/all.tar.xz -C "$staging" bin
+  ls -la .bundle-lib/lib.tar.xz
+else
+  XZ_OPT=-T2 tar cJf .bundle/all.tar.xz -C "$staging" .
+fi
 ls -la .bundle/all.tar.xz
