@@ -283,8 +283,9 @@ constexpr int tensor_block_threads = FLOWDG_TENSOR_THREADS;
 
 /// Elements per block of the tensor-core element kernel at order P: 32 at p = 2 (two column tiles
 /// per warp: the kernel is latency-bound there, and twice the elements per block put twice the
-/// loads in flight per SM at the same occupancy), 16 elsewhere (at p >= 3 a block of 32 would
-/// halve the blocks that fit an SM's shared memory). FLOWDG_TENSOR_ELEMENTS sets every order in
+/// loads in flight per SM at the same occupancy: +8% through `flowdg run`, docs/performance.md,
+/// session 26), 16 elsewhere (32 not measured there; at p = 4 a block of 32 takes 70 KB of shared
+/// memory, three blocks per SM instead of four). FLOWDG_TENSOR_ELEMENTS sets every order in
 /// benchmark builds.
 template <int P>
 constexpr int tensor_elements() {
