@@ -19,6 +19,7 @@
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/time/runge_kutta.hpp"
+#include "cpu_cuda_agreement.hpp"
 #include "gpu_test_util.hpp"
 
 using namespace flowdg;
@@ -117,21 +118,9 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         if (chunked && std::string(c.name) == "affine tetrahedra") EXPECT_NE(cuda->describe().find("chunked face kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
-        const double dt = 0.5 * cpu->stable_time_step(0.2);
-        double t = 0;
-        for (int step = 0; step < 3; ++step, t += dt) {
-          cpu->step(scheme, t, dt);
-          cuda->step(scheme, t, dt);
-        }
-        const std::vector<double> a = cpu->coefficients(), b = cuda->coefficients();
-        const std::vector<double> ra = cpu->residual(t), rb = cuda->residual(t);
-        double size = 0, difference = 0, residual_size = 0, residual_difference = 0;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-          size = std::max(size, std::abs(a[i]));
-          difference = std::max(difference, std::abs(a[i] - b[i]));
-          residual_size = std::max(residual_size, std::abs(ra[i]));
-          residual_difference = std::max(residual_difference, std::abs(ra[i] - rb[i]));
-        }
+        const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
+        const double size = agreement.size, difference = agreement.difference;
+        const double residual_size = agreement.residual_size, residual_difference = agreement.residual_difference;
         // Rounding differs between the CPU and the GPU (fused multiply-adds): 1e-12 of the state
         // in double, 1e-5 in float.
         const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;
@@ -189,21 +178,9 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             }
             cpu->set_coefficients(rough);
             cuda->set_coefficients(rough);
-            const double dt = 0.5 * cpu->stable_time_step(0.2);
-            double t = 0;
-            for (int step = 0; step < 3; ++step, t += dt) {
-              cpu->step(scheme, t, dt);
-              cuda->step(scheme, t, dt);
-            }
-            const std::vector<double> a = cpu->coefficients(), b = cuda->coefficients();
-            const std::vector<double> ra = cpu->residual(t), rb = cuda->residual(t);
-            double size = 0, difference = 0, residual_size = 0, residual_difference = 0;
-            for (std::size_t i = 0; i < a.size(); ++i) {
-              size = std::max(size, std::abs(a[i]));
-              difference = std::max(difference, std::abs(a[i] - b[i]));
-              residual_size = std::max(residual_size, std::abs(ra[i]));
-              residual_difference = std::max(residual_difference, std::abs(ra[i] - rb[i]));
-            }
+            const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
+            const double size = agreement.size, difference = agreement.difference;
+            const double residual_size = agreement.residual_size, residual_difference = agreement.residual_difference;
             const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;
             EXPECT_LT(difference, tolerance * size) << c.name << " p = " << order << " " << faces << " " << physics::riemann_kind_name(riemann);
             EXPECT_LT(residual_difference, tolerance * 100 * residual_size)
@@ -211,7 +188,7 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             std::printf("cpu - cuda %s p = %d %s, %s faces, %s: state %.2e, residual %.2e (relative)\n", c.name, order,
                         precision == dg::Precision::double_precision ? "double" : "float", faces,
                         physics::riemann_kind_name(riemann), difference / size, residual_difference / residual_size);
-            residuals.push_back(ra);
+            residuals.push_back(agreement.cpu_residual);
           }
           for (std::size_t x = 0; x < residuals.size(); ++x)
             for (std::size_t y = x + 1; y < residuals.size(); ++y) {

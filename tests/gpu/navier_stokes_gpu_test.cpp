@@ -14,6 +14,7 @@
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/time/runge_kutta.hpp"
+#include "cpu_cuda_agreement.hpp"
 #include "gpu_test_util.hpp"
 
 using namespace flowdg;
@@ -82,21 +83,12 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
-        const double dt = 0.5 * cpu->stable_time_step(0.2);
-        double t = 0;
-        for (int step = 0; step < 3; ++step, t += dt) {
-          cpu->step(scheme, t, dt);
-          cuda->step(scheme, t, dt);
-        }
-        const std::vector<double> a = cpu->coefficients(), b = cuda->coefficients();
-        const std::vector<double> ra = cpu->residual(t), rb = cuda->residual(t);
-        double size = 0, difference = 0, residual_size = 0, residual_difference = 0;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-          size = std::max(size, std::abs(a[i]));
-          difference = std::max(difference, std::abs(a[i] - b[i]));
-          residual_size = std::max(residual_size, std::abs(ra[i]));
-          residual_difference = std::max(residual_difference, std::abs(ra[i] - rb[i]));
-        }
+        const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
+        const std::vector<double>& a = agreement.cpu_state;
+        const std::vector<double>& b = agreement.cuda_state;
+        const std::vector<double>& ra = agreement.cpu_residual;
+        const double size = agreement.size, difference = agreement.difference, t = agreement.t;
+        const double residual_size = agreement.residual_size, residual_difference = agreement.residual_difference;
         // Every value finite (a NaN would slip through the maxima above).
         bool finite = size > 0;
         for (std::size_t i = 0; i < a.size(); ++i) finite = finite && std::isfinite(a[i]) && std::isfinite(b[i]) && std::isfinite(ra[i]);
