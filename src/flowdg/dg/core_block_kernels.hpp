@@ -317,10 +317,10 @@ void launch_core_face_block_kernel_per_solver(const FaceKernel<Physics, SM, SP, 
       launch_core_face_block_kernel<Chunk, static_cast<int>(physics::RiemannKind::roe)>(kernel, n_faces, Fb);
       return;
     case physics::RiemannKind::hllc:
+    default:  // numerical_flux's own default
       launch_core_face_block_kernel<Chunk, static_cast<int>(physics::RiemannKind::hllc)>(kernel, n_faces, Fb);
       return;
   }
-  launch_core_face_block_kernel<Chunk>(kernel, n_faces, Fb);
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>
