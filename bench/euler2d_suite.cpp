@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 
+#include "flowdg/backend/module_loading.hpp"
 #include "flowdg/cases/euler2d_bench.hpp"
 #include "flowdg/core/error.hpp"
 
@@ -25,6 +26,7 @@ using namespace flowdg;
 using namespace flowdg::euler2d;
 
 int main(int argc, char** argv) {
+  flowdg::prefer_eager_module_loading();  // before anything initialises CUDA (backend/module_loading.hpp)
   CLI::App app{"flowdg_bench_suite: the 2D Euler benchmark tables (docs/performance.md)"};
   std::string backend = "auto", output = "bench-results", sections = "paper,sizes,dmr";
   int threads = 0;

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "flowdg/backend/backend.hpp"
+#include "flowdg/backend/module_loading.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/core/signals.hpp"
 #if defined(FLOWDG_HAVE_MPI)
@@ -39,6 +40,7 @@ int report(const char* what, int code, bool collective) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  flowdg::prefer_eager_module_loading();  // before anything initialises CUDA (backend/module_loading.hpp)
 #if defined(FLOWDG_HAVE_MPI)
   // Started by mpirun: one rank per process, each on the GPU of its node-local rank.
   std::optional<flowdg::MpiSession> mpi;

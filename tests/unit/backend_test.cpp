@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/memory.hpp"
+#include "flowdg/backend/module_loading.hpp"
 
 using namespace flowdg;
 
@@ -77,4 +80,25 @@ TEST(Backend, ParseBackendRejectsUnknownNames) {
   if (cuda_device_count() == 0) {
     EXPECT_THROW(parse_backend("cuda"), InputError);
   }
+}
+
+TEST(Backend, EagerModuleLoadingIsAskedForUnlessTheUserExportedAChoice) {
+  const char* before = std::getenv("CUDA_MODULE_LOADING");
+  const std::string saved = before != nullptr ? before : "";
+  unsetenv("CUDA_MODULE_LOADING");
+  prefer_eager_module_loading();
+  const char* chosen = std::getenv("CUDA_MODULE_LOADING");
+#if defined(FLOWDG_HAVE_CUDA)
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_STREQ(chosen, "EAGER");
+#else
+  EXPECT_EQ(chosen, nullptr);  // nothing to load without CUDA: the environment is left alone
+#endif
+  setenv("CUDA_MODULE_LOADING", "LAZY", 1);
+  prefer_eager_module_loading();
+  EXPECT_STREQ(std::getenv("CUDA_MODULE_LOADING"), "LAZY");  // an exported choice wins
+  if (before != nullptr)
+    setenv("CUDA_MODULE_LOADING", saved.c_str(), 1);
+  else
+    unsetenv("CUDA_MODULE_LOADING");
 }
