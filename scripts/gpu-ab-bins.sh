@@ -13,7 +13,8 @@
 # Rusanov + BR2, 20 steps) on 798,848 perturbed triangles / 640,000 perturbed quadrilaterals, as
 # gpu-session.sh's NS_THROUGHPUT; ROUNDS rounds, the binaries alternating.
 # A BINS entry BIN@FACE runs binary BIN with solver.face_kernel = FACE (one binary's kernels against
-# each other: BINS="flowdg@block flowdg@chunked").
+# each other: BINS="flowdg@block flowdg@chunked"); BIN@FACE@ELEMENT also sets solver.element_kernel
+# (FACE may be empty: BINS="flowdg@@block flowdg@@tensor").
 set -uo pipefail
 bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
@@ -27,7 +28,10 @@ ns_quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadril
 throughput() { grep -o '"throughput_dof_stage_per_second": [0-9.e+]*' $1/summary.json | awk '{print $2}'; }
 for round in $(seq 1 ${ROUNDS:-2}); do
   for entry in ${BINS:-flowdg_A flowdg}; do
-    bin=${entry%%@*}; face=(); [ "$entry" != "$bin" ] && face=(--set "solver.face_kernel=\"${entry#*@}\"")
+    bin=${entry%%@*}; face=(); rest=${entry#"$bin"}; rest=${rest#@}
+    kind_face=${rest%%@*}; kind_element=""; [ "$rest" != "$kind_face" ] && kind_element=${rest#*@}
+    [ -n "$kind_face" ] && face+=(--set "solver.face_kernel=\"$kind_face\"")
+    [ -n "$kind_element" ] && face+=(--set "solver.element_kernel=\"$kind_element\"")
     name=${entry//@/_}
     for p in ${TET_ORDERS:-}; do
       d=/tmp/ab_${name}_tet$p; timeout 120 .bundle/run $bin run examples/vortex3d_tetrahedra.toml --backend cuda "${tets[@]}" \

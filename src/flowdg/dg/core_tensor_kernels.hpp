@@ -18,8 +18,10 @@
 //   1. values at the volume points = A2 x coefficients (B fragments from shared; A2 and A3 in
 //      fragment order, backend/fragment_order.hpp: a warp's A fragment is 256 contiguous bytes);
 //   2. a thread per (element, point): the flux and the reference fluxes sum_d m_rd F_d, in place;
-//   3. residual = A3 x rows -> shared, then a thread per (element, mode) in element order: affine:
-//      times 1 / det J; curved: the inverse mass matrix row times it; the Runge-Kutta update.
+//   3. residual = A3 x rows -> shared (a viscous physics adds BR2's volume term, the lifting pass's
+//      moments, there; its face rows hold the stored flux less the centred viscous halves), then a
+//      thread per (element, mode) in element order: affine: times 1 / det J; curved: the inverse
+//      mass matrix row times it; the Runge-Kutta update.
 // The sums run in another order than ElementKernel's: results agree to rounding, not bit for bit.
 // CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include <type_traits>
@@ -92,8 +94,12 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
     const index_t f = code_face(code);
     const bool plus = code_plus_side(code);
     const int point = plus ? k.permutation[code_orientation(code) * Nfq + q] : q;
-    for (int v = 0; v < NV; ++v)
-      device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * Nfq + q) * k.Fs + f);
+    for (int v = 0; v < NV; ++v) {
+      if constexpr (Physics::has_viscous_flux)  // the stored flux less the centred viscous flux's halves
+        row[(l * Nfq + point) * ST + v * E] = k.face_flux(v, q, f);
+      else
+        device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * Nfq + q) * k.Fs + f);
+    }
   }
   for (int i = threadIdx.x; i < (K3 - surface_row - NF * Nfq) * NV * E; i += threads)
     shared[(surface_row + NF * Nfq + i / (NV * E)) * ST + i % (NV * E)] = 0.0;
@@ -191,6 +197,16 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
       *reinterpret_cast<double2*>(shared + j * ST + column_tile * 8 + 2 * fragment_col) = make_double2(acc[i][0], acc[i][1]);
   }
   __syncthreads();
+  if constexpr (Physics::has_viscous_flux) {
+    // BR2's volume term (the lifting pass's moments) joins the residual before the inverse mass.
+    for (int i = threadIdx.x; i < Np * E; i += threads) {
+      const int el = i % E, row = i / E;
+      if (el >= n_local) continue;
+      for (int v = 0; v < NV; ++v)
+        shared[row * ST + v * E + el] += k.viscous_rhs[(static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el];
+    }
+    __syncthreads();
+  }
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
     const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;

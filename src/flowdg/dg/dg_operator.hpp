@@ -25,6 +25,7 @@
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_tensor_kernels.hpp"
 #include "flowdg/dg/lifting_block_kernels.hpp"
+#include "flowdg/dg/lifting_tensor_kernels.hpp"
 #endif
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -247,6 +248,12 @@ class DgOperator final : public Operator {
     bool tensor = false;
     CoreTensorLayout tensor_layout{};
     Array<double> tensor_tables;
+    /// BR2's lifting on the tensor cores (lifting_tensor_kernels.hpp): affine groups of a viscous
+    /// physics without a viscosity per element that run the tensor-core element kernel, where its
+    /// shared memory fits; its tables (lifting_tensor_tables).
+    bool lifting_tensor = false;
+    LiftingTensorLayout lifting_layout{};
+    Array<double> lifting_tables;
   };
   struct FaceData {
     index_t Gs = 0;
@@ -569,6 +576,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.tensor = portable_tensor(d.tensor_layout);
     if (d.tensor)
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
+    if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
+      d.lifting_layout = lifting_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
+      d.lifting_tensor = d.tensor && group.geometry == GeometryKind::affine && lifting_tensor_shared_bytes(d.lifting_layout) <= block_shared_limit;
+      if (d.lifting_tensor)
+        d.lifting_tables = Array<double>(space, lifting_tensor_tables(d.lifting_layout, host.volume_phi, host.volume_dphi, host.face_phi, host.face_dphi));
+    }
     if constexpr (Physics::has_viscous_flux) {
       const std::vector<double> lifting = face_lifting_tables(host, group.shape, group.geometry, Nfq, d.K, host.inverse_mass);
       d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved
@@ -780,6 +793,12 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       lifting.face_lifting = d.face_lifting.view();
       lifting.viscosity = op.viscosity_field(d);
 #if defined(__CUDACC__)
+      if constexpr (G == GeometryKind::affine && std::is_same_v<Real, double> && !physics::has_element_viscosity<Physics>) {
+        if (d.lifting_tensor) {
+          launch_lifting_tensor_kernel(lifting, d.K, d.lifting_layout, d.lifting_tables.view().data);
+          return;
+        }
+      }
       if (d.block_lifting > 0) {
         launch_lifting_block_kernel(lifting, d.K, d.block_lifting);
         return;
@@ -794,7 +813,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   if (count == 0) return;
   const ElementKernel<Physics, S, P, G> kernel = op.element_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
-  if constexpr (std::is_same_v<Real, double> && !Physics::has_viscous_flux) {
+  if constexpr (std::is_same_v<Real, double>) {
     if (d.tensor) {
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data);
       return;
@@ -818,11 +837,12 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
 
 template <class Physics>
 bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
-  if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || Physics::has_viscous_flux ||
-      device_compute_capability() < 80)
-    return false;  // the tensor-core kernel has no viscous right-hand side (yet)
+  if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || device_compute_capability() < 80) return false;
+  // A viscous physics runs it only when asked for (solver.element_kernel = "tensor": BR2's lifting
+  // stays on the block kernel, the element kernel adds its volume term; not yet measured against the
+  // block element kernel, so not automatic).
   const std::string& name = options_.element_kernel;
-  const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_));
+  const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_) && !Physics::has_viscous_flux);
   return asked && core_tensor_shared_bytes(layout) <= block_shared_limit;
 }
 
@@ -1268,6 +1288,7 @@ std::string DgOperator<Physics>::describe() const {
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
     const char* kernel = static_cast<int>(g) == tuned_group_ ? ", tuned kernels"
+                         : d.lifting_tensor                  ? ", tensor-core element and lifting kernels"
                          : d.tensor                          ? ", tensor-core element kernel"
                          : d.block_elements > 0              ? ", block element kernel"
                                                              : "";

@@ -63,6 +63,90 @@ constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np,
   return static_cast<int>(elements < 32 ? elements : 32);
 }
 
+/// BR2's lifting on affine elements as three products with reference tables, for the FP64 tensor
+/// cores (lifting_tensor_kernels.hpp). With an orthonormal basis M = det J I, so P grad U = grad U
+/// (of degree p - 1, in the space) and the liftings are reference sums over det J:
+///   A1 (M1 x K1, times the coefficients): the values and the reference derivatives at the volume
+///      and the face points: rows [phi(k)] Nq, [phi(x_lq)] NF Nfq, [dphi/dr_r(k)] dim Nq,
+///      [dphi/dr_r(x_lq)] dim NF Nfq (lq = l Nfq + the element's own point on face l);
+///   A2 (M2 x K2, times S_dv(lq) = wn_d jump_v at the element's face points): rows [C(k, lq)] Nq with
+///      C = Phi_vol Phi_faces^T (the lifting moments' sum taken to the volume points), then
+///      [A_l(a, b)] NF Nfq, block diagonal, A_l = Phi_l Phi_l^T (face l's own lifting at its points);
+///   A3 (M3 x K3, times the reference viscous fluxes w_k det J sum_d dr_r/dx_d Fv_d at rows r Nq + k):
+///      dphi_j/dr_r(k), the volume term's moments (negated by the kernel).
+/// Theta = grad U + C S / det J at the volume points, grad U + eta A_l S / det J at face l's points.
+struct LiftingTensorLayout {
+  int dim = 0, NV = 0, Np = 0, Nq = 0, Nfq = 0, NFq = 0;  ///< NFq: the element's face points, n_faces Nfq
+  int M1 = 0, K1 = 0, M2 = 0, K2 = 0, M3 = 0, K3 = 0;
+  int stride_n = 0, stride_t = 0;  ///< shared row strides for NV E and dim NV E columns (+ 4: no bank conflicts)
+};
+/// Elements per block of the tensor lifting kernel (a column tile of 8 = one variable of the block).
+constexpr int lifting_tensor_elements = 8;
+constexpr LiftingTensorLayout lifting_tensor_layout(int n_variables, int dim, Shape shape, int Np, int Nq, int Nfq) {
+  LiftingTensorLayout t;
+  t.dim = dim;
+  t.NV = n_variables;
+  t.Np = Np;
+  t.Nq = Nq;
+  t.Nfq = Nfq;
+  t.NFq = n_faces(shape) * Nfq;
+  t.M1 = round_up_to((1 + dim) * (Nq + t.NFq), 8);
+  t.K1 = round_up_to(Np, 4);
+  t.M2 = round_up_to(Nq + t.NFq, 8);
+  t.K2 = round_up_to(t.NFq, 4);
+  t.M3 = round_up_to(Np, 8);
+  t.K3 = round_up_to(dim * Nq, 4);
+  t.stride_n = n_variables * lifting_tensor_elements + 4;
+  t.stride_t = dim * n_variables * lifting_tensor_elements + 4;
+  return t;
+}
+/// Shared memory of one block: the coefficients (K1 rows), A1's product (M1), S (K2) and A2's product
+/// (M2), the reference viscous fluxes (K3), and the affine metric.
+constexpr std::size_t lifting_tensor_shared_bytes(const LiftingTensorLayout& t) {
+  return sizeof(double) * (static_cast<std::size_t>(t.K1 + t.M1 + t.K3) * t.stride_n + static_cast<std::size_t>(t.K2 + t.M2) * t.stride_t +
+                           static_cast<std::size_t>(t.dim * t.dim + 1) * lifting_tensor_elements);
+}
+/// A1, A2, A3 (each row-major, then in fragment order) from the group's basis tables.
+inline std::vector<double> lifting_tensor_tables(const LiftingTensorLayout& t, const std::vector<double>& volume_phi,
+                                                 const std::vector<double>& volume_dphi, const std::vector<double>& face_phi,
+                                                 const std::vector<double>& face_dphi) {
+  const int Np = t.Np, Nq = t.Nq, NFq = t.NFq, dim = t.dim, Nfq = t.Nfq;
+  const std::size_t o2 = static_cast<std::size_t>(t.M1) * t.K1, o3 = o2 + static_cast<std::size_t>(t.M2) * t.K2;
+  std::vector<double> a(o3 + static_cast<std::size_t>(t.M3) * t.K3, 0.0);
+  const auto at = [&](std::size_t offset, int K, int row, int column) -> double& {
+    return a[offset + static_cast<std::size_t>(row) * K + column];
+  };
+  for (int j = 0; j < Np; ++j) {
+    for (int k = 0; k < Nq; ++k) {
+      at(0, t.K1, k, j) = volume_phi[static_cast<std::size_t>(k) * Np + j];
+      for (int r = 0; r < dim; ++r) at(0, t.K1, Nq + NFq + r * Nq + k, j) = volume_dphi[(static_cast<std::size_t>(k) * dim + r) * Np + j];
+    }
+    for (int lq = 0; lq < NFq; ++lq) {
+      at(0, t.K1, Nq + lq, j) = face_phi[static_cast<std::size_t>(lq) * Np + j];
+      for (int r = 0; r < dim; ++r)
+        at(0, t.K1, Nq + NFq + dim * Nq + r * NFq + lq, j) = face_dphi[(static_cast<std::size_t>(lq) * dim + r) * Np + j];
+    }
+  }
+  const auto dot = [&](const double* x, const double* y) {
+    double sum = 0;
+    for (int i = 0; i < Np; ++i) sum += x[i] * y[i];
+    return sum;
+  };
+  for (int lq = 0; lq < NFq; ++lq) {
+    const double* phi_face = &face_phi[static_cast<std::size_t>(lq) * Np];
+    for (int k = 0; k < Nq; ++k) at(o2, t.K2, k, lq) = dot(&volume_phi[static_cast<std::size_t>(k) * Np], phi_face);
+    const int l = lq / Nfq;
+    for (int b = 0; b < Nfq; ++b) at(o2, t.K2, Nq + lq, l * Nfq + b) = dot(phi_face, &face_phi[static_cast<std::size_t>(l * Nfq + b) * Np]);
+  }
+  for (int j = 0; j < Np; ++j)
+    for (int r = 0; r < dim; ++r)
+      for (int k = 0; k < Nq; ++k) at(o3, t.K3, j, r * Nq + k) = volume_dphi[(static_cast<std::size_t>(k) * dim + r) * Np + j];
+  to_fragment_order(a, 0, t.M1, t.K1);
+  to_fragment_order(a, o2, t.M2, t.K2);
+  to_fragment_order(a, o3, t.M3, t.K3);
+  return a;
+}
+
 /// Where the lifting pass writes its face results (see the top of this file).
 template <class Real>
 struct LiftingFaceOutput {

@@ -225,7 +225,15 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     }
     const std::vector<Point3> face_points = element_face_points(shape, setup.face_rule);
     out.face_phi.resize(face_points.size() * Np);
-    for (std::size_t k = 0; k < face_points.size(); ++k) basis_values(shape, order, face_points[k], &out.face_phi[k * Np]);
+    out.face_dphi.resize(face_points.size() * dim * Np);
+    for (std::size_t k = 0; k < face_points.size(); ++k) {
+      basis_values(shape, order, face_points[k], &out.face_phi[k * Np]);
+      basis_gradients(shape, order, face_points[k], values.data(), gradients.data());
+      for (int j = 0; j < Np; ++j) {
+        const double derivative[3] = {gradients[j].x, gradients[j].y, gradients[j].z};
+        for (int r = 0; r < dim; ++r) out.face_dphi[(k * dim + r) * Np + j] = derivative[r];
+      }
+    }
 
     const geometry::ElementMaps maps(mesh, rule.points);
     const geometry::ElementMaps face_maps(mesh, face_points);

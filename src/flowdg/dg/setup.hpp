@@ -19,6 +19,7 @@ struct ElementGroupSetup {
   std::vector<double> volume_phi;     ///< [k * Np + j]
   std::vector<double> volume_dphi;    ///< [(k * dim + r) * Np + j]
   std::vector<double> face_phi;       ///< [(l * Nfq + q) * Np + j]
+  std::vector<double> face_dphi;      ///< [((l * Nfq + q) * dim + r) * Np + j]: the reference derivatives there
   std::vector<double> metric;         ///< unpadded rows: affine [c * K + e]; curved [(k dim^2 + c) * K + e]
   std::vector<double> inverse_mass;   ///< curved: [(i * Np + j) * K + e]
   std::vector<double> size;           ///< h per element (operator.hpp: stable_time_step)
