@@ -1,0 +1,141 @@
+// The reference tables of BR2's tensor-core lifting (dg/lifting.hpp: lifting_tensor_tables) give the
+// lifting kernels' numbers: on an affine element, the gradient and Theta at the volume and face
+// points and the volume term from the three table products equal the moment formulation of
+// LiftingElementKernel (gradient moments, lifting moments, M^-1 = I / det J), here on the reference
+// element (det J = 1) of triangles and tetrahedra at every order. The GPU kernel multiplies the same
+// tables in fragment order (the GPU test compares it with the CPU).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "flowdg/dg/lifting.hpp"
+#include "flowdg/dg/setup.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/generators.hpp"
+
+using namespace flowdg;
+
+namespace {
+
+/// The tables back in row-major order (the kernels read them in fragment order: fragment_order.hpp).
+std::vector<double> row_major(const dg::LiftingTensorLayout& t, const std::vector<double>& fragments) {
+  std::vector<double> a(fragments.size(), 0.0);
+  std::size_t offset = 0;
+  for (const auto& [M, K] : {std::pair{t.M1, t.K1}, std::pair{t.M2, t.K2}, std::pair{t.M3, t.K3}}) {
+    for (int mt = 0; mt < M / 8; ++mt)
+      for (int ks = 0; ks < K / 4; ++ks)
+        for (int lane = 0; lane < 32; ++lane)
+          a[offset + static_cast<std::size_t>(mt * 8 + lane / 4) * K + ks * 4 + lane % 4] =
+              fragments[offset + static_cast<std::size_t>(fragment_index(mt, ks, lane, K))];
+    offset += static_cast<std::size_t>(M) * K;
+  }
+  EXPECT_EQ(offset, fragments.size());
+  return a;
+}
+
+void check_tables(const Mesh& mesh, Shape shape, int order) {
+  const Connectivity connectivity = build_connectivity(mesh);
+  const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+  ASSERT_FALSE(setup.element_groups.empty());
+  const dg::ElementGroupSetup& group = setup.element_groups[0];
+  const int dim = mesh.dimension, Np = group.n_basis, Nq = group.volume_rule.size(), Nfq = setup.n_face_points();
+  const int NF = n_faces(shape), NFq = NF * Nfq;
+  const dg::LiftingTensorLayout t = dg::lifting_tensor_layout(4, dim, shape, Np, Nq, Nfq);
+  const std::vector<double> a = row_major(t, dg::lifting_tensor_tables(t, group.volume_phi, group.volume_dphi, group.face_phi, group.face_dphi));
+  const double* a1 = a.data();
+  const double* a2 = a1 + static_cast<std::size_t>(t.M1) * t.K1;
+  const double* a3 = a2 + static_cast<std::size_t>(t.M2) * t.K2;
+  const std::vector<double>& w = group.volume_rule.weights;
+
+  std::mt19937 generator(7 + order);
+  std::uniform_real_distribution<double> random(-1.0, 1.0);
+  std::vector<double> c(Np);
+  for (double& value : c) value = random(generator);
+  std::vector<double> S(static_cast<std::size_t>(dim) * NFq);  // [d NFq + lq]: w|N| n_d jump at the element's points
+  for (double& value : S) value = random(generator);
+  const double eta = 3.5;
+  const auto phi_v = [&](int k, int i) { return group.volume_phi[static_cast<std::size_t>(k) * Np + i]; };
+  const auto dphi_v = [&](int k, int r, int i) { return group.volume_dphi[(static_cast<std::size_t>(k) * dim + r) * Np + i]; };
+  const auto phi_f = [&](int lq, int i) { return group.face_phi[static_cast<std::size_t>(lq) * Np + i]; };
+
+  // The moment formulation (M = I on the reference element).
+  std::vector<double> g(static_cast<std::size_t>(dim) * Np, 0.0), lifted(static_cast<std::size_t>(dim) * Np, 0.0);
+  std::vector<double> face_lifted(static_cast<std::size_t>(dim) * NF * Np, 0.0);  // [(d NF + l) Np + i]
+  for (int d = 0; d < dim; ++d) {
+    for (int k = 0; k < Nq; ++k) {
+      double du = 0;
+      for (int j = 0; j < Np; ++j) du += c[j] * dphi_v(k, d, j);
+      for (int i = 0; i < Np; ++i) g[d * Np + i] += w[k] * phi_v(k, i) * du;
+    }
+    for (int lq = 0; lq < NFq; ++lq)
+      for (int i = 0; i < Np; ++i) {
+        const double value = phi_f(lq, i) * S[static_cast<std::size_t>(d) * NFq + lq];
+        lifted[d * Np + i] += value;
+        face_lifted[(static_cast<std::size_t>(d) * NF + lq / Nfq) * Np + i] += value;
+      }
+  }
+  // The table formulation: Y = A1 c, R_d = A2 S_d.
+  const auto product = [](const double* A, int K, int row, const std::vector<double>& x, std::size_t offset, int n) {
+    double sum = 0;
+    for (int j = 0; j < n; ++j) sum += A[static_cast<std::size_t>(row) * K + j] * x[offset + j];
+    return sum;
+  };
+  double largest = 0, difference = 0;
+  const auto compare = [&](double expected, double got) {
+    largest = std::max(largest, std::abs(expected));
+    difference = std::max(difference, std::abs(expected - got));
+  };
+  const int v_rows = Nq + NFq;
+  for (int d = 0; d < dim; ++d) {
+    for (int k = 0; k < Nq; ++k) {
+      double theta = 0;
+      for (int i = 0; i < Np; ++i) theta += (g[d * Np + i] + lifted[d * Np + i]) * phi_v(k, i);
+      const double gradient = product(a1, t.K1, v_rows + d * Nq + k, c, 0, Np);
+      compare(theta, gradient + product(a2, t.K2, k, S, static_cast<std::size_t>(d) * NFq, NFq));
+    }
+    for (int lq = 0; lq < NFq; ++lq) {
+      double theta = 0;
+      for (int i = 0; i < Np; ++i) theta += (g[d * Np + i] + eta * face_lifted[(static_cast<std::size_t>(d) * NF + lq / Nfq) * Np + i]) * phi_f(lq, i);
+      const double gradient = product(a1, t.K1, v_rows + dim * Nq + d * NFq + lq, c, 0, Np);
+      compare(theta, gradient + eta * product(a2, t.K2, Nq + lq, S, static_cast<std::size_t>(d) * NFq, NFq));
+    }
+  }
+  // The values at the volume and face points.
+  for (int k = 0; k < Nq; ++k) {
+    double u = 0;
+    for (int j = 0; j < Np; ++j) u += c[j] * phi_v(k, j);
+    compare(u, product(a1, t.K1, k, c, 0, Np));
+  }
+  for (int lq = 0; lq < NFq; ++lq) {
+    double u = 0;
+    for (int j = 0; j < Np; ++j) u += c[j] * phi_f(lq, j);
+    compare(u, product(a1, t.K1, Nq + lq, c, 0, Np));
+  }
+  // The volume term: sum_{r, k} dphi_j/dr_r(k) F_r(k) for random reference fluxes F.
+  std::vector<double> F(static_cast<std::size_t>(dim) * Nq);
+  for (double& value : F) value = random(generator);
+  for (int j = 0; j < Np; ++j) {
+    double expected = 0;
+    for (int r = 0; r < dim; ++r)
+      for (int k = 0; k < Nq; ++k) expected += dphi_v(k, r, j) * F[static_cast<std::size_t>(r) * Nq + k];
+    compare(expected, product(a3, t.K3, j, F, 0, dim * Nq));
+  }
+  EXPECT_LT(difference, 1e-12 * std::max(1.0, largest)) << shape_name(shape) << " p = " << order;
+  EXPECT_GT(largest, 0.1) << "nothing compared";
+}
+
+}  // namespace
+
+TEST(LiftingTensorTables, GiveTheMomentFormulationsThetaAndVolumeTermOnTriangles) {
+  const Mesh mesh = rectangle_triangles(0, 1, 0, 1, 1, 1, TriangleLayout::perturbed, 0.0, 1);
+  for (int order = 1; order <= 4; ++order) check_tables(mesh, Shape::triangle, order);
+}
+
+TEST(LiftingTensorTables, GiveTheMomentFormulationsThetaAndVolumeTermOnTetrahedra) {
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 1, 1, 1);
+  for (int order = 1; order <= 3; ++order) check_tables(mesh, Shape::tetrahedron, order);
+}
