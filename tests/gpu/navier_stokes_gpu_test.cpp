@@ -82,10 +82,11 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         options.element_kernel = kernel;
         options.face_kernel = std::string(kernel) == "thread" ? "point" : "block";
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
-        // "tensor": the FP64 tensor-core element kernel with BR2's volume term and halves (it must
-        // run where asked: affine triangles' tables fit its shared memory at every order).
+        // "tensor": the FP64 tensor-core element kernel with BR2's volume term and halves, and on
+        // affine groups the tensor-core lifting (both must run where asked: affine triangles' tables
+        // fit their shared memory at every order).
         if (std::string(kernel) == "tensor" && std::string(c.name) == "affine triangles")
-          ASSERT_NE(cuda->describe().find("tensor-core element kernel"), std::string::npos) << cuda->describe();
+          ASSERT_NE(cuda->describe().find("tensor-core element and lifting kernels"), std::string::npos) << cuda->describe();
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
         const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
