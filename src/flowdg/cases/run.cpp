@@ -473,10 +473,6 @@ void write_case_checkpoint(const Case& problem, const dg::Operator& op, const st
 void write_summary(const Case& problem, const dg::Operator& op, const RunResult& result) {
   std::filesystem::create_directories(problem.output_directory);
   json::Object summary;
-  // How CUDA loaded the kernels (flowdg run sets EAGER unless exported otherwise: lazy loading
-  // slows every launch, backend/module_loading.hpp), for reading a run's throughput.
-  const char* module_loading = std::getenv("CUDA_MODULE_LOADING");
-  const bool on_device = problem.options.backend == Backend::cuda;
   summary.add_string("case", problem.name)
       .add_string("source", problem.source)
       .add_string("physics", problem.physics())
@@ -505,7 +501,12 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
                   result.wall_seconds > 0 ? stage_bytes * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0);
   summary.add_number("tk_microseconds",
                      result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.global_dof()) : 0.0);
-  if (on_device) summary.add_string("cuda_module_loading", module_loading != nullptr ? module_loading : "LAZY (CUDA's default)");
+  // How CUDA loaded the kernels (flowdg run sets EAGER unless exported otherwise: lazy loading
+  // slows every launch, backend/module_loading.hpp), for reading a run's throughput.
+  if (problem.options.backend == Backend::cuda) {
+    const char* module_loading = std::getenv("CUDA_MODULE_LOADING");
+    summary.add_string("cuda_module_loading", module_loading != nullptr ? module_loading : "LAZY (CUDA's default)");
+  }
   if (const std::string halo = op.halo_report(); !halo.empty()) summary.add_string("halo", halo);
   summary.add_bool("steady_converged", result.converged).add_number("last_change", result.last_change);
   if (result.errors) {

@@ -838,9 +838,9 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
 template <class Physics>
 bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
   if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || device_compute_capability() < 80) return false;
-  // A viscous physics runs it only when asked for (solver.element_kernel = "tensor": BR2's lifting
-  // stays on the block kernel, the element kernel adds its volume term; not yet measured against the
-  // block element kernel, so not automatic).
+  // A viscous physics runs it only when asked for (solver.element_kernel = "tensor": the element
+  // kernel adds BR2's volume term; affine groups also take the tensor-core lifting, lifting_tensor;
+  // not yet measured against the block kernels, so not automatic).
   const std::string& name = options_.element_kernel;
   const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_) && !Physics::has_viscous_flux);
   return asked && core_tensor_shared_bytes(layout) <= block_shared_limit;

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(lifting_tensor_threads)
   static_assert(std::is_same_v<typename Physics::real, double>, "the FP64 tensor cores take double precision only");
   static_assert(!physics::has_element_viscosity<Physics>, "a viscosity per element runs the block lifting kernel");
   using State = typename Physics::State;
-  constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
+  constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P);
   constexpr int E = lifting_tensor_elements, T = dim * NV, threads = lifting_tensor_threads, warps = threads / 32;
   const ElementKernel<Physics, S, P, GeometryKind::affine>& b = k.base;
   const int Nq = b.Nq, Nfq = b.Nfq, NFq = t.NFq, SN = t.stride_n, ST = t.stride_t;
@@ -191,7 +191,6 @@ __global__ void __launch_bounds__(lifting_tensor_threads)
       }
     }
   }
-  (void)NF;
 }
 
 template <class Physics, Shape S, int P>

@@ -213,26 +213,24 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
 
     std::vector<double> values(Np);
     std::vector<Point3> gradients(Np);
+    // The reference derivatives at point k of a set, [(k dim + r) Np + j]; returns the values there.
+    const auto derivatives_at = [&](const Point3& xi, std::size_t k, std::vector<double>& dphi) {
+      basis_gradients(shape, order, xi, values.data(), gradients.data());
+      for (int j = 0; j < Np; ++j) {
+        const double derivative[3] = {gradients[j].x, gradients[j].y, gradients[j].z};
+        for (int r = 0; r < dim; ++r) dphi[(k * dim + r) * Np + j] = derivative[r];
+      }
+      return values.data();
+    };
     out.volume_phi.resize(static_cast<std::size_t>(Nq) * Np);
     out.volume_dphi.resize(static_cast<std::size_t>(Nq) * dim * Np);
-    for (int k = 0; k < Nq; ++k) {
-      basis_gradients(shape, order, rule.points[k], values.data(), gradients.data());
-      for (int j = 0; j < Np; ++j) {
-        out.volume_phi[k * Np + j] = values[j];
-        const double derivative[3] = {gradients[j].x, gradients[j].y, gradients[j].z};
-        for (int r = 0; r < dim; ++r) out.volume_dphi[(k * dim + r) * Np + j] = derivative[r];
-      }
-    }
+    for (int k = 0; k < Nq; ++k) std::copy_n(derivatives_at(rule.points[k], k, out.volume_dphi), Np, &out.volume_phi[k * Np]);
     const std::vector<Point3> face_points = element_face_points(shape, setup.face_rule);
     out.face_phi.resize(face_points.size() * Np);
     out.face_dphi.resize(face_points.size() * dim * Np);
     for (std::size_t k = 0; k < face_points.size(); ++k) {
-      basis_values(shape, order, face_points[k], &out.face_phi[k * Np]);
-      basis_gradients(shape, order, face_points[k], values.data(), gradients.data());
-      for (int j = 0; j < Np; ++j) {
-        const double derivative[3] = {gradients[j].x, gradients[j].y, gradients[j].z};
-        for (int r = 0; r < dim; ++r) out.face_dphi[(k * dim + r) * Np + j] = derivative[r];
-      }
+      basis_values(shape, order, face_points[k], &out.face_phi[k * Np]);  // (basis_values' bits, as before face_dphi)
+      (void)derivatives_at(face_points[k], k, out.face_dphi);
     }
 
     const geometry::ElementMaps maps(mesh, rule.points);
