@@ -14,7 +14,8 @@
 # gpu-session.sh's NS_THROUGHPUT; ROUNDS rounds, the binaries alternating.
 # A BINS entry BIN@FACE runs binary BIN with solver.face_kernel = FACE (one binary's kernels against
 # each other: BINS="flowdg@block flowdg@chunked"); BIN@FACE@ELEMENT also sets solver.element_kernel
-# (FACE may be empty: BINS="flowdg@@block flowdg@@tensor").
+# (FACE may be empty: BINS="flowdg@@block flowdg@@tensor"); BIN@FACE@ELEMENT@LIFTING also sets solver.lifting_kernel
+# (BINS="flowdg@@block@block flowdg@@block@tensor").
 set -uo pipefail
 bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
@@ -30,8 +31,10 @@ for round in $(seq 1 ${ROUNDS:-2}); do
   for entry in ${BINS:-flowdg_A flowdg}; do
     bin=${entry%%@*}; face=(); rest=${entry#"$bin"}; rest=${rest#@}
     kind_face=${rest%%@*}; kind_element=""; [ "$rest" != "$kind_face" ] && kind_element=${rest#*@}
+    kind_lifting=""; [ "$kind_element" != "${kind_element%%@*}" ] && kind_lifting=${kind_element#*@} && kind_element=${kind_element%%@*}
     [ -n "$kind_face" ] && face+=(--set "solver.face_kernel=\"$kind_face\"")
     [ -n "$kind_element" ] && face+=(--set "solver.element_kernel=\"$kind_element\"")
+    [ -n "$kind_lifting" ] && face+=(--set "solver.lifting_kernel=\"$kind_lifting\"")
     name=${entry//@/_}
     for p in ${TET_ORDERS:-}; do
       d=/tmp/ab_${name}_tet$p; timeout 120 .bundle/run $bin run examples/vortex3d_tetrahedra.toml --backend cuda "${tets[@]}" \

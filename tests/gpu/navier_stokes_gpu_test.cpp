@@ -1,7 +1,7 @@
 // The Navier-Stokes operator (BR2 lifting, dg/lifting.hpp) on the GPU gives the CPU's numbers: for
 // every shape and geometry kind, with walls of every viscous kind, the residual and three Runge-Kutta
-// steps agree to rounding, through the thread, the block and the tensor-core element kernels and
-// the point and block face kernels.
+// steps agree to rounding, through the thread, the block and the tensor-core element kernels, BR2's
+// thread, block and tensor-core lifting kernels, and the point and block face kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
+#include "flowdg/dg/lifting.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
@@ -75,18 +77,32 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
     flow.strength = 1.0;
     flow.center = c.center;
     const int highest = dg::core_max_order(c.mesh.dimension, dg::Precision::double_precision, true);
-    for (const char* kernel : {"thread", "block", "tensor"})
+    // element kernel / lifting kernel: each element kernel with the lifting it takes by default,
+    // and the lifting kernels with another element kernel.
+    const std::pair<const char*, const char*> variants[] = {
+        {"thread", "automatic"}, {"block", "automatic"}, {"tensor", "automatic"}, {"block", "tensor"}, {"thread", "block"}};
+    for (const auto& [element, lifting] : variants)
       for (int order = 1; order <= highest; ++order) {
+        const std::string kernel = std::string(element) + "/" + lifting;
         const auto cpu = dg::make_operator(c.mesh, connectivity, viscous_options(c.mesh, order, Backend::cpu, flow));
         dg::OperatorOptions options = viscous_options(c.mesh, order, Backend::cuda, flow);
-        options.element_kernel = kernel;
-        options.face_kernel = std::string(kernel) == "thread" ? "point" : "block";
+        options.element_kernel = element;
+        options.lifting_kernel = lifting;
+        options.face_kernel = std::string(element) == "thread" ? "point" : "block";
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
-        // "tensor": the FP64 tensor-core element kernel with BR2's volume term and halves, and on
-        // affine groups the tensor-core lifting (both must run where asked: affine triangles' tables
-        // fit their shared memory at every order).
-        if (std::string(kernel) == "tensor" && std::string(c.name) == "affine triangles")
-          ASSERT_NE(cuda->describe().find("tensor-core element and lifting kernels"), std::string::npos) << cuda->describe();
+        // The kernels must run where asked: "tensor", the FP64 tensor-core element kernel with BR2's
+        // volume term and halves, and on affine groups the tensor-core lifting (affine triangles'
+        // tables fit their shared memory at every order).
+        const std::string described = cuda->describe();
+        if (std::string(c.name) == "affine triangles") {
+          const bool tensor_lifting = std::string(lifting) == "tensor" || std::string(element) == "tensor" ||
+                                      (std::string(lifting) == "automatic" && dg::automatic_tensor_lifting(2, order));
+          const char* expected_lifting = tensor_lifting ? "tensor-core lifting"
+                                         : std::string(lifting) == "block" || std::string(element) != "thread" ? "block lifting"
+                                                                                                                : "thread lifting";
+          ASSERT_NE(described.find(expected_lifting), std::string::npos) << kernel << ": " << described;
+          if (std::string(element) == "tensor") ASSERT_NE(described.find("tensor-core element kernel"), std::string::npos) << described;
+        }
         cpu->project(flow, 0.0);
         cuda->set_coefficients(cpu->coefficients());
         const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
@@ -122,7 +138,7 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         for (std::size_t i = 0; i < la.size(); ++i) local_difference = std::max(local_difference, std::abs(la[i] - lb[i]));
         EXPECT_LT(local_difference, 1e-12 * size) << c.name << " p = " << order << " " << kernel << ": local time steps";
         std::printf("navier-stokes cpu - cuda %s p = %d %s: state %.2e, residual %.2e, walls %.2e, local steps %.2e (relative)\n", c.name,
-                    order, kernel, difference / size, residual_difference / residual_size, wall_difference / wall_size,
+                    order, kernel.c_str(), difference / size, residual_difference / residual_size, wall_difference / wall_size,
                     local_difference / size);
         std::fflush(stdout);
       }

@@ -157,20 +157,25 @@ TEST(NavierStokesCase, TheKernelVariantKeysReachTheOperatorAndBadNamesAreRefused
   auto overrides = short_run;
   overrides.push_back("solver.element_kernel=\"block\"");
   overrides.push_back("solver.face_kernel=\"point\"");
+  overrides.push_back("solver.lifting_kernel=\"tensor\"");
   Case named = make(couette_case(), overrides);
   EXPECT_EQ(named.options.element_kernel, "block");
   EXPECT_EQ(named.options.face_kernel, "point");
-  overrides = short_run;
-  overrides.push_back("solver.element_kernel=\"fast\"");
-  Case bad = make(couette_case(), overrides);
-  bad.output_directory = (std::filesystem::temp_directory_path() / cat("flowdg_ns_kernel_", ::getpid())).string();
-  try {
-    (void)run_case(bad, options);
-    ADD_FAILURE() << "element_kernel = \"fast\" ran";
-  } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown element kernel 'fast'"), std::string::npos) << error.what();
+  EXPECT_EQ(named.options.lifting_kernel, "tensor");
+  for (const char* key : {"element_kernel", "lifting_kernel"}) {
+    overrides = short_run;
+    overrides.push_back(cat("solver.", key, "=\"fast\""));
+    Case bad = make(couette_case(), overrides);
+    bad.output_directory = (std::filesystem::temp_directory_path() / cat("flowdg_ns_kernel_", ::getpid())).string();
+    const std::string expected = std::string(key) == "element_kernel" ? "unknown element kernel 'fast'" : "unknown lifting kernel 'fast'";
+    try {
+      (void)run_case(bad, options);
+      ADD_FAILURE() << key << " = \"fast\" ran";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+    std::filesystem::remove_all(bad.output_directory);
   }
-  std::filesystem::remove_all(bad.output_directory);
 }
 
 TEST(NavierStokesCase, TheResidualMonitorWritesItsCsvAndStopsTheRunAtItsTolerance) {

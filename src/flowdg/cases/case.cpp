@@ -208,7 +208,7 @@ std::string tag_list(const Mesh& mesh) {
 void read_solver(const Config& config, Case& problem) {
   const Config solver = config.table("solver");
   solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity", "precision", "kernels", "br2_eta",
-                     "element_kernel", "face_kernel", "halo_overlap"});
+                     "element_kernel", "face_kernel", "lifting_kernel", "halo_overlap"});
   dg::OperatorOptions& options = problem.options;
   options.order = static_cast<int>(solver.integer_or("order", 1));
   options.flux = physics::parse_riemann_kind(solver.string_or("flux", "hllc"));
@@ -240,6 +240,7 @@ void read_solver(const Config& config, Case& problem) {
   // The CUDA variants of the portable kernels (A/B measurements; names checked by the operator).
   options.element_kernel = solver.string_or("element_kernel", "automatic");
   options.face_kernel = solver.string_or("face_kernel", "automatic");
+  options.lifting_kernel = solver.string_or("lifting_kernel", "automatic");
   const std::string kernels = solver.string_or("kernels", "automatic");
   if (kernels == "automatic") {
     options.implementation = dg::Implementation::automatic;

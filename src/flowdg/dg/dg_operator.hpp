@@ -513,6 +513,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const std::string& faces = options.face_kernel;
     if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked")
       throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked)"));
+    const std::string& lifting = options.lifting_kernel;
+    if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor")
+      throw InputError(cat("unknown lifting kernel '", lifting, "' (valid: automatic, thread, block, tensor)"));
     if (faces == "chunked" && !has_chunked_faces)
       throw InputError(cat("the face kernel 'chunked' runs the interior faces of 3D Euler (inviscid, without artificial viscosity); ",
                            dim == 2 ? "2D faces have too few points to chunk: " : "this physics has ",
@@ -567,10 +570,13 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
     d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
-    // BR2's lifting takes the element kernel's variant: a thread per element below the orders where
-    // the block kernels win (at p = 1 on ~800k triangles and ~640k quadrilaterals the thread lifting
-    // was 17% and 18% faster; from p = 2 the block one 1.2-3.5x, docs/performance.md).
-    if (Physics::has_viscous_flux && d.block_elements > 0)
+    // BR2's lifting (solver.lifting_kernel): "automatic" takes the element kernel's variant, a thread
+    // per element below the orders where the block kernels win (at p = 1 on ~800k triangles and
+    // ~640k quadrilaterals the thread lifting was 17% and 18% faster; from p = 2 the block one
+    // 1.2-3.5x, docs/performance.md); the tensor-core one below.
+    const std::string& lifting_name = options.lifting_kernel;
+    const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || (lifting_name == "automatic" && d.block_elements > 0);
+    if (Physics::has_viscous_flux && options.backend == Backend::cuda && block_lifting)
       d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq);
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
     d.tensor = portable_tensor(d.tensor_layout);
@@ -578,7 +584,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
     if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
       d.lifting_layout = lifting_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
-      d.lifting_tensor = d.tensor && group.geometry == GeometryKind::affine && lifting_tensor_shared_bytes(d.lifting_layout) <= block_shared_limit;
+      const bool asked = lifting_name == "tensor" ||
+                         (lifting_name == "automatic" && (d.tensor || automatic_tensor_lifting(dim, order_)));
+      d.lifting_tensor = asked && options.backend == Backend::cuda && device_compute_capability() >= 80 &&
+                         group.geometry == GeometryKind::affine && lifting_tensor_shared_bytes(d.lifting_layout) <= block_shared_limit;
       if (d.lifting_tensor)
         d.lifting_tables = Array<double>(space, lifting_tensor_tables(d.lifting_layout, host.volume_phi, host.volume_dphi, host.face_phi, host.face_dphi));
     }
@@ -695,7 +704,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                   (name == "chunked" ||
                    (name == "automatic" && automatic_chunked_faces(dim, order_, double_precision,
                                                                    shape_m == Shape::tetrahedron && shape_p == Shape::tetrahedron)));
-      if (name == "block" || name == "chunked" || (name == "automatic" && automatic_block_faces(dim, order_, double_precision)))
+      // Navier-Stokes in 2D at p = 4 also takes the block faces (session 28: +2.6% for the whole
+      // run on 798,848 triangles beside the tensor lifting, -1.4 to -1.7% at p = 1, 2; Euler's
+      // quadrilaterals at p = 4 prefer them too).
+      const bool viscous_block = Physics::has_viscous_flux && dim == 2 && order_ >= 4;
+      if (name == "block" || name == "chunked" ||
+          (name == "automatic" && (automatic_block_faces(dim, order_, double_precision) || viscous_block)))
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
@@ -839,8 +853,8 @@ template <class Physics>
 bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
   if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || device_compute_capability() < 80) return false;
   // A viscous physics runs it only when asked for (solver.element_kernel = "tensor": the element
-  // kernel adds BR2's volume term; affine groups also take the tensor-core lifting, lifting_tensor;
-  // not yet measured against the block kernels, so not automatic).
+  // kernel adds BR2's volume term; session 28: slower than the block kernel at p = 1..3 on triangles,
+  // docs/performance.md). BR2's lifting has its own choice (lifting_tensor).
   const std::string& name = options_.element_kernel;
   const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_) && !Physics::has_viscous_flux);
   return asked && core_tensor_shared_bytes(layout) <= block_shared_limit;
@@ -1288,12 +1302,15 @@ std::string DgOperator<Physics>::describe() const {
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
     const char* kernel = static_cast<int>(g) == tuned_group_ ? ", tuned kernels"
-                         : d.lifting_tensor                  ? ", tensor-core element and lifting kernels"
                          : d.tensor                          ? ", tensor-core element kernel"
                          : d.block_elements > 0              ? ", block element kernel"
                                                              : "";
+    const char* lifting = !Physics::has_viscous_flux || options_.backend != Backend::cuda ? ""
+                          : d.lifting_tensor                                               ? ", tensor-core lifting"
+                          : d.block_lifting > 0                                            ? ", block lifting"
+                                                                                           : ", thread lifting";
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
-               kernel, ")");
+               kernel, lifting, ")");
   }
   int block_groups = 0, chunked_groups = 0;
   for (const FaceData& d : faces_) {

@@ -147,6 +147,13 @@ inline std::vector<double> lifting_tensor_tables(const LiftingTensorLayout& t, c
   return a;
 }
 
+/// The tensor-core lifting kernel's automatic choice on affine groups (double precision, CUDA),
+/// whatever the element kernel, where it measured faster than the block lifting kernel on the H100
+/// (docs/performance.md, session 28: 798,848 triangles, the viscous vortex, `flowdg run`): triangles
+/// at p = 4 (+16% for the whole run with the block element kernel); at p = 1..3 the block (p = 2, 3)
+/// and thread (p = 1) kernels are 18-50% faster. 3D not measured: the block kernel.
+constexpr bool automatic_tensor_lifting(int dim, int order) { return dim == 2 && order >= 4; }
+
 /// Where the lifting pass writes its face results (see the top of this file).
 template <class Real>
 struct LiftingFaceOutput {
