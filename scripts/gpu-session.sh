@@ -114,7 +114,8 @@ fi
 
 # 6. Navier-Stokes (issue 15): COUETTE=1 runs the Couette table (tools/couette_table.py; COUETTE_ARGS
 #    passes e.g. "--reynolds 10 --end-time 10 --orders 1,2"); NS_THROUGHPUT=1 runs the viscous vortex
-#    on ~800k perturbed triangles and ~640k perturbed quadrilaterals at NS_ORDERS (default 1..4).
+#    on ~800k perturbed triangles and ~640k perturbed quadrilaterals at NS_ORDERS (default 1..4);
+#    NS_SIZE=1M: on 1,002,528 triangles and 1,000,000 quadrilaterals (issue 15's >= 1M table), "both": each.
 if [ "${COUETTE:-0}" = 1 ]; then
   timeout ${COUETTE_LIMIT:-300} python3 tools/couette_table.py --flowdg ".bundle/run flowdg" --backend cuda --out /tmp/flowdg-couette \
     ${COUETTE_ARGS:-} > "$out/logs/couette.log" 2>&1
@@ -122,9 +123,12 @@ if [ "${COUETTE:-0}" = 1 ]; then
   grep -E "^\||largest|rates below" "$out/logs/couette.log" | tail -24 | tee -a "$summary"
 fi
 if [ "${NS_THROUGHPUT:-0}" = 1 ]; then
-  tri='builtin:rectangle?nx=632&ny=632&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2'
-  quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadrilaterals&perturbation=0.2'
-  for mesh in "$tri" "$quad"; do
+  meshes=()
+  for n in $(case "${NS_SIZE:-target}" in 1M) echo "708:1000";; both) echo "632:800 708:1000";; *) echo "632:800";; esac); do
+    meshes+=("builtin:rectangle?nx=${n%%:*}&ny=${n%%:*}&x0=-10&x1=10&y0=-10&y1=10&perturbation=0.2")
+    meshes+=("builtin:rectangle?nx=${n##*:}&ny=${n##*:}&x0=-10&x1=10&y0=-10&y1=10&cells=quadrilaterals&perturbation=0.2")
+  done
+  for mesh in "${meshes[@]}"; do
     for p in ${NS_ORDERS:-1 2 3 4}; do
       # NS_KERNELS: the element (and lifting) kernel variants side by side, e.g. "thread automatic" (A/B).
       for kernel in ${NS_KERNELS:-automatic}; do
