@@ -6,7 +6,7 @@
 # TET_ORDERS: 998k affine tetrahedra (the 3D vortex, RK4, automatic kernels, TET_STEPS = 20 steps, PRECISION;
 # TET_N=40: issue 16's 384,000 for p = 3, 4; TET_FLUX: the numerical flux (default hllc, the example's; issue 16's
 # measure is rusanov); SAME_BITS=1: the last round's final states of the first two
-# BINS compared bit for bit: the bundle needs flowdg_checkpoint_diff, `make-bundle.sh build
+# BINS compared bit for bit (tetrahedra, triangles, Navier-Stokes): the bundle needs flowdg_checkpoint_diff, `make-bundle.sh build
 # build/bin/flowdg_checkpoint_diff`);
 # TRI_ORDERS: 798,848 perturbed periodic triangles (the isentropic vortex, RK4, Rusanov, 200
 # steps); NS_TRI_ORDERS / NS_QUAD_ORDERS: the viscous vortex (examples/vortex_navier_stokes.toml, RK4,
@@ -62,5 +62,14 @@ if [ "${SAME_BITS:-0}" = 1 ]; then
   set -- ${BINS:-flowdg_A flowdg}
   for p in ${TET_ORDERS:-}; do
     echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_tet$p/checkpoint.h5 /tmp/ab_${2//@/_}_tet$p/checkpoint.h5 2>&1)"
+  done
+  for p in ${TRI_ORDERS:-}; do
+    echo "tris p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_tri$p/checkpoint.h5 /tmp/ab_${2//@/_}_tri$p/checkpoint.h5 2>&1)"
+  done
+  for mesh in tri quad; do
+    orders=NS_${mesh^^}_ORDERS
+    for p in ${!orders:-}; do
+      echo "navier-stokes $mesh p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_ns_$mesh$p/checkpoint.h5 /tmp/ab_${2//@/_}_ns_$mesh$p/checkpoint.h5 2>&1)"
+    done
   done
 fi

@@ -83,11 +83,7 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     Real m[dim][dim];
     k.weighted_metric(kq, e, k.metric.data + e, k.Ks, m);
     for (int v = 0; v < NV; ++v)
-      for (int r = 0; r < dim; ++r) {
-        Real sum = 0;
-        for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
-        s_f[((v * dim + r) * Nq + kq) * E + el] = sum;
-      }
+      for (int r = 0; r < dim; ++r) s_f[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, f, r, v);
   }
   for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
     const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
@@ -95,7 +91,7 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     const index_t code = k.codes[l * k.Ks + e0 + el];
     const index_t f = code_face(code);
     const bool plus = code_plus_side(code);
-    const int point = plus ? k.permutation[code_orientation(code) * Nfq + q] : q;
+    const int point = code_own_point(code, k.permutation, Nfq, q);
     const Real sign = plus ? Real(1) : Real(-1);
     for (int v = 0; v < NV; ++v) s_g[((l * Nfq + point) * NV + v) * E + el] = sign * k.face_flux(v, q, f);
   }

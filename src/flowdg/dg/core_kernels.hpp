@@ -35,6 +35,16 @@
 
 namespace flowdg::dg {
 
+/// Direction r of variable v of a flux in reference form: sum_d m[r][d] F_d[v], with m the weighted
+/// metric at a volume point (w det J dr_r/dx_d: ElementKernel::weighted_metric); every volume term's
+/// contraction (the inviscid and the viscous one, in each kernel variant).
+template <int dim, class Real, class State>
+FLOWDG_HD FLOWDG_FORCEINLINE Real reference_flux(const Real (&m)[dim][dim], const State (&f)[dim], int r, int v) {
+  Real sum = 0;
+  for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
+  return sum;
+}
+
 /// One stage's register update (runge_kutta.hpp's form; which registers: StageRegisterFlags) or, with `residual` set, the residual
 /// itself written out (for tests and diagnostics; no register changes).
 template <class Real>
@@ -338,16 +348,12 @@ struct ElementKernel {
       Real m[dim][dim];
       weighted_metric(k, e, &inverse_metric[0][0], 1, m);
       for (int v = 0; v < NV; ++v) {
-        Real reference_flux[dim];
-        for (int r = 0; r < dim; ++r) {
-          Real sum = 0;
-          for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
-          reference_flux[r] = sum;
-        }
+        Real reference[dim];
+        for (int r = 0; r < dim; ++r) reference[r] = reference_flux(m, f, r, v);
         FLOWDG_UNROLL
         for (int j = 0; j < Np; ++j) {
           Real sum = 0;
-          for (int r = 0; r < dim; ++r) sum += reference_flux[r] * volume_dphi[(k * dim + r) * Np + j];
+          for (int r = 0; r < dim; ++r) sum += reference[r] * volume_dphi[(k * dim + r) * Np + j];
           rhs[v][j] += sum;
         }
       }
@@ -357,11 +363,9 @@ struct ElementKernel {
     for (int l = 0; l < n_element_faces; ++l) {
       const index_t code = codes[l * Ks + e];
       const index_t f = code_face(code);
-      const bool plus = code_plus_side(code);
-      const int orientation = code_orientation(code);
-      const Real sign = plus ? Real(1) : Real(-1);
+      const Real sign = code_plus_side(code) ? Real(1) : Real(-1);
       for (int q = 0; q < Nfq; ++q) {
-        const int point = plus ? permutation[orientation * Nfq + q] : q;
+        const int point = code_own_point(code, permutation, Nfq, q);
         const Real* phi = &face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
         for (int v = 0; v < NV; ++v) {
           const Real value = sign * face_flux(v, q, f);

@@ -92,8 +92,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
     }
     const index_t code = k.codes[l * k.Ks + e0 + el];
     const index_t f = code_face(code);
-    const bool plus = code_plus_side(code);
-    const int point = plus ? k.permutation[code_orientation(code) * Nfq + q] : q;
+    const int point = code_own_point(code, k.permutation, Nfq, q);
     for (int v = 0; v < NV; ++v) {
       if constexpr (Physics::has_viscous_flux)  // the stored flux less the centred viscous flux's halves
         row[(l * Nfq + point) * ST + v * E] = k.face_flux(v, q, f);
@@ -158,11 +157,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
       double m[dim][dim];
       k.weighted_metric(kq, e0 + el, s_metric + el, E, m);
       for (int v = 0; v < NV; ++v)
-        for (int r = 0; r < dim; ++r) {
-          double sum = 0;
-          for (int d = 0; d < dim; ++d) sum += m[r][d] * f[d][v];
-          fr[r][v] = sum;
-        }
+        for (int r = 0; r < dim; ++r) fr[r][v] = reference_flux(m, f, r, v);
     }
     for (int r = 0; r < dim; ++r)
       for (int v = 0; v < NV; ++v) shared[(r * Nq + kq) * ST + v * E + el] = fr[r][v];

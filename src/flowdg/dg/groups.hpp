@@ -79,6 +79,12 @@ FLOWDG_HD constexpr index_t face_code(index_t face, int orientation, bool plus_s
 FLOWDG_HD constexpr index_t code_face(index_t code) { return code >> 4; }
 FLOWDG_HD constexpr int code_orientation(index_t code) { return static_cast<int>((code >> 1) & 7); }
 FLOWDG_HD constexpr bool code_plus_side(index_t code) { return (code & 1) != 0; }
+/// The element's own point (its order on its face l) of the face's point q: the plus side reads it
+/// through the face orientation's permutation [orientation Nfq + q] (a View or a pointer).
+template <class Permutation>
+FLOWDG_HD FLOWDG_FORCEINLINE int code_own_point(index_t code, const Permutation& permutation, int Nfq, int q) {
+  return code_plus_side(code) ? permutation[code_orientation(code) * Nfq + q] : q;
+}
 
 /// Builds the groups. `geometry[e]` is each mesh element's geometry kind and `geometric_order[e]`
 /// its map's polynomial order. Interior faces between two groups get the lower group id on their

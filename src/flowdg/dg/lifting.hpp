@@ -301,10 +301,8 @@ struct LiftingElementKernel {
     for (int l = 0; l < n_element_faces; ++l) {
       const index_t code = base.codes[l * Ks + e];
       const index_t f = code_face(code);
-      const bool plus = code_plus_side(code);
-      const int orientation = code_orientation(code);
       for (int q = 0; q < Nfq; ++q) {
-        const int point = plus ? base.permutation[orientation * Nfq + q] : q;
+        const int point = code_own_point(code, base.permutation, Nfq, q);
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
         for (int d = 0; d < dim; ++d) {
           const Real wn = out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
@@ -323,15 +321,14 @@ struct LiftingElementKernel {
       const index_t code = base.codes[l * Ks + e];
       const index_t f = code_face(code);
       const bool plus = code_plus_side(code);
-      const int orientation = code_orientation(code);
       for (int q = 0; q < Nfq; ++q) {
-        const int point = plus ? base.permutation[orientation * Nfq + q] : q;
+        const int point = code_own_point(code, base.permutation, Nfq, q);
         const Real* phi = &base.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
         State u;
         State theta[dim];
         point_values(c, g, phi, u, theta);
         for (int b = 0; b < Nfq; ++b) {
-          const int other = plus ? base.permutation[orientation * Nfq + b] : b;
+          const int other = code_own_point(code, base.permutation, Nfq, b);
           const Real a = eta * face_lifting_entry(l, point, other, e, inverse_det);
           for (int d = 0; d < dim; ++d) {
             const Real wn = a * out.normal_weight[(static_cast<index_t>(d) * Nfq + b) * Fs + f];
@@ -357,11 +354,7 @@ struct LiftingElementKernel {
       base.weighted_metric(k, e, affine, 1, m);
       for (int v = 0; v < NV; ++v) {
         Real reference[dim];
-        for (int r = 0; r < dim; ++r) {
-          Real sum = 0;
-          for (int d = 0; d < dim; ++d) sum += m[r][d] * fv[d][v];
-          reference[r] = sum;
-        }
+        for (int r = 0; r < dim; ++r) reference[r] = reference_flux(m, fv, r, v);
         for (int j = 0; j < Np; ++j) {
           Real sum = 0;
           for (int r = 0; r < dim; ++r) sum += reference[r] * base.volume_dphi[(k * dim + r) * Np + j];

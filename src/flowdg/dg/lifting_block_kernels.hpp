@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     if (el >= n_local) continue;
     const index_t code = b.codes[l * Ks + e0 + el];
     const index_t f = code_face(code);
-    const int point = code_plus_side(code) ? b.permutation[code_orientation(code) * Nfq + q] : q;
+    const int point = code_own_point(code, b.permutation, Nfq, q);
     Real jump[NV];
     for (int v = 0; v < NV; ++v) jump[v] = k.out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
     for (int d = 0; d < dim; ++d) {
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     const index_t code = b.codes[l * Ks + e0 + el];
     const index_t f = code_face(code);
     const bool plus = code_plus_side(code);
-    const int point = plus ? b.permutation[code_orientation(code) * Nfq + q] : q;
+    const int point = code_own_point(code, b.permutation, Nfq, q);
     const Real* phi = &b.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
     const State u = shared_trace<Physics, Np>(s_u, E, el, phi);
     State theta[dim];
@@ -252,11 +252,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     Real m[dim][dim];
     b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
     for (int v = 0; v < NV; ++v)
-      for (int r = 0; r < dim; ++r) {
-        Real sum = 0;
-        for (int d = 0; d < dim; ++d) sum += m[r][d] * fv[d][v];
-        s_w[((v * dim + r) * Nq + kq) * E + el] = sum;  // the column kq this thread alone reads
-      }
+      for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
   }
   __syncthreads();
 

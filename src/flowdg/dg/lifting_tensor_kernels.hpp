@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(lifting_tensor_threads)
     const int l = lq / Nfq, q = lq % Nfq;  // q: the face's point order; stored at the element's own point
     const index_t code = b.codes[l * Ks + e0 + el];
     const index_t f = code_face(code);
-    const int point = code_plus_side(code) ? b.permutation[code_orientation(code) * Nfq + q] : q;
+    const int point = code_own_point(code, b.permutation, Nfq, q);
     double* own = s_s + (l * Nfq + point) * ST + el;
     double jump[NV];
     for (int v = 0; v < NV; ++v) jump[v] = k.out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(lifting_tensor_threads)
     const index_t code = b.codes[l * Ks + e0 + el];
     const index_t f = code_face(code);
     const bool plus = code_plus_side(code);
-    const int point = plus ? b.permutation[code_orientation(code) * Nfq + q] : q;
+    const int point = code_own_point(code, b.permutation, Nfq, q);
     const int own = l * Nfq + point;
     const double inverse_det = s_metric[dim * dim * E + el];
     State u;
@@ -165,11 +165,7 @@ __global__ void __launch_bounds__(lifting_tensor_threads)
       double m[dim][dim];
       b.weighted_metric(kq, e0 + el, s_metric + el, E, m);
       for (int v = 0; v < NV; ++v)
-        for (int r = 0; r < dim; ++r) {
-          double sum = 0;
-          for (int d = 0; d < dim; ++d) sum += m[r][d] * fv[d][v];
-          fr[r][v] = sum;
-        }
+        for (int r = 0; r < dim; ++r) fr[r][v] = reference_flux(m, fv, r, v);
     }
     for (int r = 0; r < dim; ++r)
       for (int v = 0; v < NV; ++v) s_f[(r * Nq + kq) * SN + v * E + el] = fr[r][v];
