@@ -440,9 +440,11 @@ constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values, bo
 /// beside the thread element kernel in session 17 and +4-6% in session 25, after the block
 /// kernel's tables moved to shared memory; in single precision -11% in session 25); in 2D the
 /// thread per face point is faster at every order measured but quadrilaterals at p = 4
-/// (docs/performance.md).
-constexpr bool automatic_block_faces(int dim, int order, bool double_precision) {
-  return dim == 3 && (order >= 3 || (order == 2 && double_precision));
+/// (docs/performance.md), and a viscous physics takes the block faces in 2D at p = 4 (session 28:
+/// +2.6% for the whole run on 798,848 triangles beside the tensor lifting, +6.7% on 640,000
+/// quadrilaterals; -1.4 to -1.7% at p = 1, 2).
+constexpr bool automatic_block_faces(int dim, int order, bool double_precision, bool viscous = false) {
+  return (dim == 3 && (order >= 3 || (order == 2 && double_precision))) || (viscous && dim == 2 && order >= 4);
 }
 /// The chunked variant's automatic choice: interior faces between tetrahedra in double precision at
 /// p = 3, where it measured faster than the block face kernel on the H100 (384,000 tetrahedra,

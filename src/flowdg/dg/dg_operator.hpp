@@ -68,8 +68,11 @@ constexpr int compiled_max_order() {
 /// session 8): in 2D from p = 2 (affine triangles, bilinear quadrilaterals, curved triangles: +10 to
 /// +54%; at p = 1 the thread kernel is 5-23% faster), in 3D from p = 3 (tetrahedra +18% at p = 3,
 /// 2.5x at p = 4; at p = 2 the thread kernel is 11% faster). Hexahedra follow the tetrahedra until
-/// measured.
-constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
+/// measured. A viscous physics takes it on quadrilaterals at p = 1 too (session 28: +2.4% for the
+/// whole run on 640,000 bilinear quadrilaterals, the block lifting with it).
+constexpr bool automatic_block(int dim, int order, Shape shape, bool viscous) {
+  return (dim == 2 ? order >= 2 : order >= 3) || (viscous && shape == Shape::quadrilateral && order == 1);
+}
 /// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
 /// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
 /// p = 4 over the block kernel, both with block faces; at p = 2 the thread kernel stays 6% ahead),
@@ -704,12 +707,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                   (name == "chunked" ||
                    (name == "automatic" && automatic_chunked_faces(dim, order_, double_precision,
                                                                    shape_m == Shape::tetrahedron && shape_p == Shape::tetrahedron)));
-      // Navier-Stokes in 2D at p = 4 also takes the block faces (session 28: +2.6% for the whole
-      // run on 798,848 triangles beside the tensor lifting, -1.4 to -1.7% at p = 1, 2; Euler's
-      // quadrilaterals at p = 4 prefer them too).
-      const bool viscous_block = Physics::has_viscous_flux && dim == 2 && order_ >= 4;
       if (name == "block" || name == "chunked" ||
-          (name == "automatic" && (automatic_block_faces(dim, order_, double_precision) || viscous_block)))
+          (name == "automatic" && automatic_block_faces(dim, order_, double_precision, Physics::has_viscous_flux)))
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
@@ -845,10 +844,8 @@ template <class Physics>
 int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const {
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
-  // Navier-Stokes on quadrilaterals takes the block kernels at p = 1 too (session 28: +2.4% for the
-  // whole run on 640,000 bilinear quadrilaterals, the block lifting with them).
-  const bool viscous_quadrilaterals = Physics::has_viscous_flux && shape == Shape::quadrilateral && order_ == 1;
-  const bool block = name == "block" || name == "tensor" || (name != "thread" && (automatic_block(dim, order_) || viscous_quadrilaterals));
+  const bool block =
+      name == "block" || name == "tensor" || (name != "thread" && automatic_block(dim, order_, shape, Physics::has_viscous_flux));
   return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
 }
 
