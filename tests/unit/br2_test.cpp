@@ -13,6 +13,7 @@
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
 #include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/elevate.hpp"
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/mesh/periodic.hpp"
@@ -348,4 +349,59 @@ TEST(Br2, CurvedLiftingReproducesTheStoredResidualOfADiscontinuousState) {
   expect_statistics(triangles, 1, {867.14347292497337, 24509582.46308874, 4362668.1320873825, 105164560509.20384, 10458.509772231173});
   expect_statistics(triangles, 3, {3039.4340420962635, 886628287.54511511, 172832446.54314846, 3753768384997.0923, 56764.344668801692});
   expect_statistics(hexahedra, 2, {157.12133380680407, 8481356.4907486252, 1089512.5502558688, 383327.17149601335, 21869667184.968407, -167253.74370610903});
+}
+
+namespace {
+
+/// The BR2 residual of discontinuous_residual_statistics' state with the mass matrices of curved
+/// groups inverted through the points (collocated) or stored (setup.hpp: ElementGroupSetup).
+std::vector<double> discontinuous_residual(const Mesh& mesh, int order, bool collocated, std::string* description) {
+  const Connectivity connectivity = build_connectivity(mesh);
+  dg::OperatorOptions options = viscous_options(mesh, order, 0.3, 1.0);
+  for (dg::BoundarySpec& spec : options.boundary) spec.kind = physics::BoundaryKind::no_slip_wall;
+  options.boundary[0].kind = physics::BoundaryKind::isothermal_wall;
+  options.boundary[0].wall_temperature = 1.05;
+  options.collocated_mass = collocated;
+  const auto op = dg::make_operator(mesh, connectivity, options);
+  physics::FlowSpec flow;
+  flow.kind = physics::FlowKind::uniform;
+  flow.velocity = {0.3, 0.1, 0.05};
+  op->project(flow, 0.0);
+  std::vector<double> state = op->coefficients();
+  for (std::size_t i = 0; i < state.size(); ++i) state[i] += 0.01 * std::sin(1.3 * static_cast<double>(i));
+  op->set_coefficients(state);
+  *description = op->describe();
+  return op->residual(0.0);
+}
+
+}  // namespace
+
+// Bilinear (non-parallelogram) quadrilaterals at p = 1..4: the (p + 1)^2 Gauss points integrate the
+// mass matrix exactly and are as many as the modes, so M^-1 = V^T diag(w / det J) V (the kernels'
+// collocated path: no stored inverse, no face lifting matrices) is exact. The BR2 residual of a
+// discontinuous state (every lifting, the face gradients, the volume term and both inverse mass
+// applications) must then equal the stored-inverse path's to rounding; a wrong factor (det J for
+// 1 / det J, a missing weight), a transposed table or a wrong face point order moves it by O(1).
+// Quadrilaterals of geometric order 2 have more points than modes and keep the stored inverse.
+TEST(Br2, CollocatedMassOnBilinearQuadrilateralsEqualsTheStoredInverse) {
+  const Mesh quadrilaterals = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
+  for (int order = 1; order <= 4; ++order) {
+    std::string collocated_text, stored_text;
+    const std::vector<double> collocated = discontinuous_residual(quadrilaterals, order, true, &collocated_text);
+    const std::vector<double> stored = discontinuous_residual(quadrilaterals, order, false, &stored_text);
+    EXPECT_NE(collocated_text.find("mass inverted at the points"), std::string::npos) << collocated_text;
+    EXPECT_EQ(stored_text.find("mass inverted at the points"), std::string::npos) << stored_text;
+    ASSERT_EQ(collocated.size(), stored.size());
+    double largest = 0, difference = 0;
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+      largest = std::max(largest, std::abs(stored[i]));
+      difference = std::max(difference, std::abs(collocated[i] - stored[i]));
+    }
+    EXPECT_GT(largest, 1.0) << "p = " << order;
+    EXPECT_LT(difference, 1e-12 * largest) << "p = " << order << ": largest residual " << largest;
+  }
+  const Mesh curved = elevate_order(rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2), 2);
+  std::string text;
+  (void)discontinuous_residual(curved, 2, true, &text);
+  EXPECT_EQ(text.find("mass inverted at the points"), std::string::npos) << text;
 }

@@ -10,7 +10,9 @@
 //      element's own face point -> shared;
 //   D. a thread per (element, mode): the volume and surface sums; affine: times 1 / det J and the
 //      Runge-Kutta update; curved: the right-hand side -> shared (over the coefficients), then
-//   E. a thread per (element, mode): the inverse mass matrix row times it, and the update.
+//   E. a thread per (element, mode): the inverse mass matrix row times it, and the update (collocated
+//      curved groups: a thread per (element, point) takes it to the points times w / det J, then a
+//      thread per (element, mode) back to the modes: M^-1 = V^T diag(w / det J) V).
 // Sums run over the same terms in the same order as ElementKernel's volume sum; the surface sum
 // runs by the element's face point instead of the face's point order (rounding-level differences).
 // CUDA only: included by dg_operator.hpp under __CUDACC__.
@@ -124,6 +126,34 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
   if constexpr (G == GeometryKind::curved) {
     __syncthreads();
+    if (k.collocated) {
+      // M^-1 = V^T diag(w / det J) V (Nq = Np): the right-hand side at the points, times the
+      // factors (-> s_f, free since D), then back to the modes, and the update.
+      for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+        const int el = i % E, kq = i / E;
+        if (el >= n_local) continue;
+        const Real* phi = &k.volume_phi[kq * Np];
+        const Real factor = k.point_mass_factor(kq, e0 + el);
+        for (int v = 0; v < NV; ++v) {
+          Real sum = 0;
+#pragma unroll
+          for (int j = 0; j < Np; ++j) sum += phi[j] * s_u[(v * Np + j) * E + el];
+          s_f[(v * Np + kq) * E + el] = factor * sum;
+        }
+      }
+      __syncthreads();
+      for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+        const int el = i % E, row = i / E;
+        if (el >= n_local) continue;
+        Real value[NV] = {};
+        for (int kq = 0; kq < Np; ++kq) {
+          const Real phi = k.volume_phi[kq * Np + row];
+          for (int v = 0; v < NV; ++v) value[v] += phi * s_f[(v * Np + kq) * E + el];
+        }
+        for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el, value[v]);
+      }
+      return;
+    }
     for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
       const int el = i % E, row = i / E;
       if (el >= n_local) continue;

@@ -247,7 +247,11 @@ struct ElementKernel {
   View<Real> u;
   index_t Ks = 0;
   View<const Real> metric;        ///< see the layout above
-  View<const Real> inverse_mass;  ///< curved groups
+  /// Curved groups: [(i Np + j) Ks + e]; collocated ones the point factors w_k / det J_k, [k Ks + e]
+  View<const Real> inverse_mass;
+  /// Curved groups whose mass matrix inverts through the volume points (setup.hpp:
+  /// ElementGroupSetup::collocated; then Nq = Np): M^-1 = V^T diag(w / det J) V, V = volume_phi.
+  bool collocated = false;
   View<const index_t> codes;      ///< [l * Ks + e]
   View<const Real> volume_phi;    ///< [k * Np + j]
   View<const Real> volume_dphi;   ///< [(k * dim + r) * Np + j]
@@ -277,13 +281,31 @@ struct ElementKernel {
       return flux[at];
   }
 
-  /// x[c] <- M^-1 x[c] for C vectors of moments (affine: 1 / det J; curved: the stored inverse).
+  /// Collocated groups: the factor w_k / det J_k of volume point k of element e.
+  FLOWDG_HD FLOWDG_FORCEINLINE Real point_mass_factor(int k, index_t e) const { return inverse_mass[static_cast<index_t>(k) * Ks + e]; }
+
+  /// x[c] <- M^-1 x[c] for C vectors of moments (affine: 1 / det J; curved: the stored inverse, or
+  /// collocated V^T diag(w / det J) V).
   template <int C>
   FLOWDG_HD FLOWDG_FORCEINLINE void inverse_mass_columns(index_t e, Real (&x)[C][Np]) const {
     if constexpr (G == GeometryKind::affine) {
       const Real inverse_det = metric[dim * dim * Ks + e];
       for (int c = 0; c < C; ++c)
         for (int i = 0; i < Np; ++i) x[c][i] = inverse_det * x[c][i];
+    } else if (collocated) {
+      for (int c = 0; c < C; ++c) {
+        Real y[Np];  // the values at the points (Nq = Np), times the factors
+        for (int k = 0; k < Np; ++k) {
+          Real sum = 0;
+          for (int j = 0; j < Np; ++j) sum += volume_phi[k * Np + j] * x[c][j];
+          y[k] = point_mass_factor(k, e) * sum;
+        }
+        for (int i = 0; i < Np; ++i) {
+          Real sum = 0;
+          for (int k = 0; k < Np; ++k) sum += volume_phi[k * Np + i] * y[k];
+          x[c][i] = sum;
+        }
+      }
     } else {
       for (int c = 0; c < C; ++c) {
         Real y[Np];

@@ -202,6 +202,24 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
     }
     __syncthreads();
   }
+  if constexpr (G == GeometryKind::curved) {
+    if (k.collocated) {
+      // M^-1 = V^T diag(w / det J) V (Nq = Np): the residual at the points times the factors, in the
+      // free rows [Np, 2 Np) (K3 >= dim Nq rows), then back to the modes below.
+      for (int i = threadIdx.x; i < Np * E; i += threads) {
+        const int el = i % E, kq = i / E;
+        if (el >= n_local) continue;
+        const double factor = k.point_mass_factor(kq, e0 + el);
+        for (int v = 0; v < NV; ++v) {
+          double sum = 0.0;
+#pragma unroll
+          for (int j = 0; j < Np; ++j) sum += k.volume_phi[kq * Np + j] * shared[j * ST + v * E + el];
+          shared[(Np + kq) * ST + v * E + el] = factor * sum;
+        }
+      }
+      __syncthreads();
+    }
+  }
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
     const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
@@ -211,6 +229,12 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
     if constexpr (G == GeometryKind::affine) {
       const double inverse_det = s_metric[dim * dim * E + el];
       for (int v = 0; v < NV; ++v) value[v] = inverse_det * shared[row * ST + v * E + el];
+    } else if (k.collocated) {
+      for (int v = 0; v < NV; ++v) value[v] = 0.0;
+      for (int kq = 0; kq < Np; ++kq) {
+        const double phi = k.volume_phi[kq * Np + row];
+        for (int v = 0; v < NV; ++v) value[v] += phi * shared[(Np + kq) * ST + v * E + el];
+      }
     } else {
       for (int v = 0; v < NV; ++v) value[v] = 0.0;
       for (int j = 0; j < Np; ++j) {

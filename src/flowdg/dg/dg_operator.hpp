@@ -222,6 +222,10 @@ class DgOperator final : public Operator {
     /// (extract_part puts them first), which a stage updates before the others.
     index_t K_front = 0;
     int Np = 0, Nq = 0;
+    /// Curved groups that invert their mass matrices through the volume points (setup.hpp:
+    /// ElementGroupSetup::collocated): inverse_mass holds w_k / det J_k per point, face_lifting the
+    /// reference table C.
+    bool collocated = false;
     Array<Real> u, u0, q, residual, previous;  ///< previous: the coefficients before a monitored step
     Array<Real> saved;                         ///< save_snapshot()'s copy
     Array<Real> metric, inverse_mass, size;
@@ -526,7 +530,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   }
   stream_ = std::make_unique<Stream>(options.backend);
   setup_ = build_setup(mesh, connectivity, order_,
-                       options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{});
+                       options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
+                       options.collocated_mass);
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
   // hand-written kernels unless the portable ones are asked for.
   if constexpr (has_tuned_triangles) {
@@ -558,8 +563,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const bool tuned_here = static_cast<int>(g) == tuned_group_;  // the tuned kernels keep their own metric and codes
     const index_t metric_rows = static_cast<index_t>(host.metric.size()) / d.K;
     if (!tuned_here) d.metric = Array<Real>(space, pad_rows<Real>(host.metric, metric_rows, d.K, d.Ks));
+    d.collocated = host.collocated;
     if (group.geometry == GeometryKind::curved)
-      d.inverse_mass = Array<Real>(space, pad_rows<Real>(host.inverse_mass, static_cast<index_t>(d.Np) * d.Np, d.K, d.Ks));
+      d.inverse_mass = Array<Real>(space, pad_rows<Real>(host.inverse_mass, d.collocated ? static_cast<index_t>(d.Nq) : static_cast<index_t>(d.Np) * d.Np,
+                                                         d.K, d.Ks));
     d.size = Array<Real>(space, pad_rows<Real>(host.size, 1, d.K, d.Ks));
     if constexpr (artificial_viscosity) d.viscosity = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.Ks), Real(0)));
     std::vector<index_t> codes(static_cast<std::size_t>(n_faces(group.shape)) * d.Ks, 0);
@@ -580,7 +587,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const std::string& lifting_name = options.lifting_kernel;
     const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || (lifting_name == "automatic" && d.block_elements > 0);
     if (Physics::has_viscous_flux && options.backend == Backend::cuda && block_lifting)
-      d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq);
+      d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq, d.collocated);
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
     d.tensor = portable_tensor(d.tensor_layout);
     if (d.tensor)
@@ -596,7 +603,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     }
     if constexpr (Physics::has_viscous_flux) {
       const std::vector<double> lifting = face_lifting_tables(host, group.shape, group.geometry, Nfq, d.K, host.inverse_mass);
-      d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved
+      d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved && !d.collocated
                                               ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
                                               : real(lifting));
     }
@@ -774,6 +781,7 @@ ElementKernel<Physics, S, P, G> DgOperator<Physics>::element_kernel(int g, const
   kernel.Ks = d.Ks;
   kernel.metric = d.metric.view();
   kernel.inverse_mass = d.inverse_mass.view();
+  kernel.collocated = d.collocated;
   kernel.codes = d.codes.view();
   kernel.volume_phi = d.volume_phi.view();
   kernel.volume_dphi = d.volume_dphi.view();
@@ -1266,7 +1274,10 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
   for (const ElementData& d : elements_) {
     const double K = static_cast<double>(d.K), state = static_cast<double>(NV) * d.Np;
     const double faces = n_faces(d.shape);
+    // Curved groups: the metric at every point and the inverse mass matrix (collocated: a factor
+    // per point instead).
     const double metric = d.geometry == GeometryKind::affine ? dim * dim + 1.0
+                          : d.collocated                     ? static_cast<double>(d.Nq) * (dim * dim + 1)
                                                              : static_cast<double>(d.Nq) * dim * dim + static_cast<double>(d.Np) * d.Np;
     bytes += K * (state * word) /* faces' trace reads */ +
              K * ((2 + registers) * state * word + metric * word + faces * id + faces * NV * Nfq * word);
@@ -1274,8 +1285,8 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
       // BR2 (lifting.hpp): the lifting kernel reads the coefficients, metric, codes and each face's
       // jumps and scaled normals, writes each face's half flux (or a boundary face's gradient) and
       // the volume term, which the element kernel reads with both halves of each face.
-      // Curved groups also read their faces' lifting matrices.
-      const double lifting = d.geometry == GeometryKind::curved ? faces * Nfq * Nfq : 0.0;
+      // Curved groups also read their faces' lifting matrices (collocated ones a reference table).
+      const double lifting = d.geometry == GeometryKind::curved && !d.collocated ? faces * Nfq * Nfq : 0.0;
       bytes += K * ((2 * state + metric + lifting) * word + faces * id + faces * Nfq * (NV + dim + NV) * word) +
                K * (state + faces * 2 * NV * Nfq) * word;
     }
@@ -1310,7 +1321,7 @@ std::string DgOperator<Physics>::describe() const {
                           : d.block_lifting > 0                                            ? ", block lifting"
                                                                                            : ", thread lifting";
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
-               kernel, lifting, ")");
+               d.collocated ? ", mass inverted at the points" : "", kernel, lifting, ")");
   }
   int block_groups = 0, chunked_groups = 0;
   for (const FaceData& d : faces_) {

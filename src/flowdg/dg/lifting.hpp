@@ -44,10 +44,11 @@ namespace flowdg::dg {
 /// points, and on curved elements 2 dim NV moment columns (Theta's and P grad U's) for the inverse
 /// mass matrix.
 template <class Physics>
-constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) {
+constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t NF = n_faces(shape);
-  const index_t moments = geometry == GeometryKind::curved ? 2 * dim * NV * Np : 0;
+  // Collocated curved groups: the point factors w_k / det J_k instead of the moment columns.
+  const index_t moments = geometry != GeometryKind::curved ? 0 : collocated ? Nq : 2 * dim * NV * Np;
   return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments;
 }
 
@@ -55,10 +56,10 @@ constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geo
 /// or a curved group of more than 256 basis functions, whose inverse mass matrix the kernel applies
 /// a row per thread of one block).
 template <class Physics>
-constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq) {
-  if (geometry == GeometryKind::curved && Np > 256) return 0;
+constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false) {
+  if (geometry == GeometryKind::curved && !collocated && Np > 256) return 0;
   const std::size_t per_element =
-      sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq));
+      sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated));
   const std::size_t elements = block_shared_limit / per_element;
   return static_cast<int>(elements < 32 ? elements : 32);
 }
@@ -205,7 +206,8 @@ struct LiftingElementKernel {
   Real eta = Real(3);
   View<Real> viscous_rhs;           ///< [(v Np + j) Ks + e]
   /// The faces' lifting matrices (face_lifting_entry): affine [(l Nfq + a) Nfq + b] (reference),
-  /// curved [((l Nfq + a) Nfq + b) Ks + e].
+  /// curved [((l Nfq + a) Nfq + b) Ks + e]; collocated curved groups the reference table
+  /// C = V Phi_faces^T, [k NF Nfq + l Nfq + a] (setup.hpp: face_lifting_tables).
   View<const Real> face_lifting;
   /// Physics with a viscosity per element (has_element_viscosity): eps per element, smoothed or not.
   ViscosityField<Real> viscosity;
@@ -229,13 +231,21 @@ struct LiftingElementKernel {
   /// Entry (a, b) of face l's lifting matrix A_l = Phi_l M^-1 Phi_l^T (a, b: the element's own
   /// points on face l): r_l at point a is sum_b A_l[a][b] wn_b jump_b. Affine groups read the
   /// reference table (the basis is orthonormal, so M^-1 = I / det J) times 1 / det J; curved groups
-  /// their own matrices (face_lifting_tables, setup.hpp).
+  /// their own matrices (face_lifting_tables, setup.hpp); collocated ones sum over the volume points,
+  /// A_l[a][b] = sum_k C[k][l Nfq + a] (w_k / det J_k) C[k][l Nfq + b] (Phi_l V^T diag V Phi_l^T).
   FLOWDG_HD FLOWDG_FORCEINLINE Real face_lifting_entry(int l, int a, int b, index_t e, Real inverse_det) const {
     const index_t row = (static_cast<index_t>(l) * base.Nfq + a) * base.Nfq + b;
-    if constexpr (G == GeometryKind::affine)
+    if constexpr (G == GeometryKind::affine) {
       return inverse_det * face_lifting[row];
-    else
+    } else {
+      if (base.collocated) {
+        const int NFq = n_element_faces * base.Nfq, la = l * base.Nfq + a, lb = l * base.Nfq + b;
+        Real sum = 0;
+        for (int k = 0; k < Np; ++k) sum += face_lifting[k * NFq + la] * base.point_mass_factor(k, e) * face_lifting[k * NFq + lb];
+        return sum;
+      }
       return face_lifting[row * base.Ks + e];
+    }
   }
 
   FLOWDG_HD void operator()(index_t e) const {

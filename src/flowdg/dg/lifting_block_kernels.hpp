@@ -15,7 +15,8 @@
 //      curved: a thread per (element, mode) stores the moment columns g + sum_l l_l and g, then a
 //      thread per (element, row) multiplies both by the inverse mass matrix in place (Theta and
 //      P grad U), whose values at the points are taken in D, with eta r_l at face l's points from
-//      the face's lifting matrix (lifting.hpp) and the integrand kept from B;
+//      the face's lifting matrix (lifting.hpp) and the integrand kept from B; collocated curved
+//      groups (Nq = Np, M^-1 = V^T diag(w / det J) V) as the affine ones, through the points;
 //   D. a thread per (element, face point): the element's trace and face gradient there, to the
 //      face's output (store_lifting_face_point: the boundary gradient or the side's half of the
 //      centred viscous flux); a thread per (element, volume point): U and Theta there, the viscous
@@ -43,6 +44,9 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
   Real* s_w = s_u + NV * Np * E;  // B: w det J grad U, C: Theta [(t Nq + k) E + el]; D: [((v dim + r) Nq + k) E + el]
   Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (affine): the face gradient [((l Nfq + point) T + t) E + el]
   Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
+                                       // collocated: the point factors w_k / det J_k [k E + el]
+  // Affine and collocated groups take Theta and the face gradients from B's values (C in place).
+  const bool direct = affine || b.collocated;
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
@@ -52,6 +56,11 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     const int el = i % E, row = i / E;
     s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
   }
+  if (!affine && b.collocated)
+    for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+      const int el = i % E, kq = i / E;
+      s_m[i] = el < n_local ? b.point_mass_factor(kq, e0 + el) : Real(0);
+    }
   __syncthreads();
 
   // B.
@@ -145,6 +154,49 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
       }
     }
     __syncthreads();
+  } else if (b.collocated) {
+    // C (collocated, Nq = Np): with C = V Phi_faces^T (face_lifting) and D_k = w_k / det J_k, a
+    // thread per (element, component t) as on affine groups: z_k = w_k grad U_k (in place of B's
+    // w_k det J_k grad U_k), per face y = C_l S_l at the volume points, the face gradient
+    // sum_k C[k][l a] (z_k + eta D_k y_k) = P grad U + eta r_l at its points, and
+    // Theta_k = (z_k + D_k sum_l y_k) / w_k = grad U_k + R_k (M^-1 = V^T diag(D) V, V V^T = W^-1).
+    const int NFq = NF * Nfq;
+    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
+      const int el = i % E, t = i / E;
+      if (el >= n_local) continue;
+      Real* w = s_w + t * Nq * E + el;  // this thread's row: w[kq E]
+      const Real* factor = s_m + el;    // factor[kq E]
+      Real sum[Np];
+#pragma unroll
+      for (int kq = 0; kq < Np; ++kq) {
+        w[kq * E] = w[kq * E] * factor[kq * E] / b.volume_weight[kq];
+        sum[kq] = 0;
+      }
+      for (int l = 0; l < NF; ++l) {
+        Real* face = s_j + (l * Nfq * T + t) * E + el;  // this thread's values: face[point T E]
+        Real y[Np];
+#pragma unroll
+        for (int kq = 0; kq < Np; ++kq) y[kq] = 0;
+        for (int point = 0; point < Nfq; ++point) {
+          const Real value = face[point * T * E];
+          const Real* c = &k.face_lifting[l * Nfq + point];
+#pragma unroll
+          for (int kq = 0; kq < Np; ++kq) y[kq] += c[kq * NFq] * value;
+        }
+        for (int point = 0; point < Nfq; ++point) {
+          const Real* c = &k.face_lifting[l * Nfq + point];
+          Real value = 0;
+#pragma unroll
+          for (int kq = 0; kq < Np; ++kq) value += c[kq * NFq] * (w[kq * E] + k.eta * factor[kq * E] * y[kq]);
+          face[point * T * E] = value;
+        }
+#pragma unroll
+        for (int kq = 0; kq < Np; ++kq) sum[kq] += y[kq];
+      }
+#pragma unroll
+      for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + factor[kq * E] * sum[kq]) / b.volume_weight[kq];
+    }
+    __syncthreads();
   } else {
     for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
       const int el = i % E, mode = i / E;
@@ -207,7 +259,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     State theta[dim];
     for (int d = 0; d < dim; ++d)
       for (int v = 0; v < NV; ++v) {
-        if constexpr (affine) {
+        if (direct) {
           theta[d][v] = s_j[((l * Nfq + point) * T + d * NV + v) * E + el];
         } else {
           const Real* column = s_m + (T + d * NV + v) * Np * E;  // P grad U
@@ -217,7 +269,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
           theta[d][v] = sum;
         }
       }
-    if constexpr (!affine) {  // + eta r_l, through the face's lifting matrix
+    if (!direct) {  // + eta r_l, through the face's lifting matrix
       for (int other = 0; other < Nfq; ++other) {
         const Real a = k.eta * k.face_lifting_entry(l, point, other, e0 + el, Real(0));
         const Real* integrand = s_j + ((l * Nfq + other) * T) * E + el;
@@ -237,7 +289,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     State theta[dim];
     for (int d = 0; d < dim; ++d)
       for (int v = 0; v < NV; ++v) {
-        if constexpr (affine) {
+        if (direct) {
           theta[d][v] = s_w[((d * NV + v) * Nq + kq) * E + el];
         } else {
           const Real* column = s_m + (d * NV + v) * Np * E;
@@ -278,7 +330,8 @@ void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& k
   constexpr auto function = lifting_block_kernel<Physics, S, P, G>;
   allow_block_shared_limit<function>();
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
-                             static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq, kernel.base.Nfq));
+                             static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq, kernel.base.Nfq,
+                                                                                                kernel.base.collocated));
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
   detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
 }

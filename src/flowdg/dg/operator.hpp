@@ -99,6 +99,10 @@ struct OperatorOptions {
   /// follows the element kernel (thread or block; tensor where the element kernel is the tensor one)
   /// and takes the tensor kernel on affine groups where it measured faster (automatic_tensor_lifting).
   std::string lifting_kernel = "automatic";
+  /// Curved groups whose rule allows it (quadrilaterals of geometric order 1) apply their inverse
+  /// mass matrices through the volume points, exactly (setup.hpp: ElementGroupSetup::collocated);
+  /// false: they store them like other curved groups (for comparisons; the same results to rounding).
+  bool collocated_mass = true;
   bool chained_launches = true;
   bool faces_by_element = true;
   int order = 1;

@@ -44,6 +44,17 @@ std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape sh
   const int Np = group.n_basis, NF = n_faces(shape);
   const std::size_t rows = static_cast<std::size_t>(NF) * Nfq * Nfq;
   const auto phi = [&](int l, int a) { return &group.face_phi[(static_cast<std::size_t>(l) * Nfq + a) * Np]; };
+  if (group.collocated) {
+    const int Nq = group.volume_rule.size(), NFq = NF * Nfq;
+    std::vector<double> table(static_cast<std::size_t>(Nq) * NFq);
+    for (int k = 0; k < Nq; ++k)
+      for (int lq = 0; lq < NFq; ++lq) {
+        double sum = 0;
+        for (int i = 0; i < Np; ++i) sum += group.volume_phi[static_cast<std::size_t>(k) * Np + i] * phi(0, lq)[i];
+        table[static_cast<std::size_t>(k) * NFq + lq] = sum;
+      }
+    return table;
+  }
   if (geometry == GeometryKind::affine) {
     std::vector<double> table(rows);
     for (int l = 0; l < NF; ++l)
@@ -164,7 +175,8 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements) {
   return out;
 }
 
-Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor) {
+Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor,
+                  bool collocated_mass) {
   const int dim = mesh.dimension;
   if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
   const index_t K = mesh.n_elements();
@@ -190,6 +202,16 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     if (group.geometry == GeometryKind::curved) curved_order = std::max(curved_order, group.geometric_order);
   }
   for (const int floor : curved_order_floor) curved_order = std::max(curved_order, floor);
+  // In 2D a curved group of geometric order 1 (bilinear quadrilaterals) has straight edges: the
+  // faces between such groups keep one normal and |N| (affine face geometry, not one per point).
+  if (dim == 2)
+    for (FaceGroup& face : setup.groups.face_groups) {
+      const auto straight = [&](int g) {
+        const ElementGroup& group = setup.groups.element_groups[static_cast<std::size_t>(g)];
+        return group.geometry == GeometryKind::affine || group.geometric_order == 1;
+      };
+      if (straight(face.group_m) && (face.group_p < 0 || straight(face.group_p))) face.geometry = GeometryKind::affine;
+    }
   const Groups& groups = setup.groups;
   setup.face_rule = face_rule(groups.face_shape, dim, order, curved_order);
   setup.permutation = face_point_permutations(groups.face_shape, setup.face_rule.points);
@@ -236,8 +258,20 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     const geometry::ElementMaps maps(mesh, rule.points);
     const geometry::ElementMaps face_maps(mesh, face_points);
     const bool curved = group.geometry == GeometryKind::curved;
+    out.collocated = curved && collocated_mass && Nq == Np && [&] {
+      // V^T W V = I (the rule exact for the products of the basis), so that V^-1 = V^T W.
+      double largest = 0;
+      for (int i = 0; i < Np; ++i)
+        for (int j = 0; j < Np; ++j) {
+          double sum = i == j ? -1.0 : 0.0;
+          for (int k = 0; k < Nq; ++k) sum += rule.weights[k] * out.volume_phi[k * Np + i] * out.volume_phi[k * Np + j];
+          largest = std::max(largest, std::abs(sum));
+        }
+      return largest < 1e-12;
+    }();
+    const bool collocated = out.collocated;
     out.metric.assign(static_cast<std::size_t>(curved ? Nq * dim * dim : dim * dim + 1) * n, 0.0);
-    if (curved) out.inverse_mass.assign(static_cast<std::size_t>(Np) * Np * n, 0.0);
+    if (curved) out.inverse_mass.assign(static_cast<std::size_t>(collocated ? Nq : Np * Np) * n, 0.0);
     out.size.assign(n, 0.0);
     face_jacobians[g].resize(static_cast<std::size_t>(n) * n_element_faces * Nfq);
     index_t bad_element = n, bad_mass = n;
@@ -245,7 +279,7 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     for (index_t i = 0; i < n; ++i) {
       const index_t e = group.elements[i];
       double volume = 0;
-      std::vector<double> mass(curved ? static_cast<std::size_t>(Np) * Np : 0, 0.0);
+      std::vector<double> mass(curved && !collocated ? static_cast<std::size_t>(Np) * Np : 0, 0.0);
       for (int k = 0; k < Nq; ++k) {
         const geometry::Jacobian jacobian = maps.at(e, k);
         if (!(jacobian.det > 0)) {
@@ -265,12 +299,16 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
         const double w = rule.weights[k] * jacobian.det;
         for (int r = 0; r < dim; ++r)
           for (int d = 0; d < dim; ++d) out.metric[(static_cast<index_t>(k) * dim * dim + r * dim + d) * n + i] = w * inverse[r][d];
+        if (collocated) {
+          out.inverse_mass[static_cast<index_t>(k) * n + i] = rule.weights[k] / jacobian.det;
+          continue;
+        }
         const double* phi = &out.volume_phi[k * Np];
         for (int a = 0; a < Np; ++a)
           for (int b = 0; b < Np; ++b) mass[a * Np + b] += w * phi[a] * phi[b];
       }
       if (bad_element <= i) continue;
-      if (curved) {
+      if (curved && !collocated) {
         if (!invert_spd(mass, Np)) {
           bad_mass = std::min(bad_mass, i);
           continue;

@@ -21,7 +21,14 @@ struct ElementGroupSetup {
   std::vector<double> face_phi;       ///< [(l * Nfq + q) * Np + j]
   std::vector<double> face_dphi;      ///< [((l * Nfq + q) * dim + r) * Np + j]: the reference derivatives there
   std::vector<double> metric;         ///< unpadded rows: affine [c * K + e]; curved [(k dim^2 + c) * K + e]
-  std::vector<double> inverse_mass;   ///< curved: [(i * Np + j) * K + e]
+  /// curved: [(i * Np + j) * K + e]; collocated: the point factors D_k = w_k / det J_k, [k * K + e]
+  std::vector<double> inverse_mass;
+  /// A curved group whose volume rule has as many points as the basis has functions and is exact for
+  /// the basis' products (quadrilaterals of geometric order 1 at any p: (p + 1)^2 Gauss points, the
+  /// mass integrand phi_i phi_j det J of degree 2p + 1 per direction). Its Vandermonde V (Nq = Np
+  /// rows volume_phi) is then square with V^-1 = V^T W, so M = V^T diag(w det J) V inverts exactly
+  /// as M^-1 = V^T diag(w / det J) V: the kernels apply it through the points (no stored matrix).
+  bool collocated = false;
   std::vector<double> size;           ///< h per element (operator.hpp: stable_time_step)
   std::vector<index_t> codes;         ///< [l * K + e], core_kernels.hpp's face codes
 };
@@ -60,12 +67,17 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements);
 /// curved_order_floor (by Shape's value, may be short or empty): the geometric order each shape's
 /// curved group takes at least (a distributed run's part: the whole mesh's, so that its rules are
 /// the whole mesh's); the face rule takes the largest of them too.
-Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {});
+/// collocated_mass: let curved groups that allow it invert their mass matrices through their points
+/// (ElementGroupSetup::collocated; false: every curved group stores its inverse, for comparisons).
+Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {},
+                  bool collocated_mass = true);
 
 /// BR2's face lifting matrices A_l = Phi_l M^-1 Phi_l^T of a group (dg/lifting.hpp), a and b the
 /// element's own points on face l: affine groups the reference table [(l Nfq + a) Nfq + b] (the
 /// basis is orthonormal: M = det J I, the kernel scales by 1 / det J); curved groups each element's
-/// from `inverse_mass` ([(i Np + j) K + e]), unpadded rows [((l Nfq + a) Nfq + b) K + e].
+/// from `inverse_mass` ([(i Np + j) K + e]), unpadded rows [((l Nfq + a) Nfq + b) K + e];
+/// collocated groups the reference table C = V Phi_faces^T, [k (NF Nfq) + l Nfq + a]
+/// (A_l[a][b] = sum_k C[k][l Nfq + a] D_k C[k][l Nfq + b], D_k = w_k / det J_k).
 std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape shape, GeometryKind geometry, int Nfq, index_t K,
                                         const std::vector<double>& inverse_mass);
 
