@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Per-kernel time T_k of the Navier-Stokes operator (issue 15 item 8, the paper's Table 6) on the GPU
 # machine (NS_SET="solver.element_kernel='\"tensor\"'" adds --set options; NS_MESHES=tri|quad|both): ncu's gpu__time_duration of every launch of a 2-step `flowdg run` of the viscous vortex
-# (RK4, Rusanov + BR2), mean per launch by kernel, for the meshes and orders of NS_THROUGHPUT
+# (RK4, Rusanov + BR2), mean per launch by kernel, for the meshes and orders of NS_THROUGHPUT (BIN: another binary of .bundle/bin)
 # (scripts/gpu-session.sh). Usage (bundle unpacked): scripts/ns-kernel-times.sh [orders] > table.txt
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.bundle/lib
@@ -12,7 +12,7 @@ extra=(); for s in ${NS_SET:-}; do extra+=(--set "$s"); done
 for mesh in "${meshes[@]}"; do
   for p in ${1:-1 2 3 4}; do
     name=$(echo "$mesh" | grep -q quadrilaterals && echo quadrilaterals || echo triangles)
-    timeout 120 ncu --metrics gpu__time_duration.sum --csv .bundle/bin/flowdg run examples/vortex_navier_stokes.toml --backend cuda \
+    timeout 120 ncu --metrics gpu__time_duration.sum --csv .bundle/bin/${BIN:-flowdg} run examples/vortex_navier_stokes.toml --backend cuda \
       --set "mesh.file=\"$mesh\"" --set solver.order=$p --set time.max_steps=2 --set time.end_time=100.0 \
       --set output.directory='"/tmp/flowdg-ns-kernels"' --set output.vtu=false "${extra[@]}" 2>/dev/null | grep '^"' |
       python3 -c "

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "flowdg/dg/operator.hpp"
+#include "flowdg/dg/setup.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
 #include "flowdg/mesh/connectivity.hpp"
@@ -404,4 +405,46 @@ TEST(Br2, CollocatedMassOnBilinearQuadrilateralsEqualsTheStoredInverse) {
   std::string text;
   (void)discontinuous_residual(curved, 2, true, &text);
   EXPECT_EQ(text.find("mass inverted at the points"), std::string::npos) << text;
+}
+
+// The block lifting kernel's sparse path on collocated groups (setup.hpp: collocated_lifting_lines):
+// on bilinear quadrilaterals C = V Phi_faces^T has p + 1 entries per face point (the line of Gauss
+// points through it) and one per volume point and face, so the face lifting is diagonal. The line
+// and cross entries must rebuild C (what they drop is rounding), and a dense table is refused.
+TEST(Br2, GaussCollocatedQuadrilateralsHaveSparseLiftingLines) {
+  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
+  const Connectivity connectivity = build_connectivity(mesh);
+  for (int order = 1; order <= 4; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    ASSERT_EQ(setup.element_groups.size(), 1u);
+    const dg::ElementGroupSetup& group = setup.element_groups[0];
+    ASSERT_TRUE(group.collocated) << "p = " << order;
+    const int Nfq = setup.n_face_points(), Nq = group.volume_rule.size(), NFq = 4 * Nfq;
+    ASSERT_EQ(Nfq, order + 1);
+    ASSERT_EQ(Nq, (order + 1) * (order + 1));
+    const std::vector<double> C = dg::face_lifting_tables(group, Shape::quadrilateral, dg::GeometryKind::curved, Nfq,
+                                                          setup.groups.element_groups[0].size(), group.inverse_mass);
+    ASSERT_EQ(C.size(), static_cast<std::size_t>(Nq) * NFq);
+    std::vector<double> values;
+    std::vector<int> indices;
+    const int lines = dg::collocated_lifting_lines(C, Nq, 4, Nfq, values, indices);
+    ASSERT_EQ(lines, order + 1) << "p = " << order;
+    double largest = 0;
+    for (const double c : C) largest = std::max(largest, std::abs(c));
+    std::vector<double> rebuilt(C.size(), 0.0);
+    for (int lq = 0; lq < NFq; ++lq)
+      for (int m = 0; m < lines; ++m) rebuilt[static_cast<std::size_t>(indices[lq * lines + m]) * NFq + lq] += values[lq * lines + m];
+    for (std::size_t i = 0; i < C.size(); ++i) EXPECT_NEAR(rebuilt[i], C[i], 1e-12 * largest) << "p = " << order << ", entry " << i;
+    const std::size_t cross = static_cast<std::size_t>(NFq) * lines;
+    for (int k = 0; k < Nq; ++k)
+      for (int l = 0; l < 4; ++l) {
+        const int b = indices[cross + k * 4 + l];
+        ASSERT_GE(b, 0) << "every Gauss point's line meets every face";
+        EXPECT_EQ(values[cross + k * 4 + l], C[static_cast<std::size_t>(k) * NFq + l * Nfq + b]);
+      }
+  }
+  // A dense table (every entry nonzero) has no lines.
+  std::vector<double> values;
+  std::vector<int> indices;
+  EXPECT_EQ(dg::collocated_lifting_lines(std::vector<double>(4 * 8, 1.0), 4, 4, 2, values, indices), 0);
 }

@@ -128,29 +128,49 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     __syncthreads();
     if (k.collocated) {
       // M^-1 = V^T diag(w / det J) V (Nq = Np): the right-hand side at the points, times the
-      // factors (-> s_f, free since D), then back to the modes, and the update.
-      for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
-        const int el = i % E, kq = i / E;
+      // factors (-> s_f, free since D), then back to the modes, and the update; a thread per
+      // (element, two points or modes), which share each shared value they read.
+      constexpr int half = (Np + 1) / 2;
+      for (int i = threadIdx.x; i < half * E; i += blockDim.x) {
+        const int el = i % E, k0 = i / E, k1 = k0 + half;
         if (el >= n_local) continue;
-        const Real* phi = &k.volume_phi[kq * Np];
-        const Real factor = k.point_mass_factor(kq, e0 + el);
-        for (int v = 0; v < NV; ++v) {
-          Real sum = 0;
+        const Real* phi0 = &k.volume_phi[k0 * Np];
+        const Real* phi1 = &k.volume_phi[(k1 < Np ? k1 : k0) * Np];
+        Real sum0[NV] = {}, sum1[NV] = {};
 #pragma unroll
-          for (int j = 0; j < Np; ++j) sum += phi[j] * s_u[(v * Np + j) * E + el];
-          s_f[(v * Np + kq) * E + el] = factor * sum;
+        for (int j = 0; j < Np; ++j) {
+          const Real a0 = phi0[j], a1 = phi1[j];
+          for (int v = 0; v < NV; ++v) {
+            const Real c = s_u[(v * Np + j) * E + el];
+            sum0[v] += a0 * c;
+            sum1[v] += a1 * c;
+          }
+        }
+        const Real factor0 = k.point_mass_factor(k0, e0 + el);
+        for (int v = 0; v < NV; ++v) s_f[(v * Np + k0) * E + el] = factor0 * sum0[v];
+        if (k1 < Np) {
+          const Real factor1 = k.point_mass_factor(k1, e0 + el);
+          for (int v = 0; v < NV; ++v) s_f[(v * Np + k1) * E + el] = factor1 * sum1[v];
         }
       }
       __syncthreads();
-      for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
-        const int el = i % E, row = i / E;
+      for (int i = threadIdx.x; i < half * E; i += blockDim.x) {
+        const int el = i % E, row0 = i / E, row1 = row0 + half;
         if (el >= n_local) continue;
-        Real value[NV] = {};
+        const int other = row1 < Np ? row1 : row0;
+        Real value0[NV] = {}, value1[NV] = {};
+#pragma unroll
         for (int kq = 0; kq < Np; ++kq) {
-          const Real phi = k.volume_phi[kq * Np + row];
-          for (int v = 0; v < NV; ++v) value[v] += phi * s_f[(v * Np + kq) * E + el];
+          const Real a0 = k.volume_phi[kq * Np + row0], a1 = k.volume_phi[kq * Np + other];
+          for (int v = 0; v < NV; ++v) {
+            const Real y = s_f[(v * Np + kq) * E + el];
+            value0[v] += a0 * y;
+            value1[v] += a1 * y;
+          }
         }
-        for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el, value[v]);
+        for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row0) * k.Ks + e0 + el, value0[v]);
+        if (row1 < Np)
+          for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row1) * k.Ks + e0 + el, value1[v]);
       }
       return;
     }

@@ -231,6 +231,10 @@ class DgOperator final : public Operator {
     Array<Real> metric, inverse_mass, size;
     Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
     Array<Real> face_lifting; ///< viscous physics: BR2's face lifting matrices (setup.hpp: face_lifting_tables)
+    /// Collocated groups where C is sparse (setup.hpp: collocated_lifting_lines): its line and cross
+    /// entries follow C in face_lifting, their indices here; lines = NL (0: the dense C only).
+    Array<int> lifting_lines;
+    int lines = 0;
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity; smoothed: its largest vertex value)
     /// Smoothed artificial viscosity (ViscositySmoothingKernel): the field's modes [j Ks + e], the
@@ -602,7 +606,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         d.lifting_tables = Array<double>(space, lifting_tensor_tables(d.lifting_layout, host.volume_phi, host.volume_dphi, host.face_phi, host.face_dphi));
     }
     if constexpr (Physics::has_viscous_flux) {
-      const std::vector<double> lifting = face_lifting_tables(host, group.shape, group.geometry, Nfq, d.K, host.inverse_mass);
+      std::vector<double> lifting = face_lifting_tables(host, group.shape, group.geometry, Nfq, d.K, host.inverse_mass);
+      if (d.collocated) {
+        std::vector<double> values;
+        std::vector<int> indices;
+        d.lines = collocated_lifting_lines(lifting, d.Nq, n_faces(group.shape), Nfq, values, indices);
+        lifting.insert(lifting.end(), values.begin(), values.end());
+        if (d.lines > 0) d.lifting_lines = Array<int>(space, indices);
+      }
       d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved && !d.collocated
                                               ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
                                               : real(lifting));
@@ -812,6 +823,8 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
       lifting.viscous_rhs = d.viscous_rhs.view();
       lifting.face_lifting = d.face_lifting.view();
+      lifting.lifting_lines = d.lifting_lines.view();
+      lifting.lines = d.lines;
       lifting.viscosity = op.viscosity_field(d);
 #if defined(__CUDACC__)
       if constexpr (G == GeometryKind::affine && std::is_same_v<Real, double> && !physics::has_element_viscosity<Physics>) {

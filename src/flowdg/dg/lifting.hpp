@@ -209,6 +209,10 @@ struct LiftingElementKernel {
   /// curved [((l Nfq + a) Nfq + b) Ks + e]; collocated curved groups the reference table
   /// C = V Phi_faces^T, [k NF Nfq + l Nfq + a] (setup.hpp: face_lifting_tables).
   View<const Real> face_lifting;
+  /// Collocated groups with a sparse C (setup.hpp: collocated_lifting_lines; the block kernel's
+  /// path): NL, and the line and cross indices (their values follow C in face_lifting).
+  View<const int> lifting_lines;
+  int lines = 0;
   /// Physics with a viscosity per element (has_element_viscosity): eps per element, smoothed or not.
   ViscosityField<Real> viscosity;
 

@@ -154,6 +154,49 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
       }
     }
     __syncthreads();
+  } else if (b.collocated && k.lines > 0) {
+    // C (collocated with a sparse C = V Phi_faces^T: quadrilaterals at their Gauss points, setup.hpp:
+    // collocated_lifting_lines), a thread per (element, component t): z_k = w_k grad U_k in place;
+    // the volume lifting's w_k R_k = D_k sum_l C[k][l b_l(k)] S_l b_l(k) (one face point per face,
+    // registers); the face gradient in place of S (BR2's face lifting is diagonal there):
+    // sum_m C[k_m][l a] z_k_m + eta S_la sum_m C[k_m][l a]^2 D_k_m over the line k_m of point l a;
+    // then Theta_k = (z_k + w_k R_k) / w_k. The dense path below with C's zeros left out.
+    const int NFq = NF * Nfq, NL = k.lines;
+    const Real* line_c = k.face_lifting.data + Nq * NFq;  // [lq NL + m]
+    const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
+    const int* line_k = k.lifting_lines.data;             // [lq NL + m]
+    const int* cross_b = line_k + NFq * NL;               // [kq NF + l], -1: none
+    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
+      const int el = i % E, t = i / E;
+      if (el >= n_local) continue;
+      Real* w = s_w + t * Nq * E + el;    // this thread's row: w[kq E]
+      const Real* factor = s_m + el;      // factor[kq E]
+      Real* jumps = s_j + t * E + el;     // this thread's face values: jumps[lq T E]
+      Real lifted[Np];
+#pragma unroll
+      for (int kq = 0; kq < Np; ++kq) {
+        w[kq * E] = w[kq * E] * factor[kq * E] / b.volume_weight[kq];
+        Real sum = 0;
+        for (int l = 0; l < NF; ++l) {
+          const int point = cross_b[kq * NF + l];
+          if (point >= 0) sum += cross_c[kq * NF + l] * jumps[(l * Nfq + point) * T * E];
+        }
+        lifted[kq] = factor[kq * E] * sum;
+      }
+      for (int lq = 0; lq < NFq; ++lq) {
+        Real gradient = 0, diagonal = 0;
+        for (int m = 0; m < NL; ++m) {
+          const int kq = line_k[lq * NL + m];
+          const Real c = line_c[lq * NL + m];
+          gradient += c * w[kq * E];
+          diagonal += c * c * factor[kq * E];
+        }
+        jumps[lq * T * E] = gradient + k.eta * diagonal * jumps[lq * T * E];
+      }
+#pragma unroll
+      for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + lifted[kq]) / b.volume_weight[kq];
+    }
+    __syncthreads();
   } else if (b.collocated) {
     // C (collocated, Nq = Np): with C = V Phi_faces^T (face_lifting) and D_k = w_k / det J_k, a
     // thread per (element, component t) as on affine groups: z_k = w_k grad U_k (in place of B's

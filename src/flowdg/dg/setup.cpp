@@ -88,6 +88,53 @@ std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape sh
   return table;
 }
 
+int collocated_lifting_lines(const std::vector<double>& C, int Nq, int n_faces, int Nfq, std::vector<double>& values,
+                             std::vector<int>& indices) {
+  const int NFq = n_faces * Nfq;
+  values.clear();
+  indices.clear();
+  if (static_cast<std::size_t>(Nq) * NFq != C.size() || Nq == 0) return 0;
+  double largest = 0;
+  for (const double c : C) largest = std::max(largest, std::abs(c));
+  const auto nonzero = [&](int k, int lq) { return std::abs(C[static_cast<std::size_t>(k) * NFq + lq]) > 1e-12 * largest; };
+  int lines = 0;
+  for (int lq = 0; lq < NFq; ++lq) {
+    int count = 0;
+    for (int k = 0; k < Nq; ++k) count += nonzero(k, lq) ? 1 : 0;
+    lines = std::max(lines, count);
+  }
+  for (int k = 0; k < Nq; ++k)
+    for (int l = 0; l < n_faces; ++l) {
+      int count = 0;
+      for (int b = 0; b < Nfq; ++b) count += nonzero(k, l * Nfq + b) ? 1 : 0;
+      if (count > 1) return 0;
+    }
+  if (lines == 0 || 2 * lines > Nq) return 0;
+  values.assign(static_cast<std::size_t>(NFq) * lines + static_cast<std::size_t>(Nq) * n_faces, 0.0);
+  indices.assign(values.size(), 0);
+  for (int lq = 0; lq < NFq; ++lq) {
+    int m = 0;
+    for (int k = 0; k < Nq; ++k)
+      if (nonzero(k, lq)) {
+        values[static_cast<std::size_t>(lq) * lines + m] = C[static_cast<std::size_t>(k) * NFq + lq];
+        indices[static_cast<std::size_t>(lq) * lines + m] = k;
+        ++m;
+      }
+  }
+  const std::size_t cross = static_cast<std::size_t>(NFq) * lines;
+  for (int k = 0; k < Nq; ++k)
+    for (int l = 0; l < n_faces; ++l) {
+      const std::size_t at = cross + static_cast<std::size_t>(k) * n_faces + l;
+      indices[at] = -1;
+      for (int b = 0; b < Nfq; ++b)
+        if (nonzero(k, l * Nfq + b)) {
+          values[at] = C[static_cast<std::size_t>(k) * NFq + l * Nfq + b];
+          indices[at] = b;
+        }
+    }
+  return lines;
+}
+
 std::vector<double> vertex_function_modes(Shape shape, int n_modes) {
   const int order = n_modes > 1 ? 1 : 0;
   if (n_modes != n_basis(shape, order))

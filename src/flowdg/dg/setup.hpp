@@ -81,6 +81,18 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
 std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape shape, GeometryKind geometry, int Nfq, index_t K,
                                         const std::vector<double>& inverse_mass);
 
+/// Collocated groups: the sparsity of C = V Phi_faces^T (face_lifting_tables), where every face
+/// point's column has at most NL entries (its "line" of volume points) and every volume point's row
+/// at most one per face — quadrilaterals at their (p + 1)^2 Gauss points, whose C[(i, j)][face
+/// xi = 1, point q] = (sum_a P_a(xi_i) P_a(1)) delta_jq / w_q. Then BR2's face lifting is diagonal,
+/// r_l(x_a) = S_a sum_m C[k_m][l a]^2 w_k_m / det J_k_m, and the volume lifting takes one value per
+/// face (lifting_block_kernels.hpp). Returns NL (0: C is not sparse that way), and
+///   values  = [line entries C[k_m][lq], lq NL + m; cross entries C[k][l b_l(k)], NFq NL + k NF + l],
+///   indices = [line points k_m, lq NL + m; cross face points b_l(k) or -1, NFq NL + k NF + l]
+/// (entries below 1e-12 of C's largest are zeros; missing line entries pad with k = 0, value 0).
+int collocated_lifting_lines(const std::vector<double>& C, int Nq, int n_faces, int Nfq, std::vector<double>& values,
+                             std::vector<int>& indices);
+
 /// The element's vertex functions (element_vertex_weights: linear on simplices, multilinear on
 /// quadrilaterals and hexahedra) in its modal basis: [i * n_modes + j], the coefficient of mode j
 /// (j < n_modes) in vertex i's function, by L2 projection on the reference element. With n_modes =
