@@ -17,6 +17,7 @@
 // runs by the element's face point instead of the face's point order (rounding-level differences).
 // CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include "flowdg/backend/cuda_check.hpp"
+#include "flowdg/core/error.hpp"
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/tensor_core.hpp"
 #include "flowdg/dg/core_kernels.hpp"
@@ -49,7 +50,9 @@ __device__ FLOWDG_FORCEINLINE typename Physics::State shared_trace(const typenam
   return trace;
 }
 
-template <class Physics, Shape S, int P, GeometryKind G>
+/// Collocated: the variant for collocated curved groups (ElementKernel::collocated; quadrilaterals),
+/// a kernel of its own so that the other groups' registers do not pay for its path.
+template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false>
 __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
@@ -126,7 +129,7 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
   if constexpr (G == GeometryKind::curved) {
     __syncthreads();
-    if (k.collocated) {
+    if constexpr (Collocated) {
       // M^-1 = V^T diag(w / det J) V (Nq = Np): the right-hand side at the points, times the
       // factors (-> s_f, free since D), then back to the modes, and the update; a thread per
       // (element, two points or modes), which share each shared value they read.
@@ -172,18 +175,18 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
         if (row1 < Np)
           for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row1) * k.Ks + e0 + el, value1[v]);
       }
-      return;
-    }
-    for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
-      const int el = i % E, row = i / E;
-      if (el >= n_local) continue;
-      const index_t e = e0 + el;
-      Real value[NV] = {};
-      for (int j = 0; j < Np; ++j) {
-        const Real m = k.inverse_mass[(static_cast<index_t>(row) * Np + j) * k.Ks + e];
-        for (int v = 0; v < NV; ++v) value[v] += m * s_u[(v * Np + j) * E + el];
+    } else {
+      for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+        const int el = i % E, row = i / E;
+        if (el >= n_local) continue;
+        const index_t e = e0 + el;
+        Real value[NV] = {};
+        for (int j = 0; j < Np; ++j) {
+          const Real m = k.inverse_mass[(static_cast<index_t>(row) * Np + j) * k.Ks + e];
+          for (int v = 0; v < NV; ++v) value[v] += m * s_u[(v * Np + j) * E + el];
+        }
+        for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, value[v]);
       }
-      for (int v = 0; v < NV; ++v) k.update.apply(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, value[v]);
     }
   }
 }
@@ -373,11 +376,20 @@ template <class Physics, Shape S, int P, GeometryKind G>
 /// Elements [first, first + n_elements) of the group (a stage's range: run_stage's overlap).
 void launch_core_element_block_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E) {
   if (n_elements <= 0) return;
-  constexpr auto function = core_element_block_kernel<Physics, S, P, G>;
-  allow_block_shared_limit<function>();
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
                              static_cast<std::size_t>(block_values_per_element<Physics>(S, n_basis(S, P), kernel.Nq, kernel.Nfq));
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
+  if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
+    if (kernel.collocated) {
+      constexpr auto function = core_element_block_kernel<Physics, S, P, G, true>;
+      allow_block_shared_limit<function>();
+      detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
+      return;
+    }
+  }
+  FLOWDG_ASSERT(!kernel.collocated, "collocated groups are quadrilaterals (setup.cpp)");
+  constexpr auto function = core_element_block_kernel<Physics, S, P, G>;
+  allow_block_shared_limit<function>();
   detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
 }
 

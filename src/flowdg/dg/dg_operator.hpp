@@ -68,11 +68,11 @@ constexpr int compiled_max_order() {
 /// session 8): in 2D from p = 2 (affine triangles, bilinear quadrilaterals, curved triangles: +10 to
 /// +54%; at p = 1 the thread kernel is 5-23% faster), in 3D from p = 3 (tetrahedra +18% at p = 3,
 /// 2.5x at p = 4; at p = 2 the thread kernel is 11% faster). Hexahedra follow the tetrahedra until
-/// measured. A viscous physics takes it on quadrilaterals at p = 1 too (session 28: +2.4% for the
-/// whole run on 640,000 bilinear quadrilaterals, the block lifting with it).
-constexpr bool automatic_block(int dim, int order, Shape shape, bool viscous) {
-  return (dim == 2 ? order >= 2 : order >= 3) || (viscous && shape == Shape::quadrilateral && order == 1);
-}
+/// measured. Navier-Stokes on quadrilaterals at p = 1 took it in session 28 (+2.4% with stored
+/// inverse mass matrices); with the collocated mass (session 29) the thread element and lifting
+/// kernels are 40% faster there (9.87 against 7.04e9 DOF-stage updates/s on 640,000 bilinear
+/// quadrilaterals, H200, one call), so the rule is the same for every physics again.
+constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
 /// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
 /// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
 /// p = 4 over the block kernel, both with block faces; at p = 2 the thread kernel stays 6% ahead),
@@ -613,6 +613,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         d.lines = collocated_lifting_lines(lifting, d.Nq, n_faces(group.shape), Nfq, values, indices);
         lifting.insert(lifting.end(), values.begin(), values.end());
         if (d.lines > 0) d.lifting_lines = Array<int>(space, indices);
+        else d.block_lifting = 0;  // a dense C: the thread kernel (face_lifting_entry)
       }
       d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved && !d.collocated
                                               ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
@@ -866,7 +867,7 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
   const bool block =
-      name == "block" || name == "tensor" || (name != "thread" && automatic_block(dim, order_, shape, Physics::has_viscous_flux));
+      name == "block" || name == "tensor" || (name != "thread" && automatic_block(dim, order_));
   return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
 }
 

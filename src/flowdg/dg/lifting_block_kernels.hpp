@@ -16,7 +16,8 @@
 //      thread per (element, row) multiplies both by the inverse mass matrix in place (Theta and
 //      P grad U), whose values at the points are taken in D, with eta r_l at face l's points from
 //      the face's lifting matrix (lifting.hpp) and the integrand kept from B; collocated curved
-//      groups (Nq = Np, M^-1 = V^T diag(w / det J) V) as the affine ones, through the points;
+//      groups (Nq = Np, M^-1 = V^T diag(w / det J) V, a sparse C: the kernel's Collocated variant)
+//      as the affine ones, through the points;
 //   D. a thread per (element, face point): the element's trace and face gradient there, to the
 //      face's output (store_lifting_face_point: the boundary gradient or the side's half of the
 //      centred viscous flux); a thread per (element, volume point): U and Theta there, the viscous
@@ -29,7 +30,9 @@
 
 namespace flowdg::dg {
 
-template <class Physics, Shape S, int P, GeometryKind G>
+/// Collocated: the variant for collocated curved groups with a sparse C (quadrilaterals; k.lines > 0),
+/// a kernel of its own so that the other groups' registers do not pay for its path.
+template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false>
 __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
@@ -46,7 +49,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
   Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
                                        // collocated: the point factors w_k / det J_k [k E + el]
   // Affine and collocated groups take Theta and the face gradients from B's values (C in place).
-  const bool direct = affine || b.collocated;
+  constexpr bool direct = affine || Collocated;
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
@@ -56,7 +59,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     const int el = i % E, row = i / E;
     s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
   }
-  if (!affine && b.collocated)
+  if constexpr (Collocated)
     for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
       const int el = i % E, kq = i / E;
       s_m[i] = el < n_local ? b.point_mass_factor(kq, e0 + el) : Real(0);
@@ -154,13 +157,14 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
       }
     }
     __syncthreads();
-  } else if (b.collocated && k.lines > 0) {
+  } else if constexpr (Collocated) {
     // C (collocated with a sparse C = V Phi_faces^T: quadrilaterals at their Gauss points, setup.hpp:
     // collocated_lifting_lines), a thread per (element, component t): z_k = w_k grad U_k in place;
     // the volume lifting's w_k R_k = D_k sum_l C[k][l b_l(k)] S_l b_l(k) (one face point per face,
     // registers); the face gradient in place of S (BR2's face lifting is diagonal there):
     // sum_m C[k_m][l a] z_k_m + eta S_la sum_m C[k_m][l a]^2 D_k_m over the line k_m of point l a;
-    // then Theta_k = (z_k + w_k R_k) / w_k. The dense path below with C's zeros left out.
+    // then Theta_k = (z_k + w_k R_k) / w_k (C's other entries are zeros; with a dense C, the thread
+    // kernel's face_lifting_entry).
     const int NFq = NF * Nfq, NL = k.lines;
     const Real* line_c = k.face_lifting.data + Nq * NFq;  // [lq NL + m]
     const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
@@ -195,49 +199,6 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
       }
 #pragma unroll
       for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + lifted[kq]) / b.volume_weight[kq];
-    }
-    __syncthreads();
-  } else if (b.collocated) {
-    // C (collocated, Nq = Np): with C = V Phi_faces^T (face_lifting) and D_k = w_k / det J_k, a
-    // thread per (element, component t) as on affine groups: z_k = w_k grad U_k (in place of B's
-    // w_k det J_k grad U_k), per face y = C_l S_l at the volume points, the face gradient
-    // sum_k C[k][l a] (z_k + eta D_k y_k) = P grad U + eta r_l at its points, and
-    // Theta_k = (z_k + D_k sum_l y_k) / w_k = grad U_k + R_k (M^-1 = V^T diag(D) V, V V^T = W^-1).
-    const int NFq = NF * Nfq;
-    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
-      const int el = i % E, t = i / E;
-      if (el >= n_local) continue;
-      Real* w = s_w + t * Nq * E + el;  // this thread's row: w[kq E]
-      const Real* factor = s_m + el;    // factor[kq E]
-      Real sum[Np];
-#pragma unroll
-      for (int kq = 0; kq < Np; ++kq) {
-        w[kq * E] = w[kq * E] * factor[kq * E] / b.volume_weight[kq];
-        sum[kq] = 0;
-      }
-      for (int l = 0; l < NF; ++l) {
-        Real* face = s_j + (l * Nfq * T + t) * E + el;  // this thread's values: face[point T E]
-        Real y[Np];
-#pragma unroll
-        for (int kq = 0; kq < Np; ++kq) y[kq] = 0;
-        for (int point = 0; point < Nfq; ++point) {
-          const Real value = face[point * T * E];
-          const Real* c = &k.face_lifting[l * Nfq + point];
-#pragma unroll
-          for (int kq = 0; kq < Np; ++kq) y[kq] += c[kq * NFq] * value;
-        }
-        for (int point = 0; point < Nfq; ++point) {
-          const Real* c = &k.face_lifting[l * Nfq + point];
-          Real value = 0;
-#pragma unroll
-          for (int kq = 0; kq < Np; ++kq) value += c[kq * NFq] * (w[kq * E] + k.eta * factor[kq * E] * y[kq]);
-          face[point * T * E] = value;
-        }
-#pragma unroll
-        for (int kq = 0; kq < Np; ++kq) sum[kq] += y[kq];
-      }
-#pragma unroll
-      for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + factor[kq * E] * sum[kq]) / b.volume_weight[kq];
     }
     __syncthreads();
   } else {
@@ -302,7 +263,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     State theta[dim];
     for (int d = 0; d < dim; ++d)
       for (int v = 0; v < NV; ++v) {
-        if (direct) {
+        if constexpr (direct) {
           theta[d][v] = s_j[((l * Nfq + point) * T + d * NV + v) * E + el];
         } else {
           const Real* column = s_m + (T + d * NV + v) * Np * E;  // P grad U
@@ -312,7 +273,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
           theta[d][v] = sum;
         }
       }
-    if (!direct) {  // + eta r_l, through the face's lifting matrix
+    if constexpr (!direct) {  // + eta r_l, through the face's lifting matrix
       for (int other = 0; other < Nfq; ++other) {
         const Real a = k.eta * k.face_lifting_entry(l, point, other, e0 + el, Real(0));
         const Real* integrand = s_j + ((l * Nfq + other) * T) * E + el;
@@ -332,7 +293,7 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
     State theta[dim];
     for (int d = 0; d < dim; ++d)
       for (int v = 0; v < NV; ++v) {
-        if (direct) {
+        if constexpr (direct) {
           theta[d][v] = s_w[((d * NV + v) * Nq + kq) * E + el];
         } else {
           const Real* column = s_m + (d * NV + v) * Np * E;
@@ -370,12 +331,22 @@ __global__ void __launch_bounds__(256) lifting_block_kernel(LiftingElementKernel
 template <class Physics, Shape S, int P, GeometryKind G>
 void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
   if (n_elements <= 0) return;
-  constexpr auto function = lifting_block_kernel<Physics, S, P, G>;
-  allow_block_shared_limit<function>();
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
                              static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq, kernel.base.Nfq,
                                                                                                 kernel.base.collocated));
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
+  if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
+    if (kernel.base.collocated) {
+      FLOWDG_ASSERT(kernel.lines > 0, "the block lifting kernel takes collocated groups with a sparse C (setup.hpp: collocated_lifting_lines)");
+      constexpr auto function = lifting_block_kernel<Physics, S, P, G, true>;
+      allow_block_shared_limit<function>();
+      detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
+      return;
+    }
+  }
+  FLOWDG_ASSERT(!kernel.base.collocated, "collocated groups are quadrilaterals (setup.cpp)");
+  constexpr auto function = lifting_block_kernel<Physics, S, P, G>;
+  allow_block_shared_limit<function>();
   detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
 }
 

@@ -91,7 +91,7 @@ struct OperatorOptions {
   /// point/block/warp, chained launches, faces numbered by element (dg/euler2d.hpp). Portable path:
   /// element thread/block, faces point (a thread per face point) or block (a block of faces, each
   /// side's coefficients read once per face); "automatic" takes the block element kernel from p = 2
-  /// in 2D (Navier-Stokes quadrilaterals from p = 1) and p = 3 in 3D, the block face kernel in 3D
+  /// in 2D and p = 3 in 3D, the block face kernel in 3D
   /// from p = 3 (and for Navier-Stokes in 2D at p = 4): automatic_block, automatic_block_faces.
   std::string element_kernel = "automatic", face_kernel = "automatic";
   /// BR2's lifting pass (a viscous physics on CUDA): "thread", "block", "tensor" (FP64 tensor cores,

@@ -305,7 +305,9 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     const geometry::ElementMaps maps(mesh, rule.points);
     const geometry::ElementMaps face_maps(mesh, face_points);
     const bool curved = group.geometry == GeometryKind::curved;
-    out.collocated = curved && collocated_mass && Nq == Np && [&] {
+    // (Quadrilaterals only: the block kernels' collocated variants are compiled for them; no other
+    // shape's curved rule has as many points as modes.)
+    out.collocated = curved && collocated_mass && shape == Shape::quadrilateral && Nq == Np && [&] {
       // V^T W V = I (the rule exact for the products of the basis), so that V^-1 = V^T W.
       double largest = 0;
       for (int i = 0; i < Np; ++i)
