@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "flowdg/dg/operator.hpp"
@@ -286,13 +287,16 @@ namespace {
 /// The state is the uniform flow with every coefficient moved by 0.01 sin(1.3 i): its jumps are
 /// O(0.01) on every face, and at Re = 1 the viscous terms (BR2's liftings among them) are as large
 /// as the inviscid ones.
-std::vector<double> discontinuous_residual_statistics(const Mesh& mesh, int order) {
+/// The operator of discontinuous_residual_statistics' case with its discontinuous state set
+/// (collocated: OperatorOptions::collocated_mass).
+std::unique_ptr<dg::Operator> discontinuous_state_operator(const Mesh& mesh, int order, bool collocated = true) {
   const Connectivity connectivity = build_connectivity(mesh);
   dg::OperatorOptions options = viscous_options(mesh, order, 0.3, 1.0);
   for (dg::BoundarySpec& spec : options.boundary) spec.kind = physics::BoundaryKind::no_slip_wall;
   options.boundary[0].kind = physics::BoundaryKind::isothermal_wall;
   options.boundary[0].wall_temperature = 1.05;
-  const auto op = dg::make_operator(mesh, connectivity, options);
+  options.collocated_mass = collocated;
+  auto op = dg::make_operator(mesh, connectivity, options);
   physics::FlowSpec flow;
   flow.kind = physics::FlowKind::uniform;
   flow.velocity = {0.3, 0.1, 0.05};
@@ -300,6 +304,11 @@ std::vector<double> discontinuous_residual_statistics(const Mesh& mesh, int orde
   std::vector<double> state = op->coefficients();
   for (std::size_t i = 0; i < state.size(); ++i) state[i] += 0.01 * std::sin(1.3 * static_cast<double>(i));
   op->set_coefficients(state);
+  return op;
+}
+
+std::vector<double> discontinuous_residual_statistics(const Mesh& mesh, int order) {
+  const auto op = discontinuous_state_operator(mesh, order);
   const std::vector<double> residual = op->residual(0.0);
   const int NV = mesh.dimension + 2;
   std::vector<double> statistics(static_cast<std::size_t>(NV) + 1, 0.0);
@@ -357,20 +366,7 @@ namespace {
 /// The BR2 residual of discontinuous_residual_statistics' state with the mass matrices of curved
 /// groups inverted through the points (collocated) or stored (setup.hpp: ElementGroupSetup).
 std::vector<double> discontinuous_residual(const Mesh& mesh, int order, bool collocated, std::string* description) {
-  const Connectivity connectivity = build_connectivity(mesh);
-  dg::OperatorOptions options = viscous_options(mesh, order, 0.3, 1.0);
-  for (dg::BoundarySpec& spec : options.boundary) spec.kind = physics::BoundaryKind::no_slip_wall;
-  options.boundary[0].kind = physics::BoundaryKind::isothermal_wall;
-  options.boundary[0].wall_temperature = 1.05;
-  options.collocated_mass = collocated;
-  const auto op = dg::make_operator(mesh, connectivity, options);
-  physics::FlowSpec flow;
-  flow.kind = physics::FlowKind::uniform;
-  flow.velocity = {0.3, 0.1, 0.05};
-  op->project(flow, 0.0);
-  std::vector<double> state = op->coefficients();
-  for (std::size_t i = 0; i < state.size(); ++i) state[i] += 0.01 * std::sin(1.3 * static_cast<double>(i));
-  op->set_coefficients(state);
+  const auto op = discontinuous_state_operator(mesh, order, collocated);
   *description = op->describe();
   return op->residual(0.0);
 }
