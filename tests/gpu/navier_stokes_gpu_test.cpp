@@ -1,7 +1,8 @@
 // The Navier-Stokes operator (BR2 lifting, dg/lifting.hpp) on the GPU gives the CPU's numbers: for
 // every shape and geometry kind, with walls of every viscous kind, the residual and three Runge-Kutta
 // steps agree to rounding, through the thread, the block and the tensor-core element kernels, BR2's
-// thread, block and tensor-core lifting kernels, and the point and block face kernels.
+// thread, block and tensor-core lifting kernels, the sum-factorised element and lifting kernels on
+// bilinear quadrilaterals, and the point and block face kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,7 +81,8 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
     // element kernel / lifting kernel: each element kernel with the lifting it takes by default,
     // and the lifting kernels with another element kernel.
     const std::pair<const char*, const char*> variants[] = {
-        {"thread", "automatic"}, {"block", "automatic"}, {"tensor", "automatic"}, {"block", "tensor"}, {"thread", "block"}};
+        {"thread", "automatic"}, {"block", "automatic"}, {"tensor", "automatic"}, {"block", "tensor"}, {"thread", "block"},
+        {"factorised", "automatic"}, {"factorised", "block"}, {"block", "factorised"}, {"automatic", "automatic"}};
     for (const auto& [element, lifting] : variants)
       for (int order = 1; order <= highest; ++order) {
         const std::string kernel = std::string(element) + "/" + lifting;
@@ -97,16 +99,28 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         if (std::string(c.name) == "affine triangles") {
           const bool tensor_lifting = std::string(lifting) == "tensor" || std::string(element) == "tensor" ||
                                       (std::string(lifting) == "automatic" && dg::automatic_tensor_lifting(2, order));
-          const char* expected_lifting = tensor_lifting ? "tensor-core lifting"
-                                         : std::string(lifting) == "block" || std::string(element) != "thread" ? "block lifting"
-                                                                                                                : "thread lifting";
+          // The block lifting: named (or "factorised", which triangles cannot take), or following a
+          // block element kernel (named, or automatic_block's from p = 2 in 2D).
+          const std::string e = element, l = lifting;
+          const bool block_elements = e == "block" || e == "tensor" || e == "factorised" || (e == "automatic" && order >= 2);
+          const char* expected_lifting = tensor_lifting                                                           ? "tensor-core lifting"
+                                         : l == "block" || l == "factorised" || (l == "automatic" && block_elements) ? "block lifting"
+                                                                                                                  : "thread lifting";
           ASSERT_NE(described.find(expected_lifting), std::string::npos) << kernel << ": " << described;
           if (std::string(element) == "tensor") ASSERT_NE(described.find("tensor-core element kernel"), std::string::npos) << described;
         }
         // Bilinear quadrilaterals invert their mass matrices through the points (setup.hpp:
         // ElementGroupSetup::collocated) in every element and lifting kernel; 9-node ones store them.
-        if (std::string(c.name) == "bilinear quadrilaterals")
+        if (std::string(c.name) == "bilinear quadrilaterals") {
           ASSERT_NE(described.find("mass inverted at the points"), std::string::npos) << kernel << ": " << described;
+          // The sum-factorised kernels (factorised_kernels.hpp) run them where asked for and by
+          // "automatic"; the lifting follows a factorised element kernel unless another is named.
+          const std::string e = element, l = lifting;
+          const bool factorised_elements = e == "factorised" || e == "automatic";
+          const bool factorised_lifting = l == "factorised" || (l == "automatic" && factorised_elements);
+          ASSERT_EQ(described.find("sum-factorised element kernel") != std::string::npos, factorised_elements) << kernel << ": " << described;
+          ASSERT_EQ(described.find("sum-factorised lifting") != std::string::npos, factorised_lifting) << kernel << ": " << described;
+        }
         if (std::string(c.name) == "curved 9-node quadrilaterals")
           ASSERT_EQ(described.find("mass inverted at the points"), std::string::npos) << kernel << ": " << described;
         cpu->project(flow, 0.0);

@@ -24,6 +24,7 @@
 #if defined(__CUDACC__)
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_tensor_kernels.hpp"
+#include "flowdg/dg/factorised_kernels.hpp"
 #include "flowdg/dg/lifting_block_kernels.hpp"
 #include "flowdg/dg/lifting_tensor_kernels.hpp"
 #endif
@@ -265,6 +266,10 @@ class DgOperator final : public Operator {
     bool lifting_tensor = false;
     LiftingTensorLayout lifting_layout{};
     Array<double> lifting_tables;
+    /// CUDA, collocated quadrilaterals (setup.hpp: SumFactorTables): the sum-factorised element and
+    /// lifting kernels (factorised_kernels.hpp) where chosen, their tables and elements per block.
+    SumFactorTables factor_tables;
+    int factorised_elements = 0, factorised_lifting = 0;
   };
   struct FaceData {
     index_t Gs = 0;
@@ -519,14 +524,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   }
   {
     const std::string& name = options.element_kernel;
-    if (name != "automatic" && name != "thread" && name != "block" && name != "tensor")
-      throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor)"));
+    if (name != "automatic" && name != "thread" && name != "block" && name != "tensor" && name != "factorised")
+      throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor, factorised)"));
     const std::string& faces = options.face_kernel;
     if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked")
       throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked)"));
     const std::string& lifting = options.lifting_kernel;
-    if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor")
-      throw InputError(cat("unknown lifting kernel '", lifting, "' (valid: automatic, thread, block, tensor)"));
+    if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor" && lifting != "factorised")
+      throw InputError(cat("unknown lifting kernel '", lifting, "' (valid: automatic, thread, block, tensor, factorised)"));
     if (faces == "chunked" && !has_chunked_faces)
       throw InputError(cat("the face kernel 'chunked' runs the interior faces of 3D Euler (inviscid, without artificial viscosity); ",
                            dim == 2 ? "2D faces have too few points to chunk: " : "this physics has ",
@@ -584,12 +589,19 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
     d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
+    // The sum-factorised element kernel (factorised_kernels.hpp) on collocated quadrilaterals, on
+    // CUDA: asked for ("factorised"; other groups take the block kernel) or by "automatic".
+    if (options.backend == Backend::cuda && d.collocated && group.shape == Shape::quadrilateral)
+      d.factor_tables = sum_factor_tables(host, group.shape, order_, Nfq);
+    if (d.factor_tables.n > 0 && (options.element_kernel == "factorised" || options.element_kernel == "automatic"))
+      d.factorised_elements = factorised_elements<Physics>(factorised_element_values<Physics>(d.factor_tables.n));
     // BR2's lifting (solver.lifting_kernel): "automatic" takes the element kernel's variant, a thread
     // per element below the orders where the block kernels win (at p = 1 on ~800k triangles and
     // ~640k quadrilaterals the thread lifting was 17% and 18% faster; from p = 2 the block one
     // 1.2-3.5x, docs/performance.md); the tensor-core one below.
     const std::string& lifting_name = options.lifting_kernel;
-    const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || (lifting_name == "automatic" && d.block_elements > 0);
+    const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || lifting_name == "factorised" ||
+                               (lifting_name == "automatic" && (d.block_elements > 0 || d.factorised_elements > 0));
     if (Physics::has_viscous_flux && options.backend == Backend::cuda && block_lifting)
       d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq, d.collocated);
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
@@ -615,6 +627,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         if (d.lines > 0) d.lifting_lines = Array<int>(space, indices);
         else d.block_lifting = 0;  // a dense C: the thread kernel (face_lifting_entry)
       }
+      // The sum-factorised lifting (factorised_kernels.hpp): asked for, or by "automatic" wherever the
+      // group allows it (collocated quadrilaterals with a sparse C, on CUDA).
+      if (d.factor_tables.n > 0 && d.lines > 0 && (lifting_name == "factorised" || (lifting_name == "automatic" && d.factorised_elements > 0)))
+        d.factorised_lifting = factorised_elements<Physics>(factorised_lifting_values<Physics>(d.factor_tables.n));
       d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved && !d.collocated
                                               ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
                                               : real(lifting));
@@ -834,6 +850,12 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
           return;
         }
       }
+      if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
+        if (d.factorised_lifting > 0) {
+          launch_lifting_factorised_kernel(lifting, d.factor_tables, d.K, d.factorised_lifting);
+          return;
+        }
+      }
       if (d.block_lifting > 0) {
         launch_lifting_block_kernel(lifting, d.K, d.block_lifting);
         return;
@@ -848,6 +870,12 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   if (count == 0) return;
   const ElementKernel<Physics, S, P, G> kernel = op.element_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
+  if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
+    if (d.factorised_elements > 0) {
+      launch_element_factorised_kernel(kernel, d.factor_tables, first, count, d.factorised_elements);
+      return;
+    }
+  }
   if constexpr (std::is_same_v<Real, double>) {
     if (d.tensor) {
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data);
@@ -867,7 +895,7 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
   const bool block =
-      name == "block" || name == "tensor" || (name != "thread" && automatic_block(dim, order_));
+      name == "block" || name == "tensor" || name == "factorised" || (name != "thread" && automatic_block(dim, order_));
   return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
 }
 
@@ -1327,10 +1355,12 @@ std::string DgOperator<Physics>::describe() const {
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
     const char* kernel = static_cast<int>(g) == tuned_group_ ? ", tuned kernels"
+                         : d.factorised_elements > 0         ? ", sum-factorised element kernel"
                          : d.tensor                          ? ", tensor-core element kernel"
                          : d.block_elements > 0              ? ", block element kernel"
                                                              : "";
     const char* lifting = !Physics::has_viscous_flux || options_.backend != Backend::cuda ? ""
+                          : d.factorised_lifting > 0                                       ? ", sum-factorised lifting"
                           : d.lifting_tensor                                               ? ", tensor-core lifting"
                           : d.block_lifting > 0                                            ? ", block lifting"
                                                                                            : ", thread lifting";

@@ -135,6 +135,97 @@ int collocated_lifting_lines(const std::vector<double>& C, int Nq, int n_faces, 
   return lines;
 }
 
+SumFactorTables sum_factor_tables(const ElementGroupSetup& group, Shape shape, int order, int Nfq) {
+  SumFactorTables none;
+  const int n = order + 1, Np = n * n;
+  const QuadratureRule& rule = group.volume_rule;
+  if (shape != Shape::quadrilateral || !group.collocated || group.n_basis != Np || rule.size() != Np || Nfq != n ||
+      group.volume_phi.size() != static_cast<std::size_t>(Np) * Np || group.volume_dphi.size() != static_cast<std::size_t>(Np) * 2 * Np ||
+      group.face_phi.size() != static_cast<std::size_t>(4) * n * Np)
+    return none;
+  constexpr double tolerance = 1e-12;
+  const auto close = [&](double a, double b) { return std::abs(a - b) <= tolerance * std::max(1.0, std::abs(b)); };
+  // The Gauss rule: nodes x_a from the first row of points, weights w_a with w_a w_0 = rule weight.
+  std::vector<double> x(n), w(n);
+  const QuadratureRule line = line_rule(2 * n - 1);
+  if (line.size() != n) return none;
+  for (int a = 0; a < n; ++a) {
+    x[a] = line.points[a].x;
+    w[a] = line.weights[a];
+  }
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a < n; ++a) {
+      const int k = a + n * b;
+      if (!close(rule.points[k].x, x[a]) || !close(rule.points[k].y, x[b]) || !close(rule.weights[k], w[a] * w[b])) return none;
+    }
+  // L, dL at the nodes and the ends.
+  SumFactorTables t;
+  t.n = n;
+  t.L.assign(static_cast<std::size_t>(n) * n, 0.0);
+  t.dL = t.L;
+  t.Lw = t.L;
+  t.Qw = t.L;
+  t.edge.assign(2 * static_cast<std::size_t>(n), 0.0);
+  std::vector<double> values(n), ends(2 * static_cast<std::size_t>(n));
+  std::vector<Point3> gradients(n);
+  for (int a = 0; a < n; ++a) {
+    basis_gradients(Shape::line, order, {x[a], 0.0, 0.0}, values.data(), gradients.data());
+    for (int i = 0; i < n; ++i) {
+      t.L[a * n + i] = values[i];
+      t.dL[a * n + i] = gradients[i].x;
+      t.Lw[a * n + i] = w[a] * values[i];
+    }
+  }
+  basis_values(Shape::line, order, {-1.0, 0.0, 0.0}, &ends[0]);
+  basis_values(Shape::line, order, {1.0, 0.0, 0.0}, &ends[n]);
+  // The basis tables are the products (by quadrilateral_mode).
+  double largest = 0;
+  for (const double v : group.volume_dphi) largest = std::max(largest, std::abs(v));
+  const auto same = [&](double a, double b) { return std::abs(a - b) <= tolerance * std::max(1.0, largest); };
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a < n; ++a)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const std::size_t k = static_cast<std::size_t>(a + n * b), mode = static_cast<std::size_t>(quadrilateral_mode(i, j));
+          if (!same(group.volume_phi[k * Np + mode], t.L[a * n + i] * t.L[b * n + j]) ||
+              !same(group.volume_dphi[(k * 2 + 0) * Np + mode], t.dL[a * n + i] * t.L[b * n + j]) ||
+              !same(group.volume_dphi[(k * 2 + 1) * Np + mode], t.L[a * n + i] * t.dL[b * n + j]))
+            return none;
+        }
+  // The face points: face l's point q at the line end named in the header.
+  for (int l = 0; l < 4; ++l)
+    for (int q = 0; q < n; ++q) {
+      const int s = l < 2 ? q : n - 1 - q;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const double along_x = l == 0 ? t.L[s * n + i] * ends[j] : l == 2 ? t.L[s * n + i] * ends[n + j] : 0.0;
+          const double along_y = l == 1 ? ends[n + i] * t.L[s * n + j] : l == 3 ? ends[i] * t.L[s * n + j] : 0.0;
+          const double expected = l % 2 == 0 ? along_x : along_y;
+          if (!same(group.face_phi[(static_cast<std::size_t>(l) * n + q) * Np + quadrilateral_mode(i, j)], expected)) return none;
+        }
+    }
+  // V1 V1^T = diag(1 / w) (the n-point Gauss rule is exact for the products of degree 2n - 2).
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      double sum = 0;
+      for (int i = 0; i < n; ++i) sum += t.L[a * n + i] * t.L[b * n + i];
+      if (!close(sum, a == b ? 1.0 / w[a] : 0.0)) return none;
+    }
+  for (int a = 0; a < n; ++a) {
+    for (int c = 0; c < n; ++c) {
+      double q = 0;
+      for (int i = 0; i < n; ++i) q += t.L[a * n + i] * t.dL[c * n + i];
+      t.Qw[a * n + c] = w[a] * q;
+    }
+    for (int side = 0; side < 2; ++side) {
+      double e = 0;
+      for (int i = 0; i < n; ++i) e += t.L[a * n + i] * ends[side * n + i];
+      t.edge[side * n + a] = w[a] * e;
+    }
+  }
+  return t;
+}
+
 std::vector<double> vertex_function_modes(Shape shape, int n_modes) {
   const int order = n_modes > 1 ? 1 : 0;
   if (n_modes != n_basis(shape, order))

@@ -93,6 +93,31 @@ std::vector<double> face_lifting_tables(const ElementGroupSetup& group, Shape sh
 int collocated_lifting_lines(const std::vector<double>& C, int Nq, int n_faces, int Nfq, std::vector<double>& values,
                              std::vector<int>& indices);
 
+/// Sum factorisation on collocated quadrilaterals (factorised_kernels.hpp). There the basis is
+/// L_i(x) L_j(y) (normalised Legendre, index quadrilateral_mode(i, j)) and the volume points the
+/// (p + 1)^2 Gauss points x_a + n x_b (x fastest, n = p + 1), so every sum over the modes or the
+/// points of an element is two sums of n terms along lines: U(a, b) = sum_j L[b][j] sum_i L[a][i]
+/// c(i, j), and M^-1 = V^T diag(w / det J) V maps the moments r to the values
+/// w_a w_b / det J (V r)(a, b), which, as V1 V1^T = diag(1 / w) for the n-point Gauss rule, are
+/// (1 / det J) times: sum_a' Qw[a][a'] F_x(a', b) + sum_b' Qw[b][b'] F_y(a, b') for the volume term
+/// (reference fluxes F_r, its moments sum_k F_r(k) d_r phi), g_l(s) edge[side][m] for a face flux
+/// g (face 0: y = -1 at x_s, s = its point q, m = b; face 1: x = 1, s = q, m = a; face 2: y = 1,
+/// s = n - 1 - q, m = b; face 3: x = -1, s = n - 1 - q, m = a; side 0 at -1, 1 at +1), and
+/// sum_j Lw[b][j] sum_i Lw[a][i] r(i, j) for given moments. edge[side][m] = l_m(-+1), the Gauss
+/// points' Lagrange functions at the ends, also gives the traces: u(x_s, -1) = sum_b edge[0][b] U(s, b).
+/// Tables [a n + i] (or [a n + a'], [side n + m]):
+///   L[a][i] = L_i(x_a), dL[a][i] = L_i'(x_a), Lw[a][i] = w_a L_i(x_a),
+///   Qw[a][a'] = w_a sum_i L_i(x_a) L_i'(x_a'), edge[side][m] = w_m sum_i L_i(x_m) L_i(-+1).
+struct SumFactorTables {
+  int n = 0;  ///< points per direction, p + 1; 0: the group does not have this layout
+  std::vector<double> L, dL, Lw, Qw, edge;
+};
+/// The tables of a group, after checking everything the kernels assume — a collocated
+/// quadrilateral group; its volume rule the Gauss tensor rule in that order; its basis tables the
+/// products of L and dL by quadrilateral_mode; its face points (face_phi's rows) the lines'
+/// ends in the order above; V1 V1^T = diag(1 / w) — to 1e-12; otherwise n = 0.
+SumFactorTables sum_factor_tables(const ElementGroupSetup& group, Shape shape, int order, int Nfq);
+
 /// The element's vertex functions (element_vertex_weights: linear on simplices, multilinear on
 /// quadrilaterals and hexahedra) in its modal basis: [i * n_modes + j], the coefficient of mode j
 /// (j < n_modes) in vertex i's function, by L2 projection on the reference element. With n_modes =

@@ -28,6 +28,13 @@ FLOWDG_HD constexpr int n_basis(Shape shape, int p) {
   }
 }
 
+/// Index of the quadrilateral function L_i(x) L_j(y): shells of max degree m = max(i, j), within a
+/// shell lexicographic in (i, j) — (0, m), (1, m), ..., (m - 1, m), (m, 0), ..., (m, m).
+FLOWDG_HD constexpr int quadrilateral_mode(int i, int j) {
+  const int m = i > j ? i : j;
+  return i < m ? m * m + i : m * m + m + j;
+}
+
 /// Jacobi polynomial P_n^{(alpha,beta)}(x) (classical normalisation, P_n(1) = binom(n+alpha, n)).
 FLOWDG_HD inline double jacobi(int n, double alpha, double beta, double x);
 /// d/dx P_n^{(alpha,beta)}(x).

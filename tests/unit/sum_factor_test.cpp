@@ -1,0 +1,178 @@
+// Sum factorisation on collocated quadrilaterals (setup.hpp: SumFactorTables; the CUDA kernels in
+// dg/factorised_kernels.hpp): the line sums the kernels take, written out here on the host with the
+// tables, must equal the dense sums over the group's own basis tables for random data — the values
+// and reference derivatives at the points, the traces at the face points, the volume term's moments,
+// and M^-1 r at the points (w_k (V r)_k with det J = 1: the volume, face and given-moment parts),
+// and V^T back to the modes. A transposed table, a wrong face line or end, a missing weight or a
+// wrong mode order moves them by O(1). Groups without the layout get no tables.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "flowdg/dg/setup.hpp"
+#include "flowdg/element/basis.hpp"
+#include "flowdg/mesh/connectivity.hpp"
+#include "flowdg/mesh/elevate.hpp"
+#include "flowdg/mesh/generators.hpp"
+
+using namespace flowdg;
+
+namespace {
+
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double size = 0, difference = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    size = std::max(size, std::abs(a[i]));
+    difference = std::max(difference, std::abs(a[i] - b[i]));
+  }
+  return size > 0 ? difference / size : difference;
+}
+
+}  // namespace
+
+TEST(SumFactor, LineSumsEqualTheDenseSumsOnBilinearQuadrilaterals) {
+  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
+  const Connectivity connectivity = build_connectivity(mesh);
+  std::mt19937 generator(7);
+  std::uniform_real_distribution<double> random(-1.0, 1.0);
+  for (int order = 1; order <= 6; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    ASSERT_EQ(setup.element_groups.size(), 1u);
+    const dg::ElementGroupSetup& group = setup.element_groups[0];
+    ASSERT_TRUE(group.collocated);
+    const int Nfq = setup.n_face_points();
+    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, Nfq);
+    ASSERT_EQ(t.n, order + 1) << "p = " << order;
+    const int n = t.n, Np = n * n;
+    const auto L = [&](int a, int i) { return t.L[a * n + i]; };
+    const auto dL = [&](int a, int i) { return t.dL[a * n + i]; };
+    const auto phi = [&](int k, int j) { return group.volume_phi[static_cast<std::size_t>(k) * Np + j]; };
+    const auto dphi = [&](int k, int r, int j) { return group.volume_dphi[(static_cast<std::size_t>(k) * 2 + r) * Np + j]; };
+    std::vector<double> c(Np), F0(Np), F1(Np), g(4 * n), rv(Np);
+    for (double* x : {c.data(), F0.data(), F1.data(), rv.data()})
+      for (int i = 0; i < Np; ++i) x[i] = random(generator);
+    for (double& x : g) x = random(generator);
+
+    // Values and reference derivatives at the points (the lifting kernel's B1, B2).
+    std::vector<double> U(Np), Ux(Np), Uy(Np), dense_U(Np, 0.0), dense_Ux(Np, 0.0), dense_Uy(Np, 0.0);
+    for (int k = 0; k < Np; ++k)
+      for (int j = 0; j < Np; ++j) {
+        dense_U[k] += phi(k, j) * c[j];
+        dense_Ux[k] += dphi(k, 0, j) * c[j];
+        dense_Uy[k] += dphi(k, 1, j) * c[j];
+      }
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        double u = 0, ux = 0, uy = 0;
+        for (int j = 0; j < n; ++j) {
+          double T = 0, dT = 0;
+          for (int i = 0; i < n; ++i) {
+            T += L(a, i) * c[quadrilateral_mode(i, j)];
+            dT += dL(a, i) * c[quadrilateral_mode(i, j)];
+          }
+          u += L(b, j) * T;
+          ux += L(b, j) * dT;
+          uy += dL(b, j) * T;
+        }
+        U[a + n * b] = u;
+        Ux[a + n * b] = ux;
+        Uy[a + n * b] = uy;
+      }
+    EXPECT_LT(relative_difference(dense_U, U), 1e-13) << "p = " << order;
+    EXPECT_LT(relative_difference(dense_Ux, Ux), 1e-13) << "p = " << order;
+    EXPECT_LT(relative_difference(dense_Uy, Uy), 1e-13) << "p = " << order;
+
+    // Traces at the face points along each face's line (the lifting kernel's D).
+    std::vector<double> trace(4 * n), dense_trace(4 * n, 0.0);
+    for (int l = 0; l < 4; ++l)
+      for (int q = 0; q < n; ++q) {
+        for (int j = 0; j < Np; ++j) dense_trace[l * n + q] += group.face_phi[(static_cast<std::size_t>(l) * n + q) * Np + j] * c[j];
+        const int s = l < 2 ? q : n - 1 - q, side = l == 1 || l == 2 ? 1 : 0;
+        const int first = l % 2 == 0 ? s : n * s, stride = l % 2 == 0 ? n : 1;
+        double sum = 0;
+        for (int m = 0; m < n; ++m) sum += t.edge[side * n + m] * U[first + m * stride];
+        trace[l * n + q] = sum;
+      }
+    EXPECT_LT(relative_difference(dense_trace, trace), 1e-13) << "p = " << order;
+
+    // The volume term's moments sum_k F_r(k) d_r phi_j(k) (the lifting kernel's E1, E2).
+    std::vector<double> volume(Np, 0.0), dense_volume(Np, 0.0);
+    for (int j = 0; j < Np; ++j)
+      for (int k = 0; k < Np; ++k) dense_volume[j] += F0[k] * dphi(k, 0, j) + F1[k] * dphi(k, 1, j);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int b = 0; b < n; ++b) {
+          double X = 0, Y = 0;
+          for (int a = 0; a < n; ++a) {
+            X += dL(a, i) * F0[a + n * b];
+            Y += L(a, i) * F1[a + n * b];
+          }
+          sum += L(b, j) * X + dL(b, j) * Y;
+        }
+        volume[quadrilateral_mode(i, j)] = sum;
+      }
+    EXPECT_LT(relative_difference(dense_volume, volume), 1e-13) << "p = " << order;
+
+    // w_k (V r)_k for r = the volume term + the face fluxes g at face_phi's points + given moments rv
+    // (the element kernel's P1, P2, P4a, P4b with det J = 1), and V^T of it (P5).
+    std::vector<double> r(Np, 0.0);
+    for (int j = 0; j < Np; ++j) {
+      r[j] = dense_volume[j] + rv[j];
+      for (int lq = 0; lq < 4 * n; ++lq) r[j] += g[lq] * group.face_phi[static_cast<std::size_t>(lq) * Np + j];
+    }
+    std::vector<double> dense_R(Np, 0.0), R(Np, 0.0);
+    for (int k = 0; k < Np; ++k) {
+      for (int j = 0; j < Np; ++j) dense_R[k] += phi(k, j) * r[j];
+      dense_R[k] *= group.volume_rule.weights[k];
+    }
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        double sum = t.edge[n + a] * g[1 * n + b] + t.edge[a] * g[3 * n + n - 1 - b];  // P4a: faces 1, 3
+        for (int m = 0; m < n; ++m) sum += t.Qw[a * n + m] * F0[m + n * b];
+        sum += t.edge[b] * g[0 * n + a] + t.edge[n + b] * g[2 * n + n - 1 - a];  // P4b: faces 0, 2
+        for (int m = 0; m < n; ++m) sum += t.Qw[b * n + m] * F1[a + n * m];
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < n; ++i) sum += t.Lw[b * n + j] * t.Lw[a * n + i] * rv[quadrilateral_mode(i, j)];
+        R[a + n * b] = sum;
+      }
+    EXPECT_LT(relative_difference(dense_R, R), 1e-12) << "p = " << order;
+    std::vector<double> modes(Np, 0.0), dense_modes(Np, 0.0);
+    for (int j = 0; j < Np; ++j)
+      for (int k = 0; k < Np; ++k) dense_modes[j] += phi(k, j) * dense_R[k];
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int b = 0; b < n; ++b) {
+          double Z = 0;
+          for (int a = 0; a < n; ++a) Z += L(a, i) * dense_R[a + n * b];
+          sum += L(b, j) * Z;
+        }
+        modes[quadrilateral_mode(i, j)] = sum;
+      }
+    EXPECT_LT(relative_difference(dense_modes, modes), 1e-13) << "p = " << order;
+    // And the round trip: V^T W V = I, so the modes of w (V r) are r.
+    EXPECT_LT(relative_difference(r, dense_modes), 1e-12) << "p = " << order;
+  }
+}
+
+TEST(SumFactor, GroupsWithoutTheLayoutGetNoTables) {
+  // 9-node quadrilaterals (more points than modes), the stored inverse asked for, triangles.
+  const Mesh bilinear = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
+  const Mesh curved = elevate_order(bilinear, 2);
+  const Mesh triangles = rectangle_triangles(0, 1, 0, 1, 4, 4, TriangleLayout::perturbed, 0.2, 3);
+  for (int order = 1; order <= 3; ++order) {
+    const dg::Setup a = dg::build_setup(curved, build_connectivity(curved), order);
+    EXPECT_EQ(dg::sum_factor_tables(a.element_groups[0], Shape::quadrilateral, order, a.n_face_points()).n, 0);
+    const dg::Setup b = dg::build_setup(bilinear, build_connectivity(bilinear), order, {}, false);
+    EXPECT_EQ(dg::sum_factor_tables(b.element_groups[0], Shape::quadrilateral, order, b.n_face_points()).n, 0);
+    const dg::Setup c = dg::build_setup(triangles, build_connectivity(triangles), order);
+    EXPECT_EQ(dg::sum_factor_tables(c.element_groups[0], Shape::triangle, order, c.n_face_points()).n, 0);
+    // The right group, the wrong order: the checks refuse it.
+    const dg::Setup d = dg::build_setup(bilinear, build_connectivity(bilinear), order);
+    EXPECT_EQ(dg::sum_factor_tables(d.element_groups[0], Shape::quadrilateral, order + 1, d.n_face_points()).n, 0);
+  }
+}
