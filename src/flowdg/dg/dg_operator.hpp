@@ -16,6 +16,7 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/parallel/communicator.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/lifting.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
@@ -269,7 +270,7 @@ class DgOperator final : public Operator {
     /// CUDA, collocated quadrilaterals (setup.hpp: SumFactorTables): the sum-factorised element and
     /// lifting kernels (factorised_kernels.hpp) where chosen, their tables and elements per block.
     SumFactorTables factor_tables;
-    int factorised_elements = 0, factorised_lifting = 0;
+    FactorisedBlock factorised_elements{}, factorised_lifting{};
   };
   struct FaceData {
     index_t Gs = 0;
@@ -594,14 +595,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (options.backend == Backend::cuda && d.collocated && group.shape == Shape::quadrilateral)
       d.factor_tables = sum_factor_tables(host, group.shape, order_, Nfq);
     if (d.factor_tables.n > 0 && (options.element_kernel == "factorised" || options.element_kernel == "automatic"))
-      d.factorised_elements = factorised_elements<Physics>(factorised_element_values<Physics>(d.factor_tables.n));
+      d.factorised_elements = factorised_block<Physics>(factorised_element_values<Physics>(d.factor_tables.n), d.factor_tables.n);
     // BR2's lifting (solver.lifting_kernel): "automatic" takes the element kernel's variant, a thread
     // per element below the orders where the block kernels win (at p = 1 on ~800k triangles and
     // ~640k quadrilaterals the thread lifting was 17% and 18% faster; from p = 2 the block one
     // 1.2-3.5x, docs/performance.md); the tensor-core one below.
     const std::string& lifting_name = options.lifting_kernel;
     const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || lifting_name == "factorised" ||
-                               (lifting_name == "automatic" && (d.block_elements > 0 || d.factorised_elements > 0));
+                               (lifting_name == "automatic" && (d.block_elements > 0 || d.factorised_elements.E > 0));
     if (Physics::has_viscous_flux && options.backend == Backend::cuda && block_lifting)
       d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq, d.collocated);
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
@@ -629,8 +630,13 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       }
       // The sum-factorised lifting (factorised_kernels.hpp): asked for, or by "automatic" wherever the
       // group allows it (collocated quadrilaterals with a sparse C, on CUDA).
-      if (d.factor_tables.n > 0 && d.lines > 0 && (lifting_name == "factorised" || (lifting_name == "automatic" && d.factorised_elements > 0)))
-        d.factorised_lifting = factorised_elements<Physics>(factorised_lifting_values<Physics>(d.factor_tables.n));
+      if (d.factor_tables.n > 0 && d.lines > 0 && (lifting_name == "factorised" || (lifting_name == "automatic" && d.factorised_elements.E > 0)))
+        d.factorised_lifting = factorised_block<Physics>(factorised_lifting_values<Physics>(d.factor_tables.n), d.factor_tables.n);
+      FactorisedBlock element_block, lifting_block;
+      if (d.factor_tables.n > 0 && factorised_block_override(element_block, lifting_block)) {
+        if (d.factorised_elements.E > 0) d.factorised_elements = element_block;
+        if (d.factorised_lifting.E > 0) d.factorised_lifting = lifting_block;
+      }
       d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved && !d.collocated
                                               ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
                                               : real(lifting));
@@ -851,7 +857,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
         }
       }
       if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
-        if (d.factorised_lifting > 0) {
+        if (d.factorised_lifting.E > 0) {
           launch_lifting_factorised_kernel(lifting, d.factor_tables, d.K, d.factorised_lifting);
           return;
         }
@@ -871,7 +877,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   const ElementKernel<Physics, S, P, G> kernel = op.element_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
   if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
-    if (d.factorised_elements > 0) {
+    if (d.factorised_elements.E > 0) {
       launch_element_factorised_kernel(kernel, d.factor_tables, first, count, d.factorised_elements);
       return;
     }
@@ -1355,12 +1361,12 @@ std::string DgOperator<Physics>::describe() const {
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
     const char* kernel = static_cast<int>(g) == tuned_group_ ? ", tuned kernels"
-                         : d.factorised_elements > 0         ? ", sum-factorised element kernel"
+                         : d.factorised_elements.E > 0       ? ", sum-factorised element kernel"
                          : d.tensor                          ? ", tensor-core element kernel"
                          : d.block_elements > 0              ? ", block element kernel"
                                                              : "";
     const char* lifting = !Physics::has_viscous_flux || options_.backend != Backend::cuda ? ""
-                          : d.factorised_lifting > 0                                       ? ", sum-factorised lifting"
+                          : d.factorised_lifting.E > 0                                     ? ", sum-factorised lifting"
                           : d.lifting_tensor                                               ? ", tensor-core lifting"
                           : d.block_lifting > 0                                            ? ", block lifting"
                                                                                            : ", thread lifting";

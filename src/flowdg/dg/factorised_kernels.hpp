@@ -15,6 +15,7 @@
 // compare both with the CPU). CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/lifting.hpp"
+#include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/setup.hpp"
 
 namespace flowdg::dg {
@@ -40,29 +41,6 @@ FactorTables<Real, n> factor_tables(const SumFactorTables& t) {
   return out;
 }
 
-/// Values one element holds in the factorised kernels' shared memory.
-template <class Physics>
-constexpr index_t factorised_lifting_values(int n) {
-  constexpr index_t NV = Physics::n_variables, T = Physics::dim * Physics::n_variables;
-  const index_t Np = static_cast<index_t>(n) * n, faces = 4 * static_cast<index_t>(n) * T;
-  // coefficients / U, point factors, line temporaries / face integrand, gradient / Theta / flux
-  return NV * Np + Np + (2 * NV * Np > faces ? 2 * NV * Np : faces) + T * Np;
-}
-template <class Physics>
-constexpr index_t factorised_element_values(int n) {
-  constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
-  const index_t Np = static_cast<index_t>(n) * n;
-  const index_t viscous = Physics::has_viscous_flux ? NV * Np : 0;
-  // coefficients / U / result, viscous moments, line temporaries, reference fluxes, face fluxes, 1 / det J
-  return NV * Np + viscous + 2 * NV * Np + dim * NV * Np + 4 * static_cast<index_t>(n) * NV + Np;
-}
-/// Elements per block (256 threads) within the block budget, at most 32.
-template <class Physics>
-constexpr int factorised_elements(index_t values_per_element) {
-  const std::size_t elements = block_shared_limit / (sizeof(typename Physics::real) * static_cast<std::size_t>(values_per_element));
-  return static_cast<int>(elements < 32 ? elements : 32);
-}
-
 /// The line of face l through its own point q, as (first point, stride) in the points' order a + n b,
 /// and the end it lies at (0: -1, 1: +1); setup.hpp: SumFactorTables.
 template <int n>
@@ -80,10 +58,13 @@ __device__ FLOWDG_FORCEINLINE void face_line(int l, int q, int& first, int& stri
 ///   B1. a thread per (element, variable, j): T(a, j) = sum_i L[a][i] c(i, j), dT with dL;
 ///   B2. a thread per (element, variable, a): U(a, b) = sum_j L[b][j] T(a, j) (over the
 ///       coefficients), dU/dx = sum_j L[b][j] dT(a, j), dU/dy = sum_j dL[b][j] T(a, j);
-///   B3. a thread per point: w det J grad U (the metric); a thread per face point: the integrand;
-///   C. lifting_block_kernel's collocated phase (O(p) per point: its sparse C);
-///   D. face points: the trace along the face's line (n terms), the face gradient, the output;
-///      volume points: the viscous flux in reference form;
+///   B3. a thread per point: z_k = w_k grad U_k (the metric, D_k / w_k); a thread per face point:
+///       the lifting's integrand S = wn (H_aux - U);
+///   D. a thread per face point: the trace along the face's line (n terms), the face gradient
+///      from z and S along the same line (BR2's face lifting is diagonal there), the output; then a
+///      thread per point: Theta from z and S (one face point per face), the viscous flux in
+///      reference form (no per-thread arrays of Np values: lifting_block_kernel's collocated phase C
+///      held one, 122 registers at p = 4);
 ///   E1. a thread per (element, variable, b): X(i, b) = sum_a dL[a][i] F_x(a, b), Y with L and F_y;
 ///   E2. a thread per (element, variable, i): -sum_b (L[b][j] X(i, b) + dL[b][j] Y(i, b)), the
 ///       volume term's moments, -> viscous_rhs.
@@ -101,9 +82,9 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
   extern __shared__ unsigned char shared_bytes[];
   Real* s_u = reinterpret_cast<Real*>(shared_bytes);  // A: c [(v Np + i + n j) E + el]; B2 on: U [(v Np + kq) E + el]
   Real* s_m = s_u + NV * Np * E;                       // w_k / det J_k [kq E + el]
-  Real* s_x = s_m + Np * E;                            // B: T, dT; B3-D: the face integrand [((lq) T + t) E + el]; E: X, Y
+  Real* s_x = s_m + Np * E;                            // B: T, dT; B3-D: the face integrand S [((lq) T + t) E + el]; E: X, Y
   Real* s_w = s_x + line_values * E;                   // B2: dU/dr [((r NV + v) Np + kq) E + el]; B3: w det J grad U
-                                                       // [((d NV + v) Np + kq)]; C: Theta; D: flux [((v dim + r) Np + kq)]
+                                                       // [((d NV + v) Np + kq)], then z; D: flux [((v dim + r) Np + kq)]
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
@@ -173,13 +154,14 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
     if (el >= n_local) continue;
     Real m[dim][dim];
     b.weighted_metric(kq, e0 + el, b.metric.data + e0 + el, Ks, m);
+    const Real to_z = s_m[kq * E + el] / b.volume_weight[kq];  // z_k = w_k grad U_k = (w det J grad U) D_k / w_k
     for (int v = 0; v < NV; ++v) {
       Real du[dim];
       for (int r = 0; r < dim; ++r) du[r] = s_w[((r * NV + v) * Np + kq) * E + el];
       for (int d = 0; d < dim; ++d) {
         Real value = 0;
         for (int r = 0; r < dim; ++r) value += m[r][d] * du[r];
-        s_w[((d * NV + v) * Np + kq) * E + el] = value;
+        s_w[((d * NV + v) * Np + kq) * E + el] = value * to_z;
       }
     }
   }
@@ -198,47 +180,14 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
   }
   __syncthreads();
 
-  // C (lifting_block_kernel's collocated phase).
-  {
-    const int NL = k.lines;
-    const Real* line_c = k.face_lifting.data + Np * NFq;  // [lq NL + m]
-    const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
-    const int* line_k = k.lifting_lines.data;             // [lq NL + m]
-    const int* cross_b = line_k + NFq * NL;               // [kq NF + l], -1: none
-    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
-      const int el = i % E, t = i / E;
-      if (el >= n_local) continue;
-      Real* w = s_w + t * Np * E + el;
-      const Real* factor = s_m + el;
-      Real* jumps = s_x + t * E + el;
-      Real lifted[Np];
-#pragma unroll
-      for (int kq = 0; kq < Np; ++kq) {
-        w[kq * E] = w[kq * E] * factor[kq * E] / b.volume_weight[kq];
-        Real sum = 0;
-        for (int l = 0; l < NF; ++l) {
-          const int point = cross_b[kq * NF + l];
-          if (point >= 0) sum += cross_c[kq * NF + l] * jumps[(l * Nfq + point) * T * E];
-        }
-        lifted[kq] = factor[kq * E] * sum;
-      }
-      for (int lq = 0; lq < NFq; ++lq) {
-        Real gradient = 0, diagonal = 0;
-        for (int m = 0; m < NL; ++m) {
-          const int kq = line_k[lq * NL + m];
-          const Real c = line_c[lq * NL + m];
-          gradient += c * w[kq * E];
-          diagonal += c * c * factor[kq * E];
-        }
-        jumps[lq * T * E] = gradient + k.eta * diagonal * jumps[lq * T * E];
-      }
-#pragma unroll
-      for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + lifted[kq]) / b.volume_weight[kq];
-    }
-  }
-  __syncthreads();
-
-  // D.
+  // D, the faces: the trace along the face's line; the face gradient (BR2's face lifting is
+  // diagonal at the Gauss points, setup.hpp: collocated_lifting_lines) sum_m C[k_m][lq] z_k_m +
+  // eta S_lq sum_m C[k_m][lq]^2 D_k_m over the line k_m of the element's face point lq; the output.
+  const int NL = k.lines;
+  const Real* line_c = k.face_lifting.data + Np * NFq;  // [lq NL + m]
+  const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
+  const int* line_k = k.lifting_lines.data;             // [lq NL + m]
+  const int* cross_b = line_k + NFq * NL;               // [kq NF + l], -1: none
   for (int i = threadIdx.x; i < NFq * E; i += blockDim.x) {
     const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
     if (el >= n_local) continue;
@@ -255,28 +204,51 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
       for (int m = 0; m < n; ++m) sum += (side == 1 ? tb.edge[1][m] : tb.edge[0][m]) * s_u[(v * Np + first + m * stride) * E + el];
       u[v] = sum;
     }
+    const int own = l * Nfq + point;
+    Real gradient[T] = {}, diagonal = 0;
+    for (int m = 0; m < NL; ++m) {
+      const int kq = line_k[own * NL + m];
+      const Real c = line_c[own * NL + m];
+      diagonal += c * c * s_m[kq * E + el];
+#pragma unroll
+      for (int t = 0; t < T; ++t) gradient[t] += c * s_w[(t * Np + kq) * E + el];
+    }
     State theta[dim];
     for (int d = 0; d < dim; ++d)
-      for (int v = 0; v < NV; ++v) theta[d][v] = s_x[((l * Nfq + point) * T + d * NV + v) * E + el];
+      for (int v = 0; v < NV; ++v) theta[d][v] = gradient[d * NV + v] + k.eta * diagonal * s_x[(own * T + d * NV + v) * E + el];
     const Real* phi = &b.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
     store_lifting_face_point(point_physics(element_physics(b.physics, k.viscosity, e0 + el), k.viscosity, e0 + el, phi), k.out, Nfq, Fs, f,
                              plus, q, u, theta);
   }
+  __syncthreads();
+
+  // D, the points: Theta_k = (z_k + D_k sum_l C[k][l b_l(k)] S_l b_l(k)) / w_k (one face point per
+  // face), U, the viscous flux in reference form over z (the column kq this thread alone reads).
   for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
     const int el = i % E, kq = i / E;
     if (el >= n_local) continue;
     const index_t e = e0 + el;
     State uk;
     for (int v = 0; v < NV; ++v) uk[v] = s_u[(v * Np + kq) * E + el];
+    Real lifted[T] = {};
+    for (int l = 0; l < NF; ++l) {
+      const int point = cross_b[kq * NF + l];
+      if (point < 0) continue;
+      const Real c = cross_c[kq * NF + l];
+#pragma unroll
+      for (int t = 0; t < T; ++t) lifted[t] += c * s_x[((l * Nfq + point) * T + t) * E + el];
+    }
+    const Real factor = s_m[kq * E + el], inverse_weight = Real(1) / b.volume_weight[kq];
     State theta[dim];
     for (int d = 0; d < dim; ++d)
-      for (int v = 0; v < NV; ++v) theta[d][v] = s_w[((d * NV + v) * Np + kq) * E + el];
+      for (int v = 0; v < NV; ++v)
+        theta[d][v] = (s_w[((d * NV + v) * Np + kq) * E + el] + factor * lifted[d * NV + v]) * inverse_weight;
     State fv[dim];
     point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, &b.volume_phi[kq * Np]).viscous_flux(uk, theta, fv);
     Real m[dim][dim];
     b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
     for (int v = 0; v < NV; ++v)
-      for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Np + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
+      for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Np + kq) * E + el] = reference_flux(m, fv, r, v);
   }
   __syncthreads();
 
@@ -343,11 +315,11 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
   constexpr bool viscous = Physics::has_viscous_flux;
   const index_t Ks = k.Ks;
   extern __shared__ unsigned char shared_bytes[];
-  Real* s_u = reinterpret_cast<Real*>(shared_bytes);     // c, then U, then the result at the points [(v Np + .) E + el]
+  Real* s_u = reinterpret_cast<Real*>(shared_bytes);     // c; U (P2); P4a's sums; M^-1 r at the points (P4b) [(v Np + .) E + el]
   Real* s_r = s_u + NV * Np * E;                          // viscous: r_v, then w_a w_b (V r_v) at the points
-  Real* s_t = s_r + (viscous ? NV * Np * E : 0);          // line temporaries: [(v Np + .) E + el], the viscous ones at + NV Np
-  Real* s_f = s_t + 2 * NV * Np * E;                      // [((v dim + r) Np + kq) E + el]
-  Real* s_g = s_f + dim * NV * Np * E;                    // [((l Nfq + point) NV + v) E + el]
+  Real* s_t = s_r + (viscous ? NV * Np * E : 0);          // P1: [(v Np + .) E + el], the viscous ones at + NV Np; P5a: Z
+  Real* s_f = s_t;                                        // P3, P4: the reference fluxes [((v dim + r) Np + kq) E + el] (dim = 2)
+  Real* s_g = s_t + 2 * NV * Np * E;                      // [((l Nfq + point) NV + v) E + el]
   Real* s_m = s_g + NF * Nfq * NV * E;                    // 1 / det J_k [kq E + el]
   const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
@@ -443,13 +415,13 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
       Real sum = tb.edge[1][a] * g1 + tb.edge[0][a] * g3;
 #pragma unroll
       for (int m = 0; m < n; ++m) sum += tb.Qw[a][m] * fx[m];
-      s_t[(v * Np + a + n * bb) * E + el] = sum;
+      s_u[(v * Np + a + n * bb) * E + el] = sum;  // U is no longer read
     }
   }
   __syncthreads();
 
   // P4b: along b, for each a: the y-volume term, faces 0 (y = -1: its point a) and 2 (y = 1: its
-  // point n - 1 - a), the viscous values; times 1 / det J -> s_u (U is no longer read).
+  // point n - 1 - a), the viscous values; times 1 / det J -> s_u, over the line this thread read.
   for (int i = threadIdx.x; i < NV * n * E; i += blockDim.x) {
     const int el = i % E, line = i / E, v = line / n, a = line % n;
     if (el >= n_local) continue;
@@ -460,7 +432,7 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
 #pragma unroll
     for (int bb = 0; bb < n; ++bb) {
       const int kq = a + n * bb;
-      Real sum = s_t[(v * Np + kq) * E + el] + tb.edge[0][bb] * g0 + tb.edge[1][bb] * g2;
+      Real sum = s_u[(v * Np + kq) * E + el] + tb.edge[0][bb] * g0 + tb.edge[1][bb] * g2;
       if constexpr (viscous) sum += s_r[(v * Np + kq) * E + el];
 #pragma unroll
       for (int m = 0; m < n; ++m) sum += tb.Qw[bb][m] * fy[m];
@@ -505,28 +477,31 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
 
 template <class Physics, int P>
 void launch_lifting_factorised_kernel(const LiftingElementKernel<Physics, Shape::quadrilateral, P, GeometryKind::curved>& kernel,
-                                      const SumFactorTables& tables, index_t n_elements, int E) {
+                                      const SumFactorTables& tables, index_t n_elements, FactorisedBlock block) {
   if (n_elements <= 0) return;
+  const int E = block.E;
   FLOWDG_ASSERT(kernel.base.collocated && kernel.lines > 0 && kernel.base.Nq == (P + 1) * (P + 1) && kernel.base.Nfq == P + 1,
                 "the factorised lifting kernel takes collocated quadrilaterals with a sparse C (setup.hpp: SumFactorTables)");
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) * static_cast<std::size_t>(factorised_lifting_values<Physics>(P + 1));
   constexpr auto function = lifting_factorised_kernel<Physics, P>;
   allow_block_shared_limit<function>();
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
-  detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, P + 1>(tables), n_elements, E);
+  detail::launch(false, function, blocks, static_cast<unsigned>(block.threads), shared, kernel, factor_tables<typename Physics::real, P + 1>(tables), n_elements, E);
 }
 
 template <class Physics, int P>
 void launch_element_factorised_kernel(const ElementKernel<Physics, Shape::quadrilateral, P, GeometryKind::curved>& kernel,
-                                      const SumFactorTables& tables, index_t first, index_t n_elements, int E) {
+                                      const SumFactorTables& tables, index_t first, index_t n_elements, FactorisedBlock block) {
   if (n_elements <= 0) return;
+  const int E = block.E;
   FLOWDG_ASSERT(kernel.collocated && kernel.Nq == (P + 1) * (P + 1) && kernel.Nfq == P + 1,
                 "the factorised element kernel takes collocated quadrilaterals (setup.hpp: SumFactorTables)");
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) * static_cast<std::size_t>(factorised_element_values<Physics>(P + 1));
   constexpr auto function = element_factorised_kernel<Physics, P>;
   allow_block_shared_limit<function>();
   const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
-  detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, P + 1>(tables), first, first + n_elements, E);
+  detail::launch(false, function, blocks, static_cast<unsigned>(block.threads), shared, kernel, factor_tables<typename Physics::real, P + 1>(tables), first,
+                 first + n_elements, E);
 }
 
 }  // namespace flowdg::dg
