@@ -89,8 +89,8 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
     const physics::FlowSpec flow = vortex(c.mesh.dimension, c.center);
     // The portable element kernels (thread, block, tensor: the FP64 tensor cores in double precision,
     // the block kernel in float), "chunked": the tensor element kernel with the chunked face kernel
-    // (3D only), "factorised" (sum factorisation on collocated quadrilaterals, the block kernel
-    // elsewhere), then the registry's automatic choice (the tuned kernels for affine triangles in
+    // (3D only), "factorised" (sum factorisation on collocated quadrilaterals, element and face
+    // kernels; the block kernels elsewhere), then the registry's automatic choice (the tuned kernels for affine triangles in
     // double precision, the mixed mesh's triangles among them).
     for (const char* element_kernel : {"thread", "block", "tensor", "chunked", "factorised", "automatic"})
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
@@ -105,7 +105,7 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         // The face kernel of the same kind: a thread per point with the thread element kernel, the
         // block face kernel with the block and tensor ones.
         const std::string name = element_kernel;
-        options.face_kernel = name == "thread" ? "point" : name == "tensor" || name == "factorised" ? "block" : element_kernel;
+        options.face_kernel = name == "thread" ? "point" : name == "tensor" ? "block" : element_kernel;
         if (std::string(element_kernel) == "automatic") options.implementation = dg::Implementation::automatic;
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
         // The tensor-core kernel runs where it is asked for in double precision, unless its block
@@ -116,8 +116,11 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
           EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
         // The sum-factorised element kernel runs the bilinear quadrilaterals (collocated: their Gauss
         // points) where asked for and by "automatic", in both precisions, from p = 1.
-        if ((name == "factorised" || name == "automatic") && std::string(c.name) == "bilinear quadrilaterals" && order >= 1)
+        if ((name == "factorised" || name == "automatic") && std::string(c.name) == "bilinear quadrilaterals" && order >= 1) {
           EXPECT_NE(cuda->describe().find("sum-factorised element kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
+          if (name == "factorised" || order >= 3)  // automatic: from p = 3
+            EXPECT_NE(cuda->describe().find("sum-factorised face kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
+        }
         // The chunked face kernel runs the interior faces where its block fits in shared memory: at
         // every order on the affine tetrahedra (elsewhere the point kernel may take over: hexahedra).
         if (chunked && std::string(c.name) == "affine tetrahedra") EXPECT_NE(cuda->describe().find("chunked face kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();

@@ -90,7 +90,11 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         dg::OperatorOptions options = viscous_options(c.mesh, order, Backend::cuda, flow);
         options.element_kernel = element;
         options.lifting_kernel = lifting;
-        options.face_kernel = std::string(element) == "thread" ? "point" : "block";
+        // The face kernel of the same kind (the sum-factorised and automatic ones with their own).
+        const std::string element_name = element;
+        options.face_kernel = element_name == "thread"                                  ? "point"
+                              : element_name == "factorised" || element_name == "automatic" ? element
+                                                                                            : "block";
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
         // The kernels must run where asked: "tensor", the FP64 tensor-core element kernel with BR2's
         // volume term and halves, and on affine groups the tensor-core lifting (affine triangles'
@@ -120,6 +124,9 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           const bool factorised_lifting = l == "factorised" || (l == "automatic" && factorised_elements);
           ASSERT_EQ(described.find("sum-factorised element kernel") != std::string::npos, factorised_elements) << kernel << ": " << described;
           ASSERT_EQ(described.find("sum-factorised lifting") != std::string::npos, factorised_lifting) << kernel << ": " << described;
+          // (the face kernel: named, or by "automatic" from p = 3)
+          const bool factorised_faces = e == "factorised" || (e == "automatic" && order >= 3);
+          ASSERT_EQ(described.find("sum-factorised face kernel") != std::string::npos, factorised_faces) << kernel << ": " << described;
         }
         if (std::string(c.name) == "curved 9-node quadrilaterals")
           ASSERT_EQ(described.find("mass inverted at the points"), std::string::npos) << kernel << ": " << described;

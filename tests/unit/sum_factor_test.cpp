@@ -1,7 +1,8 @@
 // Sum factorisation on collocated quadrilaterals (setup.hpp: SumFactorTables; the CUDA kernels in
 // dg/factorised_kernels.hpp): the line sums the kernels take, written out here on the host with the
 // tables, must equal the dense sums over the group's own basis tables for random data — the values
-// and reference derivatives at the points, the traces at the face points, the volume term's moments,
+// and reference derivatives at the points, the traces at the face points (from the values, the
+// lifting kernel's way, and from the coefficients, the face kernel's), the volume term's moments,
 // and M^-1 r at the points (w_k (V r)_k with det J = 1: the volume, face and given-moment parts),
 // and V^T back to the modes. A transposed table, a wrong face line or end, a missing weight or a
 // wrong mode order moves them by O(1). Groups without the layout get no tables.
@@ -97,6 +98,21 @@ TEST(SumFactor, LineSumsEqualTheDenseSumsOnBilinearQuadrilaterals) {
         trace[l * n + q] = sum;
       }
     EXPECT_LT(relative_difference(dense_trace, trace), 1e-13) << "p = " << order;
+    // The same traces from the coefficients (the face kernel): across the face with the Legendre
+    // ends, then along it.
+    std::vector<double> face_trace(4 * n);
+    for (int l = 0; l < 4; ++l)
+      for (int q = 0; q < n; ++q) {
+        const int s = l < 2 ? q : n - 1 - q, end = l == 1 || l == 2 ? 1 : 0;
+        double sum = 0;
+        for (int a = 0; a < n; ++a) {
+          double g_a = 0;
+          for (int b = 0; b < n; ++b) g_a += t.ends[end * n + b] * c[l % 2 == 0 ? quadrilateral_mode(a, b) : quadrilateral_mode(b, a)];
+          sum += L(s, a) * g_a;
+        }
+        face_trace[l * n + q] = sum;
+      }
+    EXPECT_LT(relative_difference(dense_trace, face_trace), 1e-13) << "p = " << order;
 
     // The volume term's moments sum_k F_r(k) d_r phi_j(k) (the lifting kernel's E1, E2).
     std::vector<double> volume(Np, 0.0), dense_volume(Np, 0.0);

@@ -75,6 +75,9 @@ constexpr int compiled_max_order() {
 /// kernels are 40% faster there (9.87 against 7.04e9 DOF-stage updates/s on 640,000 bilinear
 /// quadrilaterals, H200, one call), so the rule is the same for every physics again.
 constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
+/// The sum-factorised face kernel's automatic choice on collocated quadrilaterals (the element and
+/// lifting ones are automatic at every order): from p = 3 (docs/performance.md, session 30).
+constexpr bool automatic_factorised_faces(int order) { return order >= 3; }
 /// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
 /// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
 /// p = 4 over the block kernel, both with block faces; at p = 2 the thread kernel stays 6% ahead),
@@ -283,6 +286,10 @@ class DgOperator final : public Operator {
     int block_faces = 0;
     bool chunked = false;
     bool tuned = false;  ///< computed by the tuned triangle kernels (with the face groups next to it)
+    /// CUDA: faces per block of the sum-factorised face kernel (factorised_kernels.hpp: faces between
+    /// collocated quadrilaterals and their boundary faces), or 0; the minus side's tables.
+    int factorised_faces = 0;
+    SumFactorTables factor_tables;
     Array<Real> wall;    ///< boundary groups: the wall kernel's output (wall_samples)
   };
 
@@ -528,8 +535,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (name != "automatic" && name != "thread" && name != "block" && name != "tensor" && name != "factorised")
       throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor, factorised)"));
     const std::string& faces = options.face_kernel;
-    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked")
-      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked)"));
+    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked" && faces != "factorised")
+      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked, factorised)"));
     const std::string& lifting = options.lifting_kernel;
     if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor" && lifting != "factorised")
       throw InputError(cat("unknown lifting kernel '", lifting, "' (valid: automatic, thread, block, tensor, factorised)"));
@@ -753,6 +760,19 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
+      // The sum-factorised face kernel: faces between collocated quadrilaterals (both sides' groups
+      // with sum-factorisation tables) and their boundary faces, asked for or by "automatic" from
+      // p = 3 (640,000 quadrilaterals, Navier-Stokes, H200, session 30: at p = 4 +6% over the block
+      // face kernel, at p = 3 +1%; at p = 1 and 2 a block of 32 faces leaves most threads idle in
+      // the numerical flux, 0.49 and 0.67 ms a launch against the point kernel's 0.16 and 0.39).
+      const SumFactorTables& minus = elements_[group.group_m].factor_tables;
+      const bool both = minus.n > 0 && (group.boundary() || elements_[group.group_p].factor_tables.n > 0);
+      if (both && (name == "factorised" || (name == "automatic" && automatic_factorised_faces(order_)))) {
+        d.factor_tables = minus;
+        d.factorised_faces = factorised_faces<Physics>(minus.n);
+        d.block_faces = 0;
+        d.chunked = false;
+      }
     }
     host = {};
   }
@@ -980,6 +1000,12 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
   }
   const FaceKernel<Physics, SM, SP, P, FG, Boundary> kernel = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
 #if defined(__CUDACC__)
+  if constexpr (SM == Shape::quadrilateral && SP == Shape::quadrilateral) {
+    if (d.factorised_faces > 0) {
+      launch_face_factorised_kernel(kernel, d.factor_tables, group.size(), d.factorised_faces);
+      return;
+    }
+  }
   if (d.block_faces > 0) {
     if constexpr (has_chunked_faces && !Boundary) {  // 3D Euler's interior faces: a kernel per solver
       if (d.chunked)
@@ -1373,12 +1399,14 @@ std::string DgOperator<Physics>::describe() const {
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
                d.collocated ? ", mass inverted at the points" : "", kernel, lifting, ")");
   }
-  int block_groups = 0, chunked_groups = 0;
+  int block_groups = 0, chunked_groups = 0, factorised_groups = 0;
   for (const FaceData& d : faces_) {
     block_groups += d.block_faces > 0 ? 1 : 0;
     chunked_groups += d.chunked ? 1 : 0;
+    factorised_groups += d.factorised_faces > 0 ? 1 : 0;
   }
-  const std::string face_kernels = chunked_groups > 0 ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
+  const std::string face_kernels = factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
+                                   : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"
                                                       : "";
   return cat(out, "; ", setup_.groups.faces.size(), " faces in ", faces_.size(), " groups (", setup_.n_face_points(),

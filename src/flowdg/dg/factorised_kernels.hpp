@@ -23,7 +23,7 @@ namespace flowdg::dg {
 /// SumFactorTables in the kernels' precision, as a kernel parameter (constant bank).
 template <class Real, int n>
 struct FactorTables {
-  Real L[n][n], dL[n][n], Lw[n][n], Qw[n][n], edge[2][n];
+  Real L[n][n], dL[n][n], Lw[n][n], Qw[n][n], edge[2][n], ends[2][n];
 };
 template <class Real, int n>
 FactorTables<Real, n> factor_tables(const SumFactorTables& t) {
@@ -37,7 +37,10 @@ FactorTables<Real, n> factor_tables(const SumFactorTables& t) {
       out.Qw[a][i] = static_cast<Real>(t.Qw[a * n + i]);
     }
   for (int s = 0; s < 2; ++s)
-    for (int m = 0; m < n; ++m) out.edge[s][m] = static_cast<Real>(t.edge[s * n + m]);
+    for (int m = 0; m < n; ++m) {
+      out.edge[s][m] = static_cast<Real>(t.edge[s * n + m]);
+      out.ends[s][m] = static_cast<Real>(t.ends[s * n + m]);
+    }
   return out;
 }
 
@@ -85,6 +88,7 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
   Real* s_x = s_m + Np * E;                            // B: T, dT; B3-D: the face integrand S [((lq) T + t) E + el]; E: X, Y
   Real* s_w = s_x + line_values * E;                   // B2: dU/dr [((r NV + v) Np + kq) E + el]; B3: w det J grad U
                                                        // [((d NV + v) Np + kq)], then z; D: flux [((v dim + r) Np + kq)]
+  Real* s_g = s_w + T * Np * E;                        // B3: the weighted metric m[r][d] [((r dim + d) Np + kq) E + el] for D
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
@@ -154,6 +158,8 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
     if (el >= n_local) continue;
     Real m[dim][dim];
     b.weighted_metric(kq, e0 + el, b.metric.data + e0 + el, Ks, m);
+    for (int r = 0; r < dim; ++r)
+      for (int d = 0; d < dim; ++d) s_g[((r * dim + d) * Np + kq) * E + el] = m[r][d];
     const Real to_z = s_m[kq * E + el] / b.volume_weight[kq];  // z_k = w_k grad U_k = (w det J grad U) D_k / w_k
     for (int v = 0; v < NV; ++v) {
       Real du[dim];
@@ -246,7 +252,8 @@ __global__ void __launch_bounds__(256) lifting_factorised_kernel(LiftingElementK
     State fv[dim];
     point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, &b.volume_phi[kq * Np]).viscous_flux(uk, theta, fv);
     Real m[dim][dim];
-    b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
+    for (int r = 0; r < dim; ++r)
+      for (int d = 0; d < dim; ++d) m[r][d] = s_g[((r * dim + d) * Np + kq) * E + el];
     for (int v = 0; v < NV; ++v)
       for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Np + kq) * E + el] = reference_flux(m, fv, r, v);
   }
@@ -473,6 +480,103 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
       k.update.apply(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, sum);
     }
   }
+}
+
+/// The face kernel (FaceKernel's work) on faces between collocated quadrilaterals and on their
+/// boundary faces, a block of Fb faces (factorised_faces): the faces' elements -> shared; both sides'
+/// coefficients -> shared (asynchronous copies); a thread per (face, side, variable): the traces at
+/// the face's n points in two line sums, g(a) = sum_b L_b(-+1) c(a, b) across the face (b the index
+/// of the direction normal to it) and sum_a L[s][a] g(a) along it, where the block face kernel sums
+/// Np terms at every point -> shared, in the side's own point order; a thread per (face, point):
+/// the plus side's trace through the orientation's permutation, FaceKernel::finish.
+/// Three blocks per SM (at most 85 registers, as core_face_block_kernel: the numerical flux's
+/// registers otherwise took 92, two blocks).
+template <class Physics, int P, GeometryKind FG, bool Boundary>
+__global__ void __launch_bounds__(256, 3)
+    face_factorised_kernel(FaceKernel<Physics, Shape::quadrilateral, Shape::quadrilateral, P, FG, Boundary> k,
+                           FactorTables<typename Physics::real, P + 1> tb, index_t count, int Fb) {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  constexpr int n = P + 1, Np = n * n, NV = Physics::n_variables, sides = Boundary ? 1 : 2;
+  extern __shared__ unsigned char shared_bytes[];
+  index_t* s_element = reinterpret_cast<index_t*>(shared_bytes);  // [side Fb + fl]
+  int* s_local = reinterpret_cast<int*>(s_element + 2 * Fb);      // [side Fb + fl]
+  Real* s_c = reinterpret_cast<Real*>(shared_bytes + face_factorised_index_bytes * static_cast<std::size_t>(Fb));  // [((side NV + v) Np + j) Fb + fl]
+  Real* s_t = s_c + 2 * NV * Np * Fb;  // [((side NV + v) n + q) Fb + fl], q the side's own point
+  const index_t f0 = static_cast<index_t>(blockIdx.x) * Fb;
+  const int n_local = static_cast<int>(count - f0 < Fb ? count - f0 : Fb);
+  detail::wait_for_previous_grid();
+  for (int fl = threadIdx.x; fl < n_local; fl += blockDim.x) {
+    const index_t f = k.begin + f0 + fl;
+    s_element[fl] = k.index.element_m[f];
+    s_local[fl] = k.index.local_m[f];
+    if constexpr (!Boundary) {
+      s_element[Fb + fl] = k.index.element_p[f];
+      s_local[Fb + fl] = k.index.local_p[f];
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < sides * NV * Np * Fb; i += blockDim.x) {
+    const int fl = i % Fb, row = i / Fb, side = row / (NV * Np), r = row % (NV * Np);
+    if (fl >= n_local) continue;
+    const Real* u = side == 0 ? k.u_m.data : k.u_p.data;
+    const index_t Ks = side == 0 ? k.Ks_m : k.Ks_p;
+    device::copy_async(s_c + i, u + static_cast<index_t>(r) * Ks + s_element[side * Fb + fl]);
+  }
+  device::copy_async_commit();
+  device::copy_async_wait();
+  __syncthreads();
+
+  for (int i = threadIdx.x; i < sides * NV * Fb; i += blockDim.x) {
+    const int fl = i % Fb, rest = i / Fb, side = rest / NV, v = rest % NV;
+    if (fl >= n_local) continue;
+    const int l = s_local[side * Fb + fl];
+    const bool across_y = l % 2 == 0;  // faces 0 (y = -1) and 2 (y = 1): c(a, b) with b across
+    const int end = l == 1 || l == 2 ? 1 : 0;
+    const Real* c = s_c + (side * NV + v) * Np * Fb + fl;
+    Real g[n];
+#pragma unroll
+    for (int a = 0; a < n; ++a) {
+      Real sum = 0;
+#pragma unroll
+      for (int bb = 0; bb < n; ++bb)
+        sum += (end == 1 ? tb.ends[1][bb] : tb.ends[0][bb]) * c[(across_y ? quadrilateral_mode(a, bb) : quadrilateral_mode(bb, a)) * Fb];
+      g[a] = sum;
+    }
+#pragma unroll
+    for (int q = 0; q < n; ++q) {
+      Real sum = 0;
+#pragma unroll
+      for (int a = 0; a < n; ++a) sum += (l < 2 ? tb.L[q][a] : tb.L[n - 1 - q][a]) * g[a];
+      s_t[((side * NV + v) * n + q) * Fb + fl] = sum;
+    }
+  }
+  __syncthreads();
+
+  for (int i = threadIdx.x; i < n * Fb; i += blockDim.x) {
+    const int fl = i % Fb, q = i / Fb;
+    if (fl >= n_local) continue;
+    const index_t local = f0 + fl, f = k.begin + local;
+    State um, up{};
+    for (int v = 0; v < NV; ++v) um[v] = s_t[(v * n + q) * Fb + fl];
+    if constexpr (!Boundary) {
+      const int qp = k.permutation[k.index.orientation[f] * n + q];
+      for (int v = 0; v < NV; ++v) up[v] = s_t[((NV + v) * n + qp) * Fb + fl];
+    }
+    k.finish(local, q, um, up);
+  }
+}
+
+template <class Physics, int P, GeometryKind FG, bool Boundary>
+void launch_face_factorised_kernel(const FaceKernel<Physics, Shape::quadrilateral, Shape::quadrilateral, P, FG, Boundary>& kernel,
+                                   const SumFactorTables& tables, index_t n_faces, int Fb) {
+  if (n_faces <= 0) return;
+  FLOWDG_ASSERT(kernel.Nfq == P + 1, "the factorised face kernel takes faces of P + 1 points (setup.hpp: SumFactorTables)");
+  const std::size_t shared = static_cast<std::size_t>(Fb) * factorised_face_bytes<Physics>(P + 1);
+  constexpr auto function = face_factorised_kernel<Physics, P, FG, Boundary>;
+  allow_block_shared_limit<function>();
+  const auto blocks = static_cast<unsigned>((n_faces + Fb - 1) / Fb);
+  detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, P + 1>(tables), n_faces, Fb);
 }
 
 template <class Physics, int P>

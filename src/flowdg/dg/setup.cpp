@@ -178,6 +178,7 @@ SumFactorTables sum_factor_tables(const ElementGroupSetup& group, Shape shape, i
   }
   basis_values(Shape::line, order, {-1.0, 0.0, 0.0}, &ends[0]);
   basis_values(Shape::line, order, {1.0, 0.0, 0.0}, &ends[n]);
+  t.ends = ends;
   // The basis tables are the products (by quadrilateral_mode).
   double largest = 0;
   for (const double v : group.volume_dphi) largest = std::max(largest, std::abs(v));

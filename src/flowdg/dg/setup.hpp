@@ -107,10 +107,11 @@ int collocated_lifting_lines(const std::vector<double>& C, int Nq, int n_faces, 
 /// points' Lagrange functions at the ends, also gives the traces: u(x_s, -1) = sum_b edge[0][b] U(s, b).
 /// Tables [a n + i] (or [a n + a'], [side n + m]):
 ///   L[a][i] = L_i(x_a), dL[a][i] = L_i'(x_a), Lw[a][i] = w_a L_i(x_a),
-///   Qw[a][a'] = w_a sum_i L_i(x_a) L_i'(x_a'), edge[side][m] = w_m sum_i L_i(x_m) L_i(-+1).
+///   Qw[a][a'] = w_a sum_i L_i(x_a) L_i'(x_a'), edge[side][m] = w_m sum_i L_i(x_m) L_i(-+1),
+///   ends[side][i] = L_i(-+1) (the face kernel's traces: u(x_s, -1) = sum_i L[s][i] sum_j ends[0][j] c(i, j)).
 struct SumFactorTables {
   int n = 0;  ///< points per direction, p + 1; 0: the group does not have this layout
-  std::vector<double> L, dL, Lw, Qw, edge;
+  std::vector<double> L, dL, Lw, Qw, edge, ends;
 };
 /// The tables of a group, after checking everything the kernels assume — a collocated
 /// quadrilateral group; its volume rule the Gauss tensor rule in that order; its basis tables the
