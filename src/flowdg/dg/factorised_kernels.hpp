@@ -1,5 +1,5 @@
 #pragma once
-// Sum-factorised element and BR2 lifting kernels for collocated quadrilaterals (bilinear
+// Sum-factorised element, BR2 lifting and face kernels for collocated quadrilaterals (bilinear
 // quadrilaterals at their (p + 1)^2 Gauss points, setup.hpp: ElementGroupSetup::collocated and
 // SumFactorTables). The block kernels (core_block_kernels.hpp, lifting_block_kernels.hpp) sum over
 // all Np modes at every point and over all Nq points for every mode, each term a shared value and a
@@ -61,8 +61,8 @@ __device__ FLOWDG_FORCEINLINE void face_line(int l, int q, int& first, int& stri
 ///   B1. a thread per (element, variable, j): T(a, j) = sum_i L[a][i] c(i, j), dT with dL;
 ///   B2. a thread per (element, variable, a): U(a, b) = sum_j L[b][j] T(a, j) (over the
 ///       coefficients), dU/dx = sum_j L[b][j] dT(a, j), dU/dy = sum_j dL[b][j] T(a, j);
-///   B3. a thread per point: z_k = w_k grad U_k (the metric, D_k / w_k); a thread per face point:
-///       the lifting's integrand S = wn (H_aux - U);
+///   B3. a thread per point: z_k = w_k grad U_k (the metric, D_k / w_k; the metric kept in shared
+///       memory for D); a thread per face point: the lifting's integrand S = wn (H_aux - U);
 ///   D. a thread per face point: the trace along the face's line (n terms), the face gradient
 ///      from z and S along the same line (BR2's face lifting is diagonal there), the output; then a
 ///      thread per point: Theta from z and S (one face point per face), the viscous flux in
