@@ -15,7 +15,8 @@
 # A BINS entry BIN@FACE runs binary BIN with solver.face_kernel = FACE (one binary's kernels against
 # each other: BINS="flowdg@block flowdg@chunked"); BIN@FACE@ELEMENT also sets solver.element_kernel
 # (FACE may be empty: BINS="flowdg@@block flowdg@@tensor"); BIN@FACE@ELEMENT@LIFTING also sets solver.lifting_kernel
-# (BINS="flowdg@@block@block flowdg@@block@tensor").
+# (BINS="flowdg@@block@block flowdg@@block@tensor"). Each entry may end in +KEY=VALUE settings (flowdg run --set),
+# e.g. BINS="flowdg flowdg+solver.chained_launches=false".
 set -uo pipefail
 bash "$(dirname "$0")/unpack-bundle.sh" || exit 1  # the bundle (split or whole) unpacked
 out=${OUT:-/tmp/ab}; mkdir -p $out/logs
@@ -29,13 +30,15 @@ ns_quad='builtin:rectangle?nx=800&ny=800&x0=-10&x1=10&y0=-10&y1=10&cells=quadril
 throughput() { grep -o '"throughput_dof_stage_per_second": [0-9.e+]*' $1/summary.json | awk '{print $2}'; }
 for round in $(seq 1 ${ROUNDS:-2}); do
   for entry in ${BINS:-flowdg_A flowdg}; do
-    bin=${entry%%@*}; face=(); rest=${entry#"$bin"}; rest=${rest#@}
+    face=(); spec=${entry%%+*}
+    if [ "$spec" != "$entry" ]; then IFS=+ read -ra sets <<< "${entry#*+}"; for s in "${sets[@]}"; do face+=(--set "$s"); done; fi
+    bin=${spec%%@*}; rest=${spec#"$bin"}; rest=${rest#@}
     kind_face=${rest%%@*}; kind_element=""; [ "$rest" != "$kind_face" ] && kind_element=${rest#*@}
     kind_lifting=""; [ "$kind_element" != "${kind_element%%@*}" ] && kind_lifting=${kind_element#*@} && kind_element=${kind_element%%@*}
     [ -n "$kind_face" ] && face+=(--set "solver.face_kernel=\"$kind_face\"")
     [ -n "$kind_element" ] && face+=(--set "solver.element_kernel=\"$kind_element\"")
     [ -n "$kind_lifting" ] && face+=(--set "solver.lifting_kernel=\"$kind_lifting\"")
-    name=${entry//@/_}
+    name=${entry//@/_}; name=${name//[+=.\"]/_}
     for p in ${TET_ORDERS:-}; do
       d=/tmp/ab_${name}_tet$p; timeout 120 .bundle/run $bin run examples/vortex3d_tetrahedra.toml --backend cuda "${tets[@]}" \
         "${face[@]}" --set solver.order=$p --output $d > $out/logs/${name}_tet${p}_$round.log 2>&1

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/lifting.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/mesh/connectivity.hpp"
@@ -170,4 +171,50 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         std::fflush(stdout);
       }
   }
+}
+
+TEST(GpuNavierStokes, ChainedAndPlainFactorisedLaunchesGiveTheSameBits) {
+  // The sum-factorised kernels as programmatic dependent launches (they read the geometry and the
+  // face index before the previous grid ends, everything else after; at the orders where the
+  // operator chains them) against plain launches: the same kernels in the same order, so the same
+  // bits; and both the CPU's numbers to rounding.
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  const Mesh mesh = rectangle_quadrilaterals(0, 1, 0, 1, 12, 10, 0.2, 3);
+  const Connectivity connectivity = build_connectivity(mesh);
+  physics::FlowSpec flow;
+  flow.kind = physics::FlowKind::isentropic_vortex;
+  flow.velocity = {1.0, 0.5, 0.0};
+  flow.strength = 1.0;
+  flow.center = {0.5, 0.5, 0};
+  const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
+  int chained_orders = 0;
+  for (int order = 1; order <= 4; ++order) {
+    if (!dg::automatic_chained_factorised(order)) continue;
+    ++chained_orders;
+    const auto cpu = dg::make_operator(mesh, connectivity, viscous_options(mesh, order, Backend::cpu, flow));
+    dg::OperatorOptions options = viscous_options(mesh, order, Backend::cuda, flow);
+    options.face_kernel = "factorised";
+    const auto chained = dg::make_operator(mesh, connectivity, options);
+    options.chained_launches = false;
+    const auto plain = dg::make_operator(mesh, connectivity, options);
+    const std::string described = chained->describe();
+    ASSERT_NE(described.find("sum-factorised element kernel"), std::string::npos) << described;
+    ASSERT_NE(described.find("sum-factorised lifting"), std::string::npos) << described;
+    ASSERT_NE(described.find("sum-factorised face kernel"), std::string::npos) << described;
+    cpu->project(flow, 0.0);
+    chained->set_coefficients(cpu->coefficients());
+    plain->set_coefficients(cpu->coefficients());
+    const double dt = 0.5 * cpu->stable_time_step(0.2);  // step_cpu_and_cuda's, taken before its steps
+    const gpu_test::CpuCudaAgreement with_cpu = gpu_test::step_cpu_and_cuda(*cpu, *chained, scheme, 4);
+    // The plain launches stepped alike (the same dt and times).
+    double t = 0;
+    for (int step = 0; step < 4; ++step, t += dt) plain->step(scheme, t, dt);
+    const std::vector<double> a = plain->coefficients(), b = chained->coefficients();
+    ASSERT_EQ(a.size(), b.size());
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) differing += a[i] != b[i] ? 1 : 0;
+    EXPECT_EQ(differing, 0u) << "p = " << order << ": chained and plain launches differ";
+    EXPECT_LT(with_cpu.difference, 1e-12 * with_cpu.size) << "p = " << order;
+  }
+  EXPECT_GT(chained_orders, 0);
 }

@@ -192,3 +192,85 @@ TEST(SumFactor, GroupsWithoutTheLayoutGetNoTables) {
     EXPECT_EQ(dg::sum_factor_tables(d.element_groups[0], Shape::quadrilateral, order + 1, d.n_face_points()).n, 0);
   }
 }
+
+TEST(SumFactor, BilinearJacobiansReproduceTheStoredMetricAndRefuseOtherMaps) {
+  // The six coefficients per element give, at every point, the stored weighted metric w adj J and
+  // the point factor w / det J (the factorised kernels read them instead); a metric that is not a
+  // bilinear map's (one point moved by 1e-6 of its size) is refused.
+  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 5, 4, 0.25);
+  const Connectivity connectivity = build_connectivity(mesh);
+  for (int order = 1; order <= 5; ++order) {
+    dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    dg::ElementGroupSetup& group = setup.element_groups[0];
+    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, setup.n_face_points());
+    ASSERT_EQ(t.n, order + 1);
+    const index_t K = static_cast<index_t>(group.size.size());
+    const std::vector<double> g = dg::bilinear_jacobians(group, t, K);
+    ASSERT_EQ(g.size(), static_cast<std::size_t>(6 * K)) << "p = " << order;
+    const int n = t.n;
+    double largest = 0, error = 0;
+    for (index_t e = 0; e < K; ++e)
+      for (int b = 0; b < n; ++b)
+        for (int a = 0; a < n; ++a) {
+          const int k = a + n * b;
+          const auto c = [&](int i) { return g[static_cast<std::size_t>(i) * K + e]; };
+          const double x_xi = c(0) + c(2) * t.x[b], x_eta = c(1) + c(2) * t.x[a];
+          const double y_xi = c(3) + c(5) * t.x[b], y_eta = c(4) + c(5) * t.x[a];
+          const double w = t.w[a] * t.w[b], det = x_xi * y_eta - x_eta * y_xi;
+          const double m[4] = {w * y_eta, -w * x_eta, -w * y_xi, w * x_xi};
+          for (int i = 0; i < 4; ++i) {
+            const double stored = group.metric[(static_cast<std::size_t>(k) * 4 + i) * K + e];
+            largest = std::max(largest, std::abs(stored));
+            error = std::max(error, std::abs(stored - m[i]));
+          }
+          const double factor = group.inverse_mass[static_cast<std::size_t>(k) * K + e];
+          EXPECT_NEAR(w / det, factor, 1e-12 * factor);
+        }
+    EXPECT_LT(error, 1e-13 * largest) << "p = " << order;
+    // The perturbation moves the elements off rectangles: d != 0 somewhere (the test sees the
+    // bilinear term).
+    double d = 0;
+    for (index_t e = 0; e < K; ++e) d = std::max({d, std::abs(g[2 * K + e]), std::abs(g[5 * K + e])});
+    EXPECT_GT(d, 1e-3);
+    // One point of one element off the bilinear map.
+    const int k = order + 1 + 1;  // point (1, 1)
+    group.metric[(static_cast<std::size_t>(k) * 4 + 0) * K + 3] *= 1 + 1e-6;
+    EXPECT_TRUE(dg::bilinear_jacobians(group, t, K).empty()) << "p = " << order;
+  }
+}
+
+TEST(SumFactor, TheCollocatedLiftingIsTheEdgeTableAlongTheLines) {
+  // The factorised lifting kernel takes BR2's C = V Phi_faces^T on a collocated quadrilateral from
+  // the tables: C[k][face l, point q] = edge[side][m] / (w_m w_s) for the volume points k on the line
+  // through the face point (m its index along the line, s the face point's along the face, side the
+  // line's end), zero elsewhere. The group's own C (face_lifting_tables) must be exactly that.
+  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
+  const Connectivity connectivity = build_connectivity(mesh);
+  for (int order = 1; order <= 6; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    const dg::ElementGroupSetup& group = setup.element_groups[0];
+    const int Nfq = setup.n_face_points();
+    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, Nfq);
+    ASSERT_EQ(t.n, order + 1);
+    const int n = t.n, Np = n * n, NFq = 4 * n;
+    const std::vector<double> C = dg::face_lifting_tables(group, Shape::quadrilateral, dg::GeometryKind::curved, Nfq,
+                                                          static_cast<index_t>(group.size.size()), group.inverse_mass);
+    ASSERT_GE(C.size(), static_cast<std::size_t>(Np) * NFq);
+    double largest = 0, error = 0;
+    for (int l = 0; l < 4; ++l)
+      for (int q = 0; q < n; ++q) {
+        // face_line (factorised_kernels.hpp): faces 0, 2 the line x = x_s over b, faces 1, 3 y = y_s over a.
+        const int s = l < 2 ? q : n - 1 - q, side = l == 1 || l == 2 ? 1 : 0;
+        for (int b = 0; b < n; ++b)
+          for (int a = 0; a < n; ++a) {
+            const bool on_line = l % 2 == 0 ? a == s : b == s;
+            const int m = l % 2 == 0 ? b : a;
+            const double expected = on_line ? t.edge[side * n + m] / (t.w[m] * t.w[s]) : 0.0;
+            const double value = C[static_cast<std::size_t>(a + n * b) * NFq + l * n + q];
+            largest = std::max(largest, std::abs(value));
+            error = std::max(error, std::abs(value - expected));
+          }
+      }
+    EXPECT_LT(error, 1e-12 * largest) << "p = " << order;
+  }
+}

@@ -56,10 +56,10 @@ __device__ FLOWDG_FORCEINLINE void wait_for_previous_grid() {
 /// kernel<<<grid, block, shared>>>(args...) on the current stream (backend/stream.hpp); with `chained`, as a
 /// programmatic dependent of the previous kernel (the kernel must call wait_for_previous_grid()).
 template <class... Params, class... Args>
-void launch(bool chained, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t shared, Args... args) {
+void launch(bool chained, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared, Args... args) {
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(block);
+  config.gridDim = grid;
+  config.blockDim = block;
   config.dynamicSmemBytes = shared;
   config.stream = static_cast<cudaStream_t>(current_stream());
   cudaLaunchAttribute attribute[1] = {};
@@ -68,6 +68,10 @@ void launch(bool chained, void (*kernel)(Params...), unsigned grid, unsigned blo
   config.attrs = attribute;
   config.numAttrs = chained ? 1 : 0;
   FLOWDG_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+template <class... Params, class... Args>
+void launch(bool chained, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t shared, Args... args) {
+  launch(chained, kernel, dim3(grid), dim3(block), shared, args...);
 }
 
 constexpr int for_each_block = 256;

@@ -208,7 +208,7 @@ std::string tag_list(const Mesh& mesh) {
 void read_solver(const Config& config, Case& problem) {
   const Config solver = config.table("solver");
   solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity", "precision", "kernels", "br2_eta",
-                     "element_kernel", "face_kernel", "lifting_kernel", "halo_overlap"});
+                     "element_kernel", "face_kernel", "lifting_kernel", "halo_overlap", "chained_launches"});
   dg::OperatorOptions& options = problem.options;
   options.order = static_cast<int>(solver.integer_or("order", 1));
   options.flux = physics::parse_riemann_kind(solver.string_or("flux", "hllc"));
@@ -225,6 +225,7 @@ void read_solver(const Config& config, Case& problem) {
   }
   options.positivity = solver.bool_or("positivity", false);
   options.halo_overlap = solver.bool_or("halo_overlap", true);
+  options.chained_launches = solver.bool_or("chained_launches", true);
   const std::string variables = solver.string_or("limit_variables", "conserved");
   if (variables != "conserved" && variables != "characteristic")
     throw InputError(cat(solver.where(), " limit_variables: '", variables, "' (valid: conserved, characteristic)"));

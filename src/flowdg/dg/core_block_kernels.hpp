@@ -91,14 +91,8 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
       for (int r = 0; r < dim; ++r) s_f[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, f, r, v);
   }
   for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
-    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
-    if (el >= n_local) continue;
-    const index_t code = k.codes[l * k.Ks + e0 + el];
-    const index_t f = code_face(code);
-    const bool plus = code_plus_side(code);
-    const int point = code_own_point(code, k.permutation, Nfq, q);
-    const Real sign = plus ? Real(1) : Real(-1);
-    for (int v = 0; v < NV; ++v) s_g[((l * Nfq + point) * NV + v) * E + el] = sign * k.face_flux(v, q, f);
+    const int el = i % E, lq = i / E;
+    if (el < n_local) k.gather_face_flux(lq / Nfq, lq % Nfq, e0 + el, s_g + el, E);
   }
   __syncthreads();
 
@@ -225,6 +219,23 @@ __device__ FLOWDG_FORCEINLINE void shared_face_traces(const Real* s, const Real*
       if (c < n) t[(v * Nfq + q0 + c) * Fb + fl] = sum[v][c];
 }
 
+/// A block face kernel's faces [first, first + n_local) (the face group's numbers): both sides'
+/// elements to element[side stride + fl] and, where `local` is given, their local faces to
+/// local[side stride + fl]; the block's threads in any shape.
+template <bool Boundary, class Index>
+__device__ FLOWDG_FORCEINLINE void load_face_sides(const Index& index, index_t first, int n_local, int stride, index_t* element, int* local) {
+  const int threads = blockDim.x * blockDim.y, t = threadIdx.x + blockDim.x * threadIdx.y;
+  for (int fl = t; fl < n_local; fl += threads) {
+    const index_t f = first + fl;
+    element[fl] = index.element_m[f];
+    if (local != nullptr) local[fl] = index.local_m[f];
+    if constexpr (!Boundary) {
+      element[stride + fl] = index.element_p[f];
+      if (local != nullptr) local[stride + fl] = index.local_p[f];
+    }
+  }
+}
+
 /// The face kernel as CUDA blocks of core_face_rounds rounds of Fb faces: the face tables of both
 /// sides -> shared once per block; per round
 ///   1. each side's coefficients -> shared once per face (FaceKernel, a thread per face point,
@@ -274,15 +285,8 @@ __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Phys
     if (f0 >= count) break;
     const int n_local = static_cast<int>(count - f0 < Fb ? count - f0 : Fb);
     if (round > 0) __syncthreads();  // every thread is done with the last round's shared values
-    for (int fl = threadIdx.x; fl < n_local; fl += blockDim.x) {
-      const index_t f = k.begin + f0 + fl;
-      element_of(0, fl) = k.index.element_m[f];
-      if constexpr (chunked) c_local[fl] = k.index.local_m[f];
-      if constexpr (!Boundary) {
-        element_of(1, fl) = k.index.element_p[f];
-        if constexpr (chunked) c_local[Fb + fl] = k.index.local_p[f];
-      }
-    }
+    if constexpr (chunked) load_face_sides<Boundary>(k.index, k.begin + f0, n_local, Fb, c_element, c_local);
+    else load_face_sides<Boundary>(k.index, k.begin + f0, n_local, 256, &s_element_block[0][0], static_cast<int*>(nullptr));
     __syncthreads();
     for (int i = threadIdx.x; i < NV * Np_m * Fb; i += blockDim.x) {
       const int fl = i % Fb, row = i / Fb;

@@ -281,6 +281,17 @@ struct ElementKernel {
       return flux[at];
   }
 
+  /// Point q of element face l of element e: the face flux along the element's outward normal
+  /// (sign * face_flux) to out[((l Nfq + point) NV + v) stride] at the element's own point order (the
+  /// block kernels' shared rows, out at the element's column).
+  FLOWDG_HD FLOWDG_FORCEINLINE void gather_face_flux(int l, int q, index_t e, Real* out, int stride) const {
+    const index_t code = codes[l * Ks + e];
+    const index_t f = code_face(code);
+    const int point = code_own_point(code, permutation, Nfq, q);
+    const Real sign = code_plus_side(code) ? Real(1) : Real(-1);
+    for (int v = 0; v < NV; ++v) out[((l * Nfq + point) * NV + v) * stride] = sign * face_flux(v, q, f);
+  }
+
   /// Collocated groups: the factor w_k / det J_k of volume point k of element e.
   FLOWDG_HD FLOWDG_FORCEINLINE Real point_mass_factor(int k, index_t e) const { return inverse_mass[static_cast<index_t>(k) * Ks + e]; }
 

@@ -274,6 +274,8 @@ class DgOperator final : public Operator {
     /// lifting kernels (factorised_kernels.hpp) where chosen, their tables and elements per block.
     SumFactorTables factor_tables;
     FactorisedBlock factorised_elements{}, factorised_lifting{};
+    /// Their geometry: each element's bilinear Jacobian, [c Ks + e] (setup.hpp: bilinear_jacobians).
+    Array<Real> bilinear;
   };
   struct FaceData {
     index_t Gs = 0;
@@ -599,8 +601,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
     // The sum-factorised element kernel (factorised_kernels.hpp) on collocated quadrilaterals, on
     // CUDA: asked for ("factorised"; other groups take the block kernel) or by "automatic".
-    if (options.backend == Backend::cuda && d.collocated && group.shape == Shape::quadrilateral)
+    if (options.backend == Backend::cuda && d.collocated && group.shape == Shape::quadrilateral) {
       d.factor_tables = sum_factor_tables(host, group.shape, order_, Nfq);
+      // The kernels read each element's bilinear Jacobian; a group whose maps are not bilinear (none
+      // that is collocated: its rule is exact for the mass only on bilinear maps) runs the block kernels.
+      const std::vector<double> bilinear = d.factor_tables.n > 0 ? bilinear_jacobians(host, d.factor_tables, d.K) : std::vector<double>{};
+      if (bilinear.empty()) d.factor_tables = {};
+      else d.bilinear = Array<Real>(space, pad_rows<Real>(bilinear, 6, d.K, d.Ks));
+    }
     if (d.factor_tables.n > 0 && (options.element_kernel == "factorised" || options.element_kernel == "automatic"))
       d.factorised_elements = factorised_block<Physics>(factorised_element_values<Physics>(d.factor_tables.n), d.factor_tables.n);
     // BR2's lifting (solver.lifting_kernel): "automatic" takes the element kernel's variant, a thread
@@ -878,7 +886,8 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       }
       if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
         if (d.factorised_lifting.E > 0) {
-          launch_lifting_factorised_kernel(lifting, d.factor_tables, d.K, d.factorised_lifting);
+          launch_lifting_factorised_kernel(lifting, d.factor_tables, d.bilinear.view().data, d.K, d.factorised_lifting,
+                                           op.options_.chained_launches && automatic_chained_factorised(op.order_));
           return;
         }
       }
@@ -898,7 +907,8 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
 #if defined(__CUDACC__)
   if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
     if (d.factorised_elements.E > 0) {
-      launch_element_factorised_kernel(kernel, d.factor_tables, first, count, d.factorised_elements);
+      launch_element_factorised_kernel(kernel, d.factor_tables, d.bilinear.view().data, first, count, d.factorised_elements,
+                                       op.options_.chained_launches && automatic_chained_factorised(op.order_));
       return;
     }
   }
@@ -1002,7 +1012,8 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
 #if defined(__CUDACC__)
   if constexpr (SM == Shape::quadrilateral && SP == Shape::quadrilateral) {
     if (d.factorised_faces > 0) {
-      launch_face_factorised_kernel(kernel, d.factor_tables, group.size(), d.factorised_faces);
+      launch_face_factorised_kernel(kernel, d.factor_tables, group.size(), d.factorised_faces,
+                                    op.options_.chained_launches && automatic_chained_factorised(op.order_));
       return;
     }
   }

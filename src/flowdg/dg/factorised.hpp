@@ -16,17 +16,17 @@ constexpr index_t factorised_lifting_values(int n) {
   constexpr index_t NV = Physics::n_variables, T = Physics::dim * Physics::n_variables;
   const index_t Np = static_cast<index_t>(n) * n, faces = 4 * static_cast<index_t>(n) * T;
   // coefficients / U, point factors, line temporaries / face integrand, gradient / z / flux, the
-  // weighted metric (read once, B3, for D)
-  return NV * Np + Np + (2 * NV * Np > faces ? 2 * NV * Np : faces) + T * Np + Physics::dim * Physics::dim * Np;
+  // bilinear Jacobian (six numbers)
+  return NV * Np + Np + (2 * NV * Np > faces ? 2 * NV * Np : faces) + T * Np + 6;
 }
 template <class Physics>
 constexpr index_t factorised_element_values(int n) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t Np = static_cast<index_t>(n) * n;
   const index_t viscous = Physics::has_viscous_flux ? NV * Np : 0;
-  // coefficients / U / result, viscous moments, line temporaries or reference fluxes, face fluxes, 1 / det J
-  // (2D: the reference fluxes, dim NV Np values, share the line temporaries' 2 NV Np)
-  return NV * Np + viscous + (dim > 2 ? dim : 2) * NV * Np + 4 * static_cast<index_t>(n) * NV + Np;
+  // coefficients / U / result, viscous moments, line temporaries or reference fluxes, face fluxes, 1 / det J,
+  // the bilinear Jacobian (2D: the reference fluxes, dim NV Np values, share the line temporaries' 2 NV Np)
+  return NV * Np + viscous + (dim > 2 ? dim : 2) * NV * Np + 4 * static_cast<index_t>(n) * NV + Np + 6;
 }
 /// The factorised face kernel: shared bytes per face (both sides' element and local face, their
 /// coefficients and their traces at the face's n points), and faces per block (a thread per face,
@@ -42,24 +42,33 @@ constexpr int factorised_faces(int n) {
   const std::size_t fit = block_shared_limit / factorised_face_bytes<Physics>(n);
   return static_cast<int>(static_cast<std::size_t>(faces) < fit ? faces : fit);
 }
-/// A factorised kernel's block: E elements, `threads` threads (a multiple of 32, at most 256).
+/// A factorised kernel's block: E elements, `threads` threads (a multiple of 32, at most 256; the
+/// kernels run (E, threads / E) of them: factorised_threads).
 struct FactorisedBlock {
   int E = 0, threads = 0;
 };
-/// The block for n points per direction: as many elements as give about a thread per point
-/// (E n^2 <= 256 threads, at most 32 elements), within the block budget. Both kernels have a line or
-/// a point per thread in every phase, and at most 78 registers (P <= 4), so that three or four
-/// blocks share an SM. Measured on 640,000 quadrilaterals (Navier-Stokes, H200, session 30,
-/// FLOWDG_FACTORISED_BLOCK): at p = 2, 3, 4 this block was 9-45% faster than halves or quarters of
-/// it; at p = 1 32 elements (128 threads) 4.8% faster than 64 (256).
+/// The block for n points per direction: E = 32 elements up to n = 3 and 16 from n = 4, within the
+/// block budget, and min(256, E n^2 rounded up to a warp) threads. E a multiple of 16: the warps'
+/// threads run over the elements first, so that a warp reads two whole rows of 16 (or one of 32) of
+/// the shared rows [row E + el] in every phase, free of bank conflicts, and the global rows
+/// [row Ks + e] in whole sectors. Measured on 640,000 quadrilaterals (Navier-Stokes, H200,
+/// FLOWDG_FACTORISED_BLOCK): session 31, at p = 4 16 elements 14.2e9 DOF-stage updates/s against
+/// 13.5e9 for 10 (a thread per point: a third of the shared wavefronts were bank conflicts, ncu),
+/// at p = 2 32 elements 13.4e9 against 12.7e9 for 28; session 30, at p = 1 32 elements (128 threads)
+/// 4.8% faster than 64 (256).
 template <class Physics>
 inline FactorisedBlock factorised_block(index_t values_per_element, int n) {
   const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(values_per_element);
-  int E = std::min(32, std::max(1, 256 / (n * n)));
+  int E = n <= 3 ? 32 : 16;
   E = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(E), block_shared_limit / per_element));
   if (E < 1) return {};
   return {E, std::min(256, (E * n * n + 31) / 32 * 32)};
 }
+/// Whether the factorised kernels go as programmatic dependent launches (with
+/// OperatorOptions::chained_launches): at p = 1 and 2, where they were 0.7% and 0.2% faster than
+/// plain launches; at p = 3 and 4 0.6% and 2.2% slower (640,000 quadrilaterals, Navier-Stokes, H200,
+/// session 31, two rounds each).
+constexpr bool automatic_chained_factorised(int order) { return order <= 2; }
 /// FLOWDG_FACTORISED_BLOCK="E_element,threads_element,E_lifting,threads_lifting" replaces the blocks
 /// of both kernels (for measurements: a sweep in one GPU call); a malformed value is an InputError.
 inline bool factorised_block_override(FactorisedBlock& element, FactorisedBlock& lifting) {
@@ -67,9 +76,10 @@ inline bool factorised_block_override(FactorisedBlock& element, FactorisedBlock&
   if (text == nullptr || *text == 0) return false;
   int values[4] = {};
   if (std::sscanf(text, "%d,%d,%d,%d", &values[0], &values[1], &values[2], &values[3]) != 4 || values[0] < 1 || values[2] < 1 ||
-      values[1] < 32 || values[1] > 256 || values[1] % 32 != 0 || values[3] < 32 || values[3] > 256 || values[3] % 32 != 0)
+      values[1] < 32 || values[1] > 256 || values[1] % 32 != 0 || values[3] < 32 || values[3] > 256 || values[3] % 32 != 0 ||
+      values[0] > values[1] || values[2] > values[3])
     throw InputError(cat("FLOWDG_FACTORISED_BLOCK='", text,
-                         "': expected E_element,threads_element,E_lifting,threads_lifting (threads a multiple of 32 up to 256)"));
+                         "': expected E_element,threads_element,E_lifting,threads_lifting (threads a multiple of 32 up to 256, E at most threads)"));
   element = {values[0], values[1]};
   lifting = {values[2], values[3]};
   return true;

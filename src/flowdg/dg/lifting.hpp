@@ -165,6 +165,18 @@ struct LiftingFaceOutput {
   View<Real> face_gradient;        ///< boundary faces: [((v dim + d) Nfq + q) Bs + f]
   index_t Bs = 0;                  ///< the padded number of boundary faces
   index_t n_boundary = 0;          ///< faces [0, n_boundary) are boundary faces
+
+  /// BR2's face integrand at point q of face f, S_t = wn_d jump_v (t = d NV + v), to own[t stride]
+  /// (the block kernels' shared rows at the element's own point).
+  template <int NV, int dim>
+  FLOWDG_HD FLOWDG_FORCEINLINE void face_integrand(int Nfq, index_t Fs, index_t f, int q, Real* own, int stride) const {
+    Real values[NV];
+    for (int v = 0; v < NV; ++v) values[v] = jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
+    for (int d = 0; d < dim; ++d) {
+      const Real wn = normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
+      for (int v = 0; v < NV; ++v) own[(d * NV + v) * stride] = wn * values[v];
+    }
+  }
 };
 
 /// One element's face point: the face gradient theta (Eq. 17) and the element's trace u there go to

@@ -96,14 +96,8 @@ __global__ void __launch_bounds__(256, (Collocated && P >= 4) ? 2 : 1) lifting_b
     const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
     if (el >= n_local) continue;
     const index_t code = b.codes[l * Ks + e0 + el];
-    const index_t f = code_face(code);
     const int point = code_own_point(code, b.permutation, Nfq, q);
-    Real jump[NV];
-    for (int v = 0; v < NV; ++v) jump[v] = k.out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
-    for (int d = 0; d < dim; ++d) {
-      const Real wn = k.out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
-      for (int v = 0; v < NV; ++v) s_j[((l * Nfq + point) * T + d * NV + v) * E + el] = wn * jump[v];
-    }
+    k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
   }
   __syncthreads();
 

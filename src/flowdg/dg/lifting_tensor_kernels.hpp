@@ -87,13 +87,7 @@ __global__ void __launch_bounds__(lifting_tensor_threads)
     const index_t code = b.codes[l * Ks + e0 + el];
     const index_t f = code_face(code);
     const int point = code_own_point(code, b.permutation, Nfq, q);
-    double* own = s_s + (l * Nfq + point) * ST + el;
-    double jump[NV];
-    for (int v = 0; v < NV; ++v) jump[v] = k.out.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f];
-    for (int d = 0; d < dim; ++d) {
-      const double wn = k.out.normal_weight[(static_cast<index_t>(d) * Nfq + q) * Fs + f];
-      for (int v = 0; v < NV; ++v) own[(d * NV + v) * E] = wn * jump[v];
-    }
+    k.out.template face_integrand<NV, dim>(Nfq, Fs, f, q, s_s + (l * Nfq + point) * ST + el, E);
   }
   for (int i = threadIdx.x; i < (t.K3 - dim * Nq) * NV * E; i += threads) s_f[(dim * Nq + i / (NV * E)) * SN + i % (NV * E)] = 0.0;
   __syncthreads();

@@ -161,6 +161,8 @@ SumFactorTables sum_factor_tables(const ElementGroupSetup& group, Shape shape, i
   // L, dL at the nodes and the ends.
   SumFactorTables t;
   t.n = n;
+  t.x = x;
+  t.w = w;
   t.L.assign(static_cast<std::size_t>(n) * n, 0.0);
   t.dL = t.L;
   t.Lw = t.L;
@@ -225,6 +227,48 @@ SumFactorTables sum_factor_tables(const ElementGroupSetup& group, Shape shape, i
     }
   }
   return t;
+}
+
+std::vector<double> bilinear_jacobians(const ElementGroupSetup& group, const SumFactorTables& tables, index_t n_elements) {
+  const int n = tables.n, Np = n * n;
+  if (n < 1 || !group.collocated || group.metric.size() != static_cast<std::size_t>(Np) * 4 * n_elements) return {};
+  std::vector<double> out(static_cast<std::size_t>(6) * n_elements, 0.0);
+  const auto& x = tables.x;
+  bool bilinear = true;
+#pragma omp parallel for schedule(static) reduction(&& : bilinear)
+  for (index_t e = 0; e < n_elements; ++e) {
+    // The Jacobian at point a + n b from w_k adj J = [[y_eta, -x_eta], [-y_xi, x_xi]] w_k.
+    const auto jacobian = [&](int a, int b, double (&J)[2][2]) {
+      const int k = a + n * b;
+      const double w = tables.w[a] * tables.w[b];
+      const auto m = [&](int r, int d) { return group.metric[(static_cast<std::size_t>(k) * 4 + r * 2 + d) * n_elements + e] / w; };
+      J[0][0] = m(1, 1), J[0][1] = -m(0, 1), J[1][0] = -m(1, 0), J[1][1] = m(0, 0);  // x_xi, x_eta; y_xi, y_eta
+    };
+    double J0[2][2], J1[2][2];
+    jacobian(0, 0, J0);
+    jacobian(n - 1, n - 1, J1);
+    double g[6];
+    for (int c = 0; c < 2; ++c) {
+      // x_xi(eta) = b + d eta from the first and last rows (n = 1: d = 0), x_eta(xi) = c + d xi.
+      const double d = n > 1 ? (J1[c][0] - J0[c][0]) / (x[n - 1] - x[0]) : 0.0;
+      g[3 * c + 0] = J0[c][0] - d * x[0];
+      g[3 * c + 1] = J0[c][1] - d * x[0];
+      g[3 * c + 2] = d;
+    }
+    double largest = 0, error = 0;
+    for (int b = 0; b < n; ++b)
+      for (int a = 0; a < n; ++a) {
+        double J[2][2];
+        jacobian(a, b, J);
+        for (int c = 0; c < 2; ++c) {
+          largest = std::max({largest, std::abs(J[c][0]), std::abs(J[c][1])});
+          error = std::max({error, std::abs(J[c][0] - (g[3 * c] + g[3 * c + 2] * x[b])), std::abs(J[c][1] - (g[3 * c + 1] + g[3 * c + 2] * x[a]))});
+        }
+      }
+    if (!(error <= 1e-10 * largest)) bilinear = false;
+    for (int c = 0; c < 6; ++c) out[static_cast<std::size_t>(c) * n_elements + e] = g[c];
+  }
+  return bilinear ? out : std::vector<double>{};
 }
 
 std::vector<double> vertex_function_modes(Shape shape, int n_modes) {

@@ -108,16 +108,25 @@ int collocated_lifting_lines(const std::vector<double>& C, int Nq, int n_faces, 
 /// Tables [a n + i] (or [a n + a'], [side n + m]):
 ///   L[a][i] = L_i(x_a), dL[a][i] = L_i'(x_a), Lw[a][i] = w_a L_i(x_a),
 ///   Qw[a][a'] = w_a sum_i L_i(x_a) L_i'(x_a'), edge[side][m] = w_m sum_i L_i(x_m) L_i(-+1),
-///   ends[side][i] = L_i(-+1) (the face kernel's traces: u(x_s, -1) = sum_i L[s][i] sum_j ends[0][j] c(i, j)).
+///   ends[side][i] = L_i(-+1) (the face kernel's traces: u(x_s, -1) = sum_i L[s][i] sum_j ends[0][j] c(i, j)),
+///   x[a], w[a]: the Gauss rule's nodes and weights (the bilinear Jacobians at the points).
 struct SumFactorTables {
   int n = 0;  ///< points per direction, p + 1; 0: the group does not have this layout
-  std::vector<double> L, dL, Lw, Qw, edge, ends;
+  std::vector<double> L, dL, Lw, Qw, edge, ends, x, w;
 };
 /// The tables of a group, after checking everything the kernels assume — a collocated
 /// quadrilateral group; its volume rule the Gauss tensor rule in that order; its basis tables the
 /// products of L and dL by quadrilateral_mode; its face points (face_phi's rows) the lines'
 /// ends in the order above; V1 V1^T = diag(1 / w) — to 1e-12; otherwise n = 0.
 SumFactorTables sum_factor_tables(const ElementGroupSetup& group, Shape shape, int order, int Nfq);
+
+/// Bilinear quadrilaterals (the factorised kernels' geometry): the map x(xi, eta) = x0 + b xi + c eta +
+/// d xi eta has the Jacobian x_xi = b + d eta, x_eta = c + d xi, so each element's metric at all its
+/// points is six numbers, [c * K + e] for c = b_x, c_x, d_x, b_y, c_y, d_y (read instead of the
+/// 5 (p + 1)^2 stored terms). Fitted to the collocated group's stored metric (w_k adj J at each point,
+/// ElementGroupSetup::metric, with the tables' rule) and checked at every point to 1e-10 of the
+/// element's largest Jacobian entry; empty if any element fails (not bilinear) or the group has no tables.
+std::vector<double> bilinear_jacobians(const ElementGroupSetup& group, const SumFactorTables& tables, index_t n_elements);
 
 /// The element's vertex functions (element_vertex_weights: linear on simplices, multilinear on
 /// quadrilaterals and hexahedra) in its modal basis: [i * n_modes + j], the coefficient of mode j
