@@ -29,16 +29,26 @@ constexpr index_t factorised_element_values(int n) {
   return NV * Np + viscous + (dim > 2 ? dim : 2) * NV * Np + 4 * static_cast<index_t>(n) * NV + Np + 6;
 }
 /// The factorised face kernel: shared bytes per face (both sides' element and local face, their
-/// coefficients and their traces at the face's n points), and faces per block (a thread per face,
-/// side and variable in the trace phase: 256 / (2 NV); 32 for Navier-Stokes in 2D).
+/// coefficients and their traces at the face's n points), and faces per block: 256 / n rounded down
+/// to a warp (at least 32): the trace phase has a thread per (face, side, variable), the numerical
+/// flux one per (face, point), so that at p = 1 a block of 32 faces left three quarters of its
+/// threads idle in the flux; threadIdx.x the face, so a warp reads whole shared rows of 32.
+/// FLOWDG_FACTORISED_FACES=Fb replaces it (for measurements; a malformed value is an InputError).
 constexpr std::size_t face_factorised_index_bytes = 2 * (sizeof(index_t) + sizeof(int));
 template <class Physics>
 constexpr std::size_t factorised_face_bytes(int n) {
   return face_factorised_index_bytes + sizeof(typename Physics::real) * 2 * Physics::n_variables * (static_cast<std::size_t>(n) * n + n);
 }
 template <class Physics>
-constexpr int factorised_faces(int n) {
-  const int faces = 256 / (2 * Physics::n_variables);
+inline int factorised_faces(int n) {
+  int faces = std::max(32, 256 / n / 32 * 32);
+  if (const char* text = std::getenv("FLOWDG_FACTORISED_FACES"); text != nullptr && *text != 0) {
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (end == text || *end != 0 || value < 1 || value > 256)
+      throw InputError(cat("FLOWDG_FACTORISED_FACES='", text, "': expected the faces per block, 1 to 256"));
+    faces = static_cast<int>(value);
+  }
   const std::size_t fit = block_shared_limit / factorised_face_bytes<Physics>(n);
   return static_cast<int>(static_cast<std::size_t>(faces) < fit ? faces : fit);
 }

@@ -344,9 +344,11 @@ __global__ void __launch_bounds__(256, 3) lifting_factorised_kernel(LiftingEleme
 ///   P4a. a thread per (element, variable, b): sum_a' Qw[a][a'] F_x(a', b) + faces 1 and 3 over a;
 ///   P4b. a thread per (element, variable, a): + sum_b' Qw[b][b'] F_y(a, b') + faces 0 and 2 over
 ///        b, + the viscous values: w / det J (V r), M^-1 r at the points;
-///   P5. V^T of it (two line passes) and the update.
+///   P5. V^T of it (two line passes) and the update (from p = 4 each thread's registers loaded at
+///       once, ahead of its sums).
+/// At most 64 registers below p = 4 (four blocks an SM), 80 from p = 4 (three: all its shared memory allows).
 template <class Physics, int P>
-__global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<Physics, Shape::quadrilateral, P, GeometryKind::curved> k,
+__global__ void __launch_bounds__(256, P >= 4 ? 3 : 4) element_factorised_kernel(ElementKernel<Physics, Shape::quadrilateral, P, GeometryKind::curved> k,
                                                                  FactorTables<typename Physics::real, P + 1> tb,
                                                                  const typename Physics::real* __restrict__ geometry, index_t first, index_t end) {
   using Real = typename Physics::real;
@@ -354,6 +356,9 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
   constexpr int n = P + 1, Np = n * n, NV = Physics::n_variables, dim = Physics::dim, NF = 4, Nfq = n;
   static_assert(dim == 2, "quadrilaterals");
   constexpr bool viscous = Physics::has_viscous_flux;
+  // From p = 4 the shared memory holds three blocks an SM, room for 80 registers a thread: the update's
+  // loads are then issued together (below p = 4 their registers would cost a block an SM).
+  constexpr bool prefetch_update = P >= 4;
   const index_t Ks = k.Ks;
   const int E = blockDim.x, Y = blockDim.y, el = threadIdx.x, ty = threadIdx.y;
   extern __shared__ unsigned char shared_bytes[];
@@ -467,9 +472,27 @@ __global__ void __launch_bounds__(256) element_factorised_kernel(ElementKernel<P
     for (int line = ty; line < NV * n; line += Y) {
       const int v = line / n, mode = line % n;
       Real z[n];
-      load_line(s_t + (v * Np + mode) * E + el, n * E, z);
+      if constexpr (prefetch_update) {
+        // The registers this line's update reads, all in flight at once (apply's loads would wait
+        // one after another: its stores may alias the next loads).
+        Real u_s[n], q_k[n], u0_k[n];
 #pragma unroll
-      for (int j = 0; j < n; ++j) k.update.apply(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z));
+        for (int j = 0; j < n; ++j) {
+          const index_t at = static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el;
+          u_s[j] = k.u[at];
+          q_k[j] = k.update.q_at(at);
+          u0_k[j] = k.update.u0_at(at);
+        }
+        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
+#pragma unroll
+        for (int j = 0; j < n; ++j)
+          k.update.apply_loaded(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z),
+                                u_s[j], q_k[j], u0_k[j]);
+      } else {
+        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
+#pragma unroll
+        for (int j = 0; j < n; ++j) k.update.apply(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z));
+      }
     }
 }
 
