@@ -13,6 +13,7 @@
 #include "flowdg/backend/bandwidth.hpp"
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/cuda_check.hpp"
+#include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/elevate.hpp"
@@ -118,8 +119,8 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         // points) where asked for and by "automatic", in both precisions, from p = 1.
         if ((name == "factorised" || name == "automatic") && std::string(c.name) == "bilinear quadrilaterals" && order >= 1) {
           EXPECT_NE(cuda->describe().find("sum-factorised element kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
-          if (name == "factorised" || order >= 3)  // automatic: from p = 3
-            EXPECT_NE(cuda->describe().find("sum-factorised face kernel"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
+          const bool faces = name == "factorised" || dg::automatic_factorised_faces(order);  // (factorised.hpp)
+          EXPECT_EQ(cuda->describe().find("sum-factorised face kernel") != std::string::npos, faces) << c.name << " p = " << order << ": " << cuda->describe();
         }
         // The chunked face kernel runs the interior faces where its block fits in shared memory: at
         // every order on the affine tetrahedra (elsewhere the point kernel may take over: hexahedra).

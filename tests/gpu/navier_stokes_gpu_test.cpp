@@ -125,8 +125,8 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           const bool factorised_lifting = l == "factorised" || (l == "automatic" && factorised_elements);
           ASSERT_EQ(described.find("sum-factorised element kernel") != std::string::npos, factorised_elements) << kernel << ": " << described;
           ASSERT_EQ(described.find("sum-factorised lifting") != std::string::npos, factorised_lifting) << kernel << ": " << described;
-          // (the face kernel: named, or by "automatic" from p = 3)
-          const bool factorised_faces = e == "factorised" || (e == "automatic" && order >= 3);
+          // (the face kernel: named, or by "automatic" from p = 2: factorised.hpp)
+          const bool factorised_faces = e == "factorised" || (e == "automatic" && dg::automatic_factorised_faces(order));
           ASSERT_EQ(described.find("sum-factorised face kernel") != std::string::npos, factorised_faces) << kernel << ": " << described;
         }
         if (std::string(c.name) == "curved 9-node quadrilaterals")

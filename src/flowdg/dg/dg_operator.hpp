@@ -75,9 +75,6 @@ constexpr int compiled_max_order() {
 /// kernels are 40% faster there (9.87 against 7.04e9 DOF-stage updates/s on 640,000 bilinear
 /// quadrilaterals, H200, one call), so the rule is the same for every physics again.
 constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
-/// The sum-factorised face kernel's automatic choice on collocated quadrilaterals (the element and
-/// lifting ones are automatic at every order): from p = 3 (docs/performance.md, session 30).
-constexpr bool automatic_factorised_faces(int order) { return order >= 3; }
 /// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
 /// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
 /// p = 4 over the block kernel, both with block faces; at p = 2 the thread kernel stays 6% ahead),
@@ -769,10 +766,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
       // The sum-factorised face kernel: faces between collocated quadrilaterals (both sides' groups
-      // with sum-factorisation tables) and their boundary faces, asked for or by "automatic" from
-      // p = 3 (640,000 quadrilaterals, Navier-Stokes, H200, session 30: at p = 4 +6% over the block
-      // face kernel, at p = 3 +1%; at p = 1 and 2 a block of 32 faces leaves most threads idle in
-      // the numerical flux, 0.49 and 0.67 ms a launch against the point kernel's 0.16 and 0.39).
+      // with sum-factorisation tables) and their boundary faces, asked for or by "automatic"
+      // (factorised.hpp: automatic_factorised_faces).
       const SumFactorTables& minus = elements_[group.group_m].factor_tables;
       const bool both = minus.n > 0 && (group.boundary() || elements_[group.group_p].factor_tables.n > 0);
       if (both && (name == "factorised" || (name == "automatic" && automatic_factorised_faces(order_)))) {

@@ -74,6 +74,12 @@ inline FactorisedBlock factorised_block(index_t values_per_element, int n) {
   if (E < 1) return {};
   return {E, std::min(256, (E * n * n + 31) / 32 * 32)};
 }
+/// The sum-factorised face kernel's automatic choice on collocated quadrilaterals (the element and
+/// lifting ones are automatic at every order): from p = 2 (640,000 quadrilaterals, Navier-Stokes,
+/// H200, whole runs: session 30 at p = 4 +6% over the block face kernel, at p = 3 +1%; session 31
+/// with blocks of 256 / (p + 1) faces at p = 2 14.07, 14.09e9 DOF-stage updates/s against the point
+/// kernel's 13.92, 13.88, at p = 1 12.66, 12.64 against 13.15, 13.18).
+constexpr bool automatic_factorised_faces(int order) { return order >= 2; }
 /// Whether the factorised kernels go as programmatic dependent launches (with
 /// OperatorOptions::chained_launches): at p = 1 and 2, where they were 0.7% and 0.2% faster than
 /// plain launches; at p = 3 and 4 0.6% and 2.2% slower (640,000 quadrilaterals, Navier-Stokes, H200,
