@@ -1359,15 +1359,19 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
     const double metric = d.geometry == GeometryKind::affine ? dim * dim + 1.0
                           : d.collocated                     ? static_cast<double>(d.Nq) * (dim * dim + 1)
                                                              : static_cast<double>(d.Nq) * dim * dim + static_cast<double>(d.Np) * d.Np;
+    // The sum-factorised kernels read each element's bilinear Jacobian instead (6 words).
+    const double bilinear = 6.0;
+    const double element_metric = d.factorised_elements.E > 0 ? bilinear : metric;
     bytes += K * (state * word) /* faces' trace reads */ +
-             K * ((2 + registers) * state * word + metric * word + faces * id + faces * NV * Nfq * word);
+             K * ((2 + registers) * state * word + element_metric * word + faces * id + faces * NV * Nfq * word);
     if constexpr (Physics::has_viscous_flux) {
       // BR2 (lifting.hpp): the lifting kernel reads the coefficients, metric, codes and each face's
       // jumps and scaled normals, writes each face's half flux (or a boundary face's gradient) and
       // the volume term, which the element kernel reads with both halves of each face.
       // Curved groups also read their faces' lifting matrices (collocated ones a reference table).
       const double lifting = d.geometry == GeometryKind::curved && !d.collocated ? faces * Nfq * Nfq : 0.0;
-      bytes += K * ((2 * state + metric + lifting) * word + faces * id + faces * Nfq * (NV + dim + NV) * word) +
+      const double lifting_metric = d.factorised_lifting.E > 0 ? bilinear : metric;
+      bytes += K * ((2 * state + lifting_metric + lifting) * word + faces * id + faces * Nfq * (NV + dim + NV) * word) +
                K * (state + faces * 2 * NV * Nfq) * word;
     }
   }
