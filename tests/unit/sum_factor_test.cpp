@@ -9,15 +9,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "flowdg/core/error.hpp"
+#include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/elevate.hpp"
 #include "flowdg/mesh/generators.hpp"
+#include "flowdg/physics/navier_stokes/navier_stokes.hpp"
 
 using namespace flowdg;
 
@@ -273,4 +277,49 @@ TEST(SumFactor, TheCollocatedLiftingIsTheEdgeTableAlongTheLines) {
       }
     EXPECT_LT(error, 1e-12 * largest) << "p = " << order;
   }
+}
+
+TEST(SumFactor, BlocksAreWholeRowsOfSixteenAndTheOverridesRefuseBadValues) {
+  // factorised.hpp: blocks of 32 elements up to n = 3 and 16 from n = 4 (a warp over whole shared
+  // rows), at most 256 threads in warps, E <= threads; face blocks of 256 / n rounded down to a warp;
+  // the environment overrides for sweeps take well-formed values and refuse others with an InputError.
+  using NS = physics::NavierStokes<2, double>;
+  unsetenv("FLOWDG_FACTORISED_BLOCK");
+  unsetenv("FLOWDG_FACTORISED_FACES");
+  for (int n = 1; n <= 7; ++n) {
+    const dg::FactorisedBlock element = dg::factorised_block<NS>(dg::factorised_element_values<NS>(n), n);
+    const dg::FactorisedBlock lifting = dg::factorised_block<NS>(dg::factorised_lifting_values<NS>(n), n);
+    const index_t values[2] = {dg::factorised_element_values<NS>(n), dg::factorised_lifting_values<NS>(n)};
+    int which = 0;
+    for (const dg::FactorisedBlock& b : {element, lifting}) {
+      // (fewer where the shared memory holds fewer: p = 6)
+      const int fit = static_cast<int>(dg::block_shared_limit / (sizeof(double) * static_cast<std::size_t>(values[which++])));
+      EXPECT_EQ(b.E, std::min(n <= 3 ? 32 : 16, fit)) << "n = " << n;
+      EXPECT_EQ(b.threads % 32, 0);
+      EXPECT_LE(b.threads, 256);
+      EXPECT_LE(b.E, b.threads);
+      EXPECT_GE(b.threads, std::min(256, b.E * n * n));
+    }
+    const int face_fit = static_cast<int>(dg::block_shared_limit / dg::factorised_face_bytes<NS>(n));
+    EXPECT_EQ(dg::factorised_faces<NS>(n), std::min(std::max(32, 256 / n / 32 * 32), face_fit)) << "n = " << n;
+  }
+  setenv("FLOWDG_FACTORISED_FACES", "64", 1);
+  EXPECT_EQ(dg::factorised_faces<NS>(3), 64);
+  for (const char* bad : {"abc", "0", "300", "64x"}) {
+    setenv("FLOWDG_FACTORISED_FACES", bad, 1);
+    EXPECT_THROW(dg::factorised_faces<NS>(5), InputError) << bad;
+  }
+  unsetenv("FLOWDG_FACTORISED_FACES");
+  dg::FactorisedBlock element, lifting;
+  EXPECT_FALSE(dg::factorised_block_override(element, lifting));
+  setenv("FLOWDG_FACTORISED_BLOCK", "16,256,10,256", 1);
+  ASSERT_TRUE(dg::factorised_block_override(element, lifting));
+  EXPECT_EQ(element.E, 16);
+  EXPECT_EQ(lifting.E, 10);
+  EXPECT_EQ(lifting.threads, 256);
+  for (const char* bad : {"16,256,10", "16,250,10,256", "300,256,10,256", "16,512,10,256"}) {
+    setenv("FLOWDG_FACTORISED_BLOCK", bad, 1);
+    EXPECT_THROW(dg::factorised_block_override(element, lifting), InputError) << bad;
+  }
+  unsetenv("FLOWDG_FACTORISED_BLOCK");
 }
