@@ -3,7 +3,8 @@
 // points and the volume term from the three table products equal the moment formulation of
 // LiftingElementKernel (gradient moments, lifting moments, M^-1 = I / det J), here on the reference
 // element (det J = 1) of triangles and tetrahedra at every order. The GPU kernel multiplies the same
-// tables in fragment order (the GPU test compares it with the CPU).
+// tables in fragment order (the GPU test compares it with the CPU). So do the CUDA block lifting
+// kernel's affine tables (affine_lifting_point_tables: C at the volume points, the face derivatives).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -126,6 +127,43 @@ void check_tables(const Mesh& mesh, Shape shape, int order) {
   }
   EXPECT_LT(difference, 1e-12 * std::max(1.0, largest)) << shape_name(shape) << " p = " << order;
   EXPECT_GT(largest, 0.1) << "nothing compared";
+
+  // The CUDA block kernel's route on affine groups (affine_lifting_point_tables, lifting_block_kernels.hpp):
+  // Theta = grad U + C S at the volume points (C stored [lq Nq8 + k], zeros past Nq), and
+  // grad U + eta A_l S_l at face l's points, grad U from the stored face derivatives and A_l the
+  // reference face lifting matrix (face_lifting_tables).
+  const std::vector<double> points = dg::affine_lifting_point_tables(Np, Nq, NFq, dim, group.volume_phi, group.face_phi, group.face_dphi);
+  const int Nq8 = dg::affine_lifting_rows(Nq);
+  ASSERT_EQ(Nq8 % 8, 0);
+  ASSERT_EQ(points.size(), static_cast<std::size_t>(NFq) * Nq8 + static_cast<std::size_t>(NFq) * dim * Np);
+  const std::vector<double> A = dg::face_lifting_tables(group, shape, dg::GeometryKind::affine, Nfq, 1, group.inverse_mass);
+  double block_largest = 0, block_difference = 0, padding = 0;
+  for (int lq = 0; lq < NFq; ++lq)
+    for (int k = Nq; k < Nq8; ++k) padding = std::max(padding, std::abs(points[static_cast<std::size_t>(lq) * Nq8 + k]));
+  for (int d = 0; d < dim; ++d) {
+    for (int k = 0; k < Nq; ++k) {
+      double theta = 0, got = 0;
+      for (int i = 0; i < Np; ++i) theta += (g[d * Np + i] + lifted[d * Np + i]) * phi_v(k, i);
+      for (int j = 0; j < Np; ++j) got += c[j] * dphi_v(k, d, j);
+      for (int lq = 0; lq < NFq; ++lq) got += points[static_cast<std::size_t>(lq) * Nq8 + k] * S[static_cast<std::size_t>(d) * NFq + lq];
+      block_largest = std::max(block_largest, std::abs(theta));
+      block_difference = std::max(block_difference, std::abs(theta - got));
+    }
+    for (int lq = 0; lq < NFq; ++lq) {
+      const int l = lq / Nfq, a_point = lq % Nfq;
+      double theta = 0, got = 0;
+      for (int i = 0; i < Np; ++i) theta += (g[d * Np + i] + eta * face_lifted[(static_cast<std::size_t>(d) * NF + l) * Np + i]) * phi_f(lq, i);
+      const double* face_dphi = &points[static_cast<std::size_t>(NFq) * Nq8 + static_cast<std::size_t>(lq) * dim * Np];
+      for (int j = 0; j < Np; ++j) got += c[j] * face_dphi[d * Np + j];
+      for (int b = 0; b < Nfq; ++b)
+        got += eta * A[(static_cast<std::size_t>(l) * Nfq + a_point) * Nfq + b] * S[static_cast<std::size_t>(d) * NFq + l * Nfq + b];
+      block_largest = std::max(block_largest, std::abs(theta));
+      block_difference = std::max(block_difference, std::abs(theta - got));
+    }
+  }
+  EXPECT_EQ(padding, 0.0);
+  EXPECT_LT(block_difference, 1e-12 * std::max(1.0, block_largest)) << shape_name(shape) << " p = " << order << ": the block kernel's tables";
+  EXPECT_GT(block_largest, 0.1) << "nothing compared";
 }
 
 }  // namespace

@@ -72,7 +72,9 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
   }
   __syncthreads();
 
-  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+  // The volume points (none where the lifting kernel took the volume term: volume_in_rhs).
+  const int Nv = G == GeometryKind::affine && k.volume_in_rhs ? 0 : Nq;
+  for (int i = threadIdx.x; i < Nv * E; i += blockDim.x) {
     const int el = i % E, kq = i / E;
     if (el >= n_local) continue;
     const index_t e = e0 + el;
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(256) core_element_block_kernel(ElementKernel<P
     for (int v = 0; v < NV; ++v) rhs[v] = 0;
     if constexpr (Physics::has_viscous_flux)
       for (int v = 0; v < NV; ++v) rhs[v] = k.viscous_rhs[(static_cast<index_t>(v) * Np + j) * k.Ks + e0 + el];
-    for (int kq = 0; kq < Nq; ++kq)
+    for (int kq = 0; kq < Nv; ++kq)
       for (int v = 0; v < NV; ++v) {
         Real sum = 0;
         for (int r = 0; r < dim; ++r) sum += s_f[((v * dim + r) * Nq + kq) * E + el] * k.volume_dphi[(kq * dim + r) * Np + j];

@@ -270,6 +270,10 @@ struct ElementKernel {
   /// [side half_stride + (v Nfq + q) Fs + f] (zero on boundary faces; lifting.hpp).
   View<const Real> viscous_half;
   index_t half_stride = 0;
+  /// CUDA, affine groups on the block lifting and block element kernels (DgOperator: fused_volume):
+  /// the lifting kernel puts the inviscid volume term into viscous_rhs with the viscous one (it has
+  /// U at the volume points already), and the block element kernel takes only the faces' terms.
+  bool volume_in_rhs = false;
 
   /// The face flux of variable v at point q of face f along the minus side's normal: the stored
   /// (inviscid, and on a boundary viscous) flux, less the centred viscous flux's two halves.

@@ -237,6 +237,11 @@ class DgOperator final : public Operator {
     /// entries follow C in face_lifting, their indices here; lines = NL (0: the dense C only).
     Array<int> lifting_lines;
     int lines = 0;
+    /// Affine groups on the CUDA block lifting kernel: its point tables (lifting.hpp: affine_lifting_point_tables).
+    Array<Real> lifting_points;
+    /// CUDA, affine groups of a viscous physics on the block lifting and block element kernels: the
+    /// lifting kernel takes the inviscid volume term too (ElementKernel::volume_in_rhs).
+    bool fused_volume = false;
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity; smoothed: its largest vertex value)
     /// Smoothed artificial viscosity (ViscositySmoothingKernel): the field's modes [j Ks + e], the
@@ -624,7 +629,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
       d.lifting_layout = lifting_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
       const bool asked = lifting_name == "tensor" ||
-                         (lifting_name == "automatic" && (d.tensor || automatic_tensor_lifting(dim, order_)));
+                         (lifting_name == "automatic" && d.tensor);
       d.lifting_tensor = asked && options.backend == Backend::cuda && device_compute_capability() >= 80 &&
                          group.geometry == GeometryKind::affine && lifting_tensor_shared_bytes(d.lifting_layout) <= block_shared_limit;
       if (d.lifting_tensor)
@@ -649,6 +654,13 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         if (d.factorised_elements.E > 0) d.factorised_elements = element_block;
         if (d.factorised_lifting.E > 0) d.factorised_lifting = lifting_block;
       }
+      if (group.geometry == GeometryKind::affine && d.block_lifting > 0)
+        d.lifting_points = Array<Real>(space, real(affine_lifting_point_tables(d.Np, d.Nq, n_faces(group.shape) * Nfq, dim, host.volume_phi,
+                                                                               host.face_phi, host.face_dphi)));
+      // The block lifting kernel takes the inviscid volume term where the block element kernel
+      // follows it (FLOWDG_BLOCK_VOLUME=0 turns it off for A/B runs).
+      d.fused_volume = group.geometry == GeometryKind::affine && d.block_lifting > 0 && !d.lifting_tensor && d.block_elements > 0 &&
+                       !d.tensor && fused_volume_allowed();
       d.face_lifting = Array<Real>(space, group.geometry == GeometryKind::curved && !d.collocated
                                               ? pad_rows<Real>(lifting, static_cast<index_t>(n_faces(group.shape)) * Nfq * Nfq, d.K, d.Ks)
                                               : real(lifting));
@@ -853,6 +865,7 @@ ElementKernel<Physics, S, P, G> DgOperator<Physics>::element_kernel(int g, const
   kernel.viscous_rhs = d.viscous_rhs.view();
   kernel.viscous_half = viscous_half_.view();
   kernel.half_stride = half_stride();
+  kernel.volume_in_rhs = d.fused_volume;
   return kernel;
 }
 
@@ -871,6 +884,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       lifting.face_lifting = d.face_lifting.view();
       lifting.lifting_lines = d.lifting_lines.view();
       lifting.lines = d.lines;
+      lifting.point_tables = d.lifting_points.view();
       lifting.viscosity = op.viscosity_field(d);
 #if defined(__CUDACC__)
       if constexpr (G == GeometryKind::affine && std::is_same_v<Real, double> && !physics::has_element_viscosity<Physics>) {
@@ -1404,6 +1418,7 @@ std::string DgOperator<Physics>::describe() const {
     const char* lifting = !Physics::has_viscous_flux || options_.backend != Backend::cuda ? ""
                           : d.factorised_lifting.E > 0                                     ? ", sum-factorised lifting"
                           : d.lifting_tensor                                               ? ", tensor-core lifting"
+                          : d.fused_volume                                                 ? ", block lifting with the volume term"
                           : d.block_lifting > 0                                            ? ", block lifting"
                                                                                            : ", thread lifting";
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",

@@ -34,6 +34,10 @@
 //
 // eta: BR2's stabilisation factor, the element's number of faces by default (3 triangles, 4
 // quadrilaterals, 4 tetrahedra, 6 hexahedra).
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "flowdg/dg/core_kernels.hpp"
 
 namespace flowdg::dg {
@@ -148,12 +152,33 @@ inline std::vector<double> lifting_tensor_tables(const LiftingTensorLayout& t, c
   return a;
 }
 
-/// The tensor-core lifting kernel's automatic choice on affine groups (double precision, CUDA),
-/// whatever the element kernel, where it measured faster than the block lifting kernel on the H100
-/// (docs/performance.md, session 28: 798,848 triangles, the viscous vortex, `flowdg run`): triangles
-/// at p = 4 (+16% for the whole run with the block element kernel); at p = 1..3 the block (p = 2, 3)
-/// and thread (p = 1) kernels are 18-50% faster. 3D not measured: the block kernel.
-constexpr bool automatic_tensor_lifting(int dim, int order) { return dim == 2 && order >= 4; }
+/// The CUDA block lifting kernel's tables on affine groups (lifting_block_kernels.hpp), where the
+/// basis is orthonormal (M = det J I, so P grad U = grad U and the liftings are reference sums over
+/// det J): the lifting moments' sum taken to the volume points, C[k][lq] = sum_i phi_i(k) phi_i(x_lq)
+/// (as the tensor kernel's A2), stored [lq Nq8 + k] with Nq8 = Nq rounded up to 8 (zeros past Nq:
+/// the kernel sums eight points at a time); then the reference derivatives at the element's face
+/// points, [(lq dim + r) Np + j] (ElementGroupSetup::face_dphi).
+constexpr FLOWDG_HD int affine_lifting_rows(int Nq) { return (Nq + 7) / 8 * 8; }
+inline std::vector<double> affine_lifting_point_tables(int Np, int Nq, int NFq, int dim, const std::vector<double>& volume_phi,
+                                                       const std::vector<double>& face_phi, const std::vector<double>& face_dphi) {
+  const int Nq8 = affine_lifting_rows(Nq);
+  std::vector<double> a(static_cast<std::size_t>(NFq) * Nq8, 0.0);
+  for (int lq = 0; lq < NFq; ++lq)
+    for (int k = 0; k < Nq; ++k) {
+      double sum = 0;
+      for (int i = 0; i < Np; ++i) sum += volume_phi[static_cast<std::size_t>(k) * Np + i] * face_phi[static_cast<std::size_t>(lq) * Np + i];
+      a[static_cast<std::size_t>(lq) * Nq8 + k] = sum;
+    }
+  a.insert(a.end(), face_dphi.begin(), face_dphi.begin() + static_cast<std::ptrdiff_t>(NFq) * dim * Np);
+  return a;
+}
+
+/// Whether the block lifting kernel may take the inviscid volume term (DgOperator: fused_volume):
+/// yes unless FLOWDG_BLOCK_VOLUME=0 (for A/B runs).
+inline bool fused_volume_allowed() {
+  const char* value = std::getenv("FLOWDG_BLOCK_VOLUME");
+  return value == nullptr || std::string(value) != "0";
+}
 
 /// Where the lifting pass writes its face results (see the top of this file).
 template <class Real>
@@ -225,6 +250,9 @@ struct LiftingElementKernel {
   /// path): NL, and the line and cross indices (their values follow C in face_lifting).
   View<const int> lifting_lines;
   int lines = 0;
+  /// Affine groups on the CUDA block kernel (lifting_block_kernels.hpp; affine_lifting_point_tables):
+  /// C = Phi_vol Phi_faces^T as [lq Nq8 + k], then the reference derivatives at the face points.
+  View<const Real> point_tables;
   /// Physics with a viscosity per element (has_element_viscosity): eps per element, smoothed or not.
   ViscosityField<Real> viscosity;
 

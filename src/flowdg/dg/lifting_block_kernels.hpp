@@ -4,31 +4,85 @@
 // thread-per-element kernel holds about (NF + 3) dim NV Np values: 4 x 200 doubles for quadrilaterals
 // at p = 4, spilled to local memory, on a few thousand threads when the mesh is small):
 //   A. the block's coefficients -> shared (rows of E consecutive elements: coalesced);
-//   B. a thread per (element, volume point): w_k det J_k grad U there -> shared; a thread per
-//      (element, face point): wn_q (H_aux - U)_q, the lifting's integrand, at the element's own
-//      point order -> shared;
-//   C. affine: a thread per (element, gradient component t = d NV + v): its gradient moments g_i and
-//      each face's lifting moments l_l,i in registers (each shared value read once and used for
-//      every mode; the tables' rows are the same for the whole warp), then, times 1 / det J, the
-//      face gradient g + eta l_l at the face's points and Theta = g + sum_l l_l at the volume points,
-//      over the values it read (each thread owns its component's rows);
+//   B. a thread per (element, face point): wn_q (H_aux - U)_q, the lifting's integrand S, at the
+//      element's own point order -> shared; curved groups also a thread per (element, volume point):
+//      w_k det J_k grad U there -> shared;
+//   C. affine (an orthonormal basis: M = det J I, so P grad U = grad U and the liftings are reference
+//      sums over det J; A and B without a barrier between them): a thread per (element, gradient
+//      component t = d NV + v) takes the volume lifting (1 / det J) sum_lq C[k][lq] S_lq to every
+//      volume point (C = Phi_vol Phi_faces^T, lifting.hpp: affine_lifting_point_tables), eight points
+//      at a time;
 //      curved: a thread per (element, mode) stores the moment columns g + sum_l l_l and g, then a
 //      thread per (element, row) multiplies both by the inverse mass matrix in place (Theta and
 //      P grad U), whose values at the points are taken in D, with eta r_l at face l's points from
 //      the face's lifting matrix (lifting.hpp) and the integrand kept from B; collocated curved
 //      groups (Nq = Np, M^-1 = V^T diag(w / det J) V, a sparse C: the kernel's Collocated variant)
-//      as the affine ones, through the points;
-//   D. a thread per (element, face point): the element's trace and face gradient there, to the
+//      through the points: a thread per (element, component) as below;
+//   D. a thread per (element, face point): the element's trace and face gradient there (affine:
+//      grad U from the coefficients + eta r_l through the reference face lifting matrix), to the
 //      face's output (store_lifting_face_point: the boundary gradient or the side's half of the
-//      centred viscous flux); a thread per (element, volume point): U and Theta there, the viscous
-//      flux in reference form -> shared (over the column it read);
-//   E. a thread per (element, mode): the volume term's moments -> viscous_rhs.
+//      centred viscous flux); a thread per (element, volume point): U and Theta there (affine: grad U
+//      from the coefficients + C's lifting), the viscous flux in reference form -> shared (over the
+//      column it read);
+//   E. a thread per (element, mode): the volume term's moments -> viscous_rhs (on affine groups
+//      before the block element kernel with the inviscid volume term too: ElementKernel::volume_in_rhs).
 // The sums are LiftingElementKernel's in another order (rounding-level differences; the GPU test
 // compares both with the CPU). CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/lifting.hpp"
 
+
 namespace flowdg::dg {
+
+/// Affine groups: U and its reference gradient at a point from the block's shared coefficients
+/// s[(v Np + j) E + el], phi and dphi ([r Np + j]) the basis values and derivatives there; one shared
+/// load per coefficient for the value and every direction. U's sums are shared_trace's.
+template <class Physics, int Np>
+__device__ FLOWDG_FORCEINLINE void shared_trace_gradient(const typename Physics::real* s, int E, int el, const typename Physics::real* phi,
+                                                         const typename Physics::real* dphi, typename Physics::State& u,
+                                                         typename Physics::State (&du)[Physics::dim]) {
+  using Real = typename Physics::real;
+  constexpr int NV = Physics::n_variables, dim = Physics::dim;
+  Real sum[NV] = {}, derivative[dim][NV] = {};
+#pragma unroll
+  for (int j = 0; j < Np; ++j) {
+    const Real value = phi[j];
+    Real dvalue[dim];
+    for (int r = 0; r < dim; ++r) dvalue[r] = dphi[r * Np + j];
+    for (int v = 0; v < NV; ++v) {
+      const Real c = s[(v * Np + j) * E + el];
+      sum[v] += c * value;
+      for (int r = 0; r < dim; ++r) derivative[r][v] += c * dvalue[r];
+    }
+  }
+  for (int v = 0; v < NV; ++v) {
+    u[v] = sum[v];
+    for (int r = 0; r < dim; ++r) du[r][v] = derivative[r][v];
+  }
+}
+
+/// Affine groups: element e's metric, a[r][d] = det J dr_r/dx_d, and 1 / det J.
+template <class Kernel, class Real, int dim>
+__device__ FLOWDG_FORCEINLINE void affine_metric(const Kernel& b, index_t e, Real (&a)[dim][dim], Real& inverse_det) {
+  for (int r = 0; r < dim; ++r)
+    for (int d = 0; d < dim; ++d) a[r][d] = b.metric[(r * dim + d) * b.Ks + e];
+  inverse_det = b.metric[dim * dim * b.Ks + e];
+}
+
+/// Affine groups: theta[d][v] = grad U + lift, grad U = (1 / det J) sum_r (det J dr_r/dx_d) dU/dr_r
+/// (a: the element's affine metric, a[r][d] = det J dr_r/dx_d).
+template <class Physics>
+__device__ FLOWDG_FORCEINLINE void affine_gradient(const typename Physics::real (&a)[Physics::dim][Physics::dim],
+                                                   typename Physics::real inverse_det, const typename Physics::State (&du)[Physics::dim],
+                                                   typename Physics::State (&theta)[Physics::dim]) {
+  using Real = typename Physics::real;
+  for (int d = 0; d < Physics::dim; ++d)
+    for (int v = 0; v < Physics::n_variables; ++v) {
+      Real sum = 0;
+      for (int r = 0; r < Physics::dim; ++r) sum += a[r][d] * du[r][v];
+      theta[d][v] = inverse_det * sum;
+    }
+}
 
 /// Collocated: the variant for collocated curved groups with a sparse C (quadrilaterals; k.lines > 0),
 /// a kernel of its own so that the other groups' registers do not pay for its path. From p = 4 two
@@ -36,8 +90,17 @@ namespace flowdg::dg {
 /// share): one block of 168 registers held an SM alone, and two made the run 22% faster at p = 4
 /// (640,000 quadrilaterals, H200, session 29); at p = 3 it changed nothing (-0.5%) and at p = 2 it
 /// lost 16% (the smaller L1 for the tables), so below p = 4 the kernel keeps its own.
+/// Blocks an SM the kernel's registers allow (its launch bound). Affine 2D groups: three to p = 3
+/// (80 registers without spills; the shared memory of 32 triangles at p = 3 allows three), two
+/// from p = 4 (their shared memory allows two).
+template <int dim, int P, GeometryKind G, bool Collocated>
+constexpr int lifting_block_min_blocks() {
+  if constexpr (G == GeometryKind::affine) return dim == 2 ? (P <= 3 ? 3 : 2) : 1;
+  else return (Collocated && P >= 4) ? 2 : 1;
+}
+
 template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false>
-__global__ void __launch_bounds__(256, (Collocated && P >= 4) ? 2 : 1) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
+__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
@@ -58,6 +121,98 @@ __global__ void __launch_bounds__(256, (Collocated && P >= 4) ? 2 : 1) lifting_b
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
 
+  if constexpr (affine) {
+    // A and B (no barrier between them: B reads the face arrays only).
+    for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
+      const int el = i % E, row = i / E;
+      s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
+    }
+    for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+      const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+      if (el >= n_local) continue;
+      const index_t code = b.codes[l * Ks + e0 + el];
+      const int point = code_own_point(code, b.permutation, Nfq, q);
+      k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
+    }
+    __syncthreads();
+    // C (affine): a thread per (element, component t): the volume lifting at the points,
+    // (1 / det J) sum_lq C[k][lq] S_lq, eight points at a time (each S read once per eight).
+    const int NFq = NF * Nfq, Nq8 = affine_lifting_rows(Nq);
+    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
+      const int el = i % E, t = i / E;
+      if (el >= n_local) continue;
+      const Real inverse_det = b.metric[dim * dim * Ks + e0 + el];
+      const Real* face = s_j + t * E + el;  // face[lq T E]
+      Real* w = s_w + t * Nq * E + el;      // w[kq E]
+      for (int k0 = 0; k0 < Nq; k0 += 8) {
+        Real sum[8] = {};
+        for (int lq = 0; lq < NFq; ++lq) {
+          const Real value = face[lq * T * E];
+          const Real* c = k.point_tables.data + lq * Nq8 + k0;
+#pragma unroll
+          for (int m = 0; m < 8; ++m) sum[m] += c[m] * value;
+        }
+#pragma unroll
+        for (int m = 0; m < 8; ++m)
+          if (k0 + m < Nq) w[(k0 + m) * E] = inverse_det * sum[m];
+      }
+    }
+    __syncthreads();
+    // D (affine): U and grad U at each point from the coefficients; at face points + eta r_l through
+    // the reference face lifting matrix (S as B left it), at volume points + C's lifting.
+    const Real* face_dphi = k.point_tables.data + NFq * Nq8;  // [(lq dim + r) Np + j]
+    for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+      const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+      if (el >= n_local) continue;
+      const index_t e = e0 + el;
+      const index_t code = b.codes[l * Ks + e];
+      const index_t f = code_face(code);
+      const bool plus = code_plus_side(code);
+      const int point = code_own_point(code, b.permutation, Nfq, q);
+      const index_t own = static_cast<index_t>(l) * Nfq + point;
+      const Real* phi = &b.face_phi[own * Np];
+      Real a[dim][dim], inverse_det;
+      affine_metric(b, e, a, inverse_det);
+      State u, du[dim], theta[dim];
+      shared_trace_gradient<Physics, Np>(s_u, E, el, phi, face_dphi + own * dim * Np, u, du);
+      affine_gradient<Physics>(a, inverse_det, du, theta);
+      for (int other = 0; other < Nfq; ++other) {
+        const Real c = k.eta * k.face_lifting_entry(l, point, other, e, inverse_det);
+        const Real* integrand = s_j + ((l * Nfq + other) * T) * E + el;
+        for (int d = 0; d < dim; ++d)
+          for (int v = 0; v < NV; ++v) theta[d][v] += c * integrand[(d * NV + v) * E];
+      }
+      store_lifting_face_point(point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi), k.out, Nfq, Fs, f, plus, q,
+                               u, theta);
+    }
+    for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+      const int el = i % E, kq = i / E;
+      if (el >= n_local) continue;
+      const index_t e = e0 + el;
+      const Real* phi = &b.volume_phi[kq * Np];
+      Real a[dim][dim], inverse_det;
+      affine_metric(b, e, a, inverse_det);
+      State uk, du[dim], theta[dim];
+      shared_trace_gradient<Physics, Np>(s_u, E, el, phi, &b.volume_dphi[kq * dim * Np], uk, du);
+      affine_gradient<Physics>(a, inverse_det, du, theta);
+      for (int d = 0; d < dim; ++d)
+        for (int v = 0; v < NV; ++v) theta[d][v] += s_w[((d * NV + v) * Nq + kq) * E + el];
+      State fv[dim];
+      point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi).viscous_flux(uk, theta, fv);
+      if (b.volume_in_rhs) {  // the element kernel's inviscid volume term too: E takes F_v - F
+        State f[dim];
+        b.physics.flux(uk, f);
+        for (int d = 0; d < dim; ++d)
+          for (int v = 0; v < NV; ++v) fv[d][v] -= f[d][v];
+      }
+      Real m[dim][dim];  // ElementKernel::weighted_metric's
+      for (int r = 0; r < dim; ++r)
+        for (int d = 0; d < dim; ++d) m[r][d] = b.volume_weight[kq] * a[r][d];
+      for (int v = 0; v < NV; ++v)
+        for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
+    }
+    __syncthreads();
+  } else {
   // A.
   for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
     const int el = i % E, row = i / E;
@@ -102,60 +257,7 @@ __global__ void __launch_bounds__(256, (Collocated && P >= 4) ? 2 : 1) lifting_b
   __syncthreads();
 
   // C.
-  if constexpr (affine) {
-    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
-      const int el = i % E, t = i / E;
-      if (el >= n_local) continue;
-      const Real inverse_det = b.metric[dim * dim * Ks + e0 + el];
-      Real* w = s_w + t * Nq * E + el;  // this thread's row: w[kq E]
-      Real g[Np], sum[Np];
-#pragma unroll
-      for (int mode = 0; mode < Np; ++mode) {
-        g[mode] = 0;
-        sum[mode] = 0;
-      }
-      for (int kq = 0; kq < Nq; ++kq) {
-        const Real value = w[kq * E];
-        const Real* phi = &b.volume_phi[kq * Np];
-#pragma unroll
-        for (int mode = 0; mode < Np; ++mode) g[mode] += phi[mode] * value;
-      }
-      for (int l = 0; l < NF; ++l) {
-        Real* face = s_j + (l * Nfq * T + t) * E + el;  // this thread's values: face[point T E]
-        Real x[Np];
-#pragma unroll
-        for (int mode = 0; mode < Np; ++mode) x[mode] = 0;
-        for (int point = 0; point < Nfq; ++point) {
-          const Real value = face[point * T * E];
-          const Real* phi = &b.face_phi[(l * Nfq + point) * Np];
-#pragma unroll
-          for (int mode = 0; mode < Np; ++mode) x[mode] += phi[mode] * value;
-        }
-#pragma unroll
-        for (int mode = 0; mode < Np; ++mode) {
-          sum[mode] += x[mode];
-          x[mode] = inverse_det * (g[mode] + k.eta * x[mode]);
-        }
-        for (int point = 0; point < Nfq; ++point) {
-          const Real* phi = &b.face_phi[(l * Nfq + point) * Np];
-          Real value = 0;
-#pragma unroll
-          for (int mode = 0; mode < Np; ++mode) value += x[mode] * phi[mode];
-          face[point * T * E] = value;
-        }
-      }
-#pragma unroll
-      for (int mode = 0; mode < Np; ++mode) g[mode] = inverse_det * (g[mode] + sum[mode]);
-      for (int kq = 0; kq < Nq; ++kq) {
-        const Real* phi = &b.volume_phi[kq * Np];
-        Real value = 0;
-#pragma unroll
-        for (int mode = 0; mode < Np; ++mode) value += g[mode] * phi[mode];
-        w[kq * E] = value;
-      }
-    }
-    __syncthreads();
-  } else if constexpr (Collocated) {
+  if constexpr (Collocated) {
     // C (collocated with a sparse C = V Phi_faces^T: quadrilaterals at their Gauss points, setup.hpp:
     // collocated_lifting_lines), a thread per (element, component t): z_k = w_k grad U_k in place;
     // the volume lifting's w_k R_k = D_k sum_l C[k][l b_l(k)] S_l b_l(k) (one face point per face,
@@ -310,6 +412,8 @@ __global__ void __launch_bounds__(256, (Collocated && P >= 4) ? 2 : 1) lifting_b
   }
   __syncthreads();
 
+  }
+
   // E.
   for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
     const int el = i % E, j = i / E;
@@ -329,6 +433,7 @@ __global__ void __launch_bounds__(256, (Collocated && P >= 4) ? 2 : 1) lifting_b
 template <class Physics, Shape S, int P, GeometryKind G>
 void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t n_elements, int E) {
   if (n_elements <= 0) return;
+  FLOWDG_ASSERT(G != GeometryKind::affine || kernel.point_tables.size() > 0, "the block lifting kernel's affine groups need their point tables (affine_lifting_point_tables)");
   const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
                              static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq, kernel.base.Nfq,
                                                                                                 kernel.base.collocated));

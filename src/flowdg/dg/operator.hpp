@@ -96,8 +96,9 @@ struct OperatorOptions {
   std::string element_kernel = "automatic", face_kernel = "automatic";
   /// BR2's lifting pass (a viscous physics on CUDA): "thread", "block", "tensor" (FP64 tensor cores,
   /// affine groups in double precision where it fits; other groups the block kernel); "automatic"
-  /// follows the element kernel (thread or block; tensor where the element kernel is the tensor one)
-  /// and takes the tensor kernel on affine groups where it measured faster (automatic_tensor_lifting).
+  /// follows the element kernel (thread or block; tensor where the element kernel is the tensor one;
+  /// the block lifting measured faster than the tensor one at every order on affine triangles once it
+  /// took grad U from the coefficients: docs/performance.md, session 32).
   std::string lifting_kernel = "automatic";
   /// Curved groups whose rule allows it (quadrilaterals of geometric order 1) apply their inverse
   /// mass matrices through the volume points, exactly (setup.hpp: ElementGroupSetup::collocated);
