@@ -111,6 +111,12 @@ constexpr std::size_t lifting_tensor_shared_bytes(const LiftingTensorLayout& t) 
   return sizeof(double) * (static_cast<std::size_t>(t.K1 + t.M1 + t.K3) * t.stride_n + static_cast<std::size_t>(t.K2 + t.M2) * t.stride_t +
                            static_cast<std::size_t>(t.dim * t.dim + 1) * lifting_tensor_elements);
 }
+/// sum_i x_i y_i over a basis of Np functions (two points' basis values: a lifting table's entry).
+inline double basis_dot(const double* x, const double* y, int Np) {
+  double sum = 0;
+  for (int i = 0; i < Np; ++i) sum += x[i] * y[i];
+  return sum;
+}
 /// A1, A2, A3 (each row-major, then in fragment order) from the group's basis tables.
 inline std::vector<double> lifting_tensor_tables(const LiftingTensorLayout& t, const std::vector<double>& volume_phi,
                                                  const std::vector<double>& volume_dphi, const std::vector<double>& face_phi,
@@ -132,11 +138,7 @@ inline std::vector<double> lifting_tensor_tables(const LiftingTensorLayout& t, c
         at(0, t.K1, Nq + NFq + dim * Nq + r * NFq + lq, j) = face_dphi[(static_cast<std::size_t>(lq) * dim + r) * Np + j];
     }
   }
-  const auto dot = [&](const double* x, const double* y) {
-    double sum = 0;
-    for (int i = 0; i < Np; ++i) sum += x[i] * y[i];
-    return sum;
-  };
+  const auto dot = [&](const double* x, const double* y) { return basis_dot(x, y, Np); };
   for (int lq = 0; lq < NFq; ++lq) {
     const double* phi_face = &face_phi[static_cast<std::size_t>(lq) * Np];
     for (int k = 0; k < Nq; ++k) at(o2, t.K2, k, lq) = dot(&volume_phi[static_cast<std::size_t>(k) * Np], phi_face);
@@ -164,11 +166,8 @@ inline std::vector<double> affine_lifting_point_tables(int Np, int Nq, int NFq, 
   const int Nq8 = affine_lifting_rows(Nq);
   std::vector<double> a(static_cast<std::size_t>(NFq) * Nq8, 0.0);
   for (int lq = 0; lq < NFq; ++lq)
-    for (int k = 0; k < Nq; ++k) {
-      double sum = 0;
-      for (int i = 0; i < Np; ++i) sum += volume_phi[static_cast<std::size_t>(k) * Np + i] * face_phi[static_cast<std::size_t>(lq) * Np + i];
-      a[static_cast<std::size_t>(lq) * Nq8 + k] = sum;
-    }
+    for (int k = 0; k < Nq; ++k)
+      a[static_cast<std::size_t>(lq) * Nq8 + k] = basis_dot(&volume_phi[static_cast<std::size_t>(k) * Np], &face_phi[static_cast<std::size_t>(lq) * Np], Np);
   a.insert(a.end(), face_dphi.begin(), face_dphi.begin() + static_cast<std::ptrdiff_t>(NFq) * dim * Np);
   return a;
 }
