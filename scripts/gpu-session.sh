@@ -277,9 +277,16 @@ fi
 #    The paper's own setting (its Table 2: global time steps, p = 2 -> 3 -> 4, fixed steps on the lower
 #    orders): PCONT_GLOBAL=1 (local_time_step = false), PCONT_CHAIN='[2, 3]', PCONT_STEPS (steps per lower
 #    order, default 20000), PCONT_STAGE=0 (no residual criterion: the steps alone).
+#    PCONT_UPDATE=1 ends the p = 4 run as the paper's do: when the infinity norm of the Runge-Kutta
+#    update, max |c^{n+1} - c^n| (time.steady_tolerance), is below PCONT_TOLERANCE, in place of the
+#    residual monitor's L2 norm of du/dt (which still writes residuals.csv), checked every
+#    PCONT_STEADY_EVERY steps (time.steady_every, default 1; the paper: every 1000); PCONT_ELEMENT names
+#    solver.element_kernel (default automatic); PCONT_VARIANTS runs a subset of "chain direct".
 if [ "${PCONT:-0}" = 1 ]; then
   local_steps=true; [ "${PCONT_GLOBAL:-0}" = 1 ] && local_steps=false
-  for variant in chain direct; do
+  stop="--set time.residual_tolerance=${PCONT_TOLERANCE:-1e-9}"
+  [ "${PCONT_UPDATE:-0}" = 1 ] && stop="--set time.residual_tolerance=0 --set time.steady_tolerance=${PCONT_TOLERANCE:-1e-9} --set time.steady_every=${PCONT_STEADY_EVERY:-1}"
+  for variant in ${PCONT_VARIANTS:-chain direct}; do
     dir="$out/pcont/$variant"
     mkdir -p "$dir"
     chain=${PCONT_CHAIN:-'[1, 2, 3]'}; [ $variant = direct ] && chain='[]'
@@ -287,7 +294,7 @@ if [ "${PCONT:-0}" = 1 ]; then
     timeout -s TERM ${PCONT_LIMIT:-280} .bundle/run flowdg run examples/sphere.toml --backend cuda --set solver.order=4 \
       --set time.local_time_step=$local_steps \
       --set "time.p_continuation=$chain" --set time.p_continuation_steps=${PCONT_STEPS:-20000} --set time.p_continuation_tolerance=${PCONT_STAGE:-1e-5} \
-      --set time.residual_tolerance=${PCONT_TOLERANCE:-1e-9} --set time.max_steps=400000 --set time.dt_every=20 \
+      $stop --set time.max_steps=400000 --set time.dt_every=20 --set "solver.element_kernel=\"${PCONT_ELEMENT:-automatic}\"" \
       --set time.residual_every=500 --set time.progress_every=100000 --set output.vtu=false \
       --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1
     code=$?

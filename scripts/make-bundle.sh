@@ -20,8 +20,20 @@ main=("$build/bin/flowdg")
 # ONLY_TESTS=1: flowdg_gpu_tests alone (flowdg and the tests, about 41 MB each packed, no longer fit one
 # carry together: a test call and a run call each carry their own bundle).
 [ "${ONLY_TESTS:-0}" = 1 ] && main=()
-"$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "${main[@]}" "${tests[@]}" \
-  "${bench[@]}" "$@" > /dev/null
+# SPLIT=1: the libraries of flowdg and of the tests both (one .bundle-lib serves either bundle: a
+# library bundle made with the tests' bundle lacked muparser for flowdg, session 33); the binaries
+# not asked for are dropped again below.
+libs_of=("${main[@]}" "${tests[@]}")
+if [ "${SPLIT:-0}" = 1 ]; then
+  libs_of=()
+  for b in "$build/bin/flowdg" "$build/bin/flowdg_gpu_tests"; do [ -x "$b" ] && libs_of+=("$b"); done
+fi
+"$(dirname "$0")/../../shared/tools/bundle-libs" "$staging" "${libs_of[@]}" "${bench[@]}" "$@" > /dev/null
+if [ "${SPLIT:-0}" = 1 ]; then
+  wanted=" "
+  for b in "${main[@]}" "${tests[@]}" "${bench[@]}" "$@"; do wanted+="$(basename "$b") "; done
+  for b in "$staging"/bin/*; do [[ "$wanted" == *" $(basename "$b") "* ]] || rm -f "$b"; done
+fi
 [ -n "${FLOWDG_A:-}" ] && cp -L "$FLOWDG_A" "$staging/bin/flowdg_A"
 # Open MPI: a distributed run must use the GPU machine's own libmpi (its mpirun, 4.1.6, starts the
 # ranks); Debian's copies move to lib-mpi/, which the run wrapper uses only where the machine has

@@ -594,3 +594,41 @@ TEST(DgCore, TheRegistryTakesTheMeasuredFaceKernels) {
   EXPECT_EQ(dg::core_block_faces<Euler3>(20, 20, 15, 4 * 15 * 20, true), 17);
   EXPECT_EQ(dg::core_block_faces<Euler3>(35, 35, 19, 4 * 19 * 35, true), 12);
 }
+
+TEST(DgCore, ResidualNormsAreTheL2NormsOfTheResidualThroughErrors) {
+  // residual_norms() (the residual monitor's) keeps errors()' quadrature from its first call: it
+  // must give errors()' L2 norms of du/dt against zero on affine, bilinear and curved groups, at a
+  // second call too, without touching the state.
+  const std::vector<Mesh> meshes = {rectangle_triangles(0, 1, 0, 1, 6, 5, TriangleLayout::perturbed, 0.2, 3),
+                                    read_gmsh(FLOWDG_TEST_DATA_DIR "/mixed_msh41.msh"), box_tetrahedra(1, 1, 1, 2, 2, 2),
+                                    read_gmsh(FLOWDG_TEST_DATA_DIR "/annulus_p2_msh41.msh"),
+                                    read_gmsh(FLOWDG_TEST_DATA_DIR "/cylinder_tet35_msh41.msh")};
+  for (const Mesh& mesh : meshes) {
+    const Connectivity connectivity = build_connectivity(mesh);
+    for (const int order : {1, 3}) {
+      const physics::FlowSpec flow = vortex(mesh.dimension, {0.5, 0.5, 0.0});
+      const auto op = dg::make_operator(mesh, connectivity, options_for(mesh, order, uniform_flow(mesh.dimension)));
+      op->project(flow, 0.0);
+      const std::vector<double> state = op->coefficients();
+      physics::FlowSpec zero;
+      zero.density = 0.0;
+      zero.pressure = 0.0;
+      std::vector<double> moved = state;  // the second call: another state through the kept quadrature
+      for (double& value : moved) value *= 1.001;
+      for (const std::vector<double>* current : std::initializer_list<const std::vector<double>*>{&state, &moved}) {
+        op->set_coefficients(*current);
+        const std::vector<double> residual = op->residual(0.0);
+        op->set_coefficients(residual);
+        const std::vector<double> expected = op->errors(zero, 0.0).l2;
+        op->set_coefficients(*current);
+        const std::vector<double> norms = op->residual_norms(0.0);
+        ASSERT_EQ(norms.size(), expected.size());
+        for (std::size_t v = 0; v < norms.size(); ++v) {
+          EXPECT_GT(expected[v], 1e-6) << "a residual to measure";
+          EXPECT_NEAR(norms[v], expected[v], 1e-12 * expected[v]) << op->describe() << " p = " << order << " variable " << v;
+        }
+        EXPECT_EQ(op->coefficients(), *current) << "the state is left as it was";
+      }
+    }
+  }
+}

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -176,4 +178,27 @@ TEST(LiftingTensorTables, GiveTheMomentFormulationsThetaAndVolumeTermOnTriangles
 TEST(LiftingTensorTables, GiveTheMomentFormulationsThetaAndVolumeTermOnTetrahedra) {
   const Mesh mesh = box_tetrahedra(1, 1, 1, 1, 1, 1);
   for (int order = 1; order <= 3; ++order) check_tables(mesh, Shape::tetrahedron, order);
+}
+
+TEST(LiftingTensorTables, TheVolumeTermKnobTakesZeroOrOneAndRefusesOtherValues) {
+  // FLOWDG_BLOCK_VOLUME (A/B runs): unset, empty or 1 let the block lifting take the inviscid volume
+  // term, 0 leaves it in the element kernel, anything else is an InputError naming the variable.
+  unsetenv("FLOWDG_BLOCK_VOLUME");
+  EXPECT_TRUE(dg::fused_volume_allowed());
+  setenv("FLOWDG_BLOCK_VOLUME", "", 1);
+  EXPECT_TRUE(dg::fused_volume_allowed());
+  setenv("FLOWDG_BLOCK_VOLUME", "1", 1);
+  EXPECT_TRUE(dg::fused_volume_allowed());
+  setenv("FLOWDG_BLOCK_VOLUME", "0", 1);
+  EXPECT_FALSE(dg::fused_volume_allowed());
+  for (const char* bad : {"2", "no", "00", "1 "}) {
+    setenv("FLOWDG_BLOCK_VOLUME", bad, 1);
+    try {
+      dg::fused_volume_allowed();
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("FLOWDG_BLOCK_VOLUME"), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("FLOWDG_BLOCK_VOLUME");
 }

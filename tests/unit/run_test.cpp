@@ -179,3 +179,43 @@ TEST(RunLoop, SupersonicVortexOnTheCurvedAnnulusConvergesWithPlainSlipWalls) {
     EXPECT_GT(straight[1], 1e-3) << "p = " << order << ": the straight wall's error stalls";
   }
 }
+
+TEST(RunLoop, TheSteadyStateCheckEveryNStepsStopsAtTheFirstCheckBelowTheTolerance) {
+  // time.steady_every spaces the steady-state check (max |c^{n+1} - c^n|, a state copy and a host
+  // read-back) out: the run stops at the first step that is a multiple of it and below the
+  // tolerance, so no earlier than with a check every step and at most steady_every - 1 steps later,
+  // with the change of that step reported.
+  const std::string example = std::string(FLOWDG_SOURCE_DIR) + "/examples/supersonic_vortex.toml";
+  const auto run = [&](const std::vector<std::string>& overrides) {
+    Config config = Config::from_file(example);
+    config.set("mesh.file=\"builtin:annulus?order=2&refine=0\"");
+    config.set("solver.order=1");
+    config.set("time.steady_tolerance=1e-6");
+    config.set("time.max_steps=20000");
+    for (const std::string& assignment : overrides) config.set(assignment);
+    RunOptions options;
+    options.quiet = true;
+    options.write_summary = false;
+    return run_case(load_case(config, Backend::cpu), options);
+  };
+  const RunResult every = run({});
+  ASSERT_TRUE(every.converged);
+  EXPECT_LT(every.last_change, 1e-6);
+  EXPECT_GT(every.steps, 20) << "converged too soon to tell the checks apart";
+  for (const long long spacing : {7LL, 50LL}) {
+    const RunResult spaced = run({cat("time.steady_every=", spacing)});
+    ASSERT_TRUE(spaced.converged) << spacing;
+    EXPECT_EQ(spaced.steps % spacing, 0) << spacing;
+    EXPECT_GE(spaced.steps, every.steps) << spacing;
+    EXPECT_LT(spaced.steps, every.steps + spacing) << spacing;
+    EXPECT_LT(spaced.last_change, 1e-6) << spacing;
+    EXPECT_GT(spaced.last_change, 0.0) << spacing;
+  }
+  for (const char* bad : {"time.steady_every=0", "time.steady_every=-3"})
+    EXPECT_THROW(run({bad}), InputError) << bad;
+  Config config = Config::from_file(example);
+  config.set("time.steady_tolerance=0");
+  config.set("time.max_steps=10");
+  config.set("time.steady_every=10");
+  EXPECT_THROW(load_case(config, Backend::cpu), InputError) << "steady_every without steady_tolerance";
+}

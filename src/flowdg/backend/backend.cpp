@@ -106,6 +106,24 @@ int device_compute_capability() noexcept {
 #endif
 }
 
+long long device_resident_threads() noexcept {
+#if defined(FLOWDG_HAVE_CUDA)
+  static const long long threads = [] {
+    if (cuda_device_count() == 0) return 0LL;
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0LL;
+    }
+    return static_cast<long long>(sms) * per_sm;
+  }();
+  return threads;
+#else
+  return 0;
+#endif
+}
+
 void select_cuda_device(int index) {
 #if defined(FLOWDG_HAVE_CUDA)
   const int count = cuda_device_count();

@@ -14,6 +14,9 @@ int cuda_device_count() noexcept;
 /// cuda when a device is present, else cpu.
 /// 10 x major + minor of the current CUDA device (90 for an H100); 0 without one.
 int device_compute_capability() noexcept;
+/// Threads the current CUDA device holds resident at once (multiprocessors x threads each: 270,336 on
+/// an H100 SXM); 0 without one.
+long long device_resident_threads() noexcept;
 /// Makes device index % cuda_device_count() the current one (a distributed run: one GPU per rank by
 /// its node-local rank); nothing without CUDA or a device. Call it before any other CUDA work.
 void select_cuda_device(int index);

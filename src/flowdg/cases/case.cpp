@@ -507,7 +507,7 @@ Case load_case(const Config& config, Backend backend, std::shared_ptr<const Comm
   problem.has_exact = problem.initial.kind != physics::FlowKind::double_mach;
 
   const Config time = config.table("time");
-  time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "progress_every",
+  time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "steady_every", "progress_every",
                    "residual_every", "residual_tolerance", "local_time_step", "p_continuation", "p_continuation_tolerance",
                    "p_continuation_steps", "cfl_start", "cfl_ramp_steps"});
   problem.time.scheme = time.string_or("scheme", problem.time.scheme);
@@ -518,6 +518,10 @@ Case load_case(const Config& config, Backend backend, std::shared_ptr<const Comm
   problem.time.end_time = time.double_or("end_time", problem.time.end_time);
   problem.time.max_steps = time.integer_or("max_steps", problem.time.max_steps);
   problem.time.steady_tolerance = time.double_or("steady_tolerance", 0.0);
+  problem.time.steady_every = time.integer_or("steady_every", 1);
+  if (problem.time.steady_every < 1) throw InputError(cat(time.where(), " steady_every: must be >= 1 (steps between steady-state checks)"));
+  if (time.get_double("steady_every") && !(problem.time.steady_tolerance > 0))
+    throw InputError(cat(time.where(), " steady_every: needs steady_tolerance (the check it spaces out)"));
   problem.time.residual_tolerance = time.double_or("residual_tolerance", 0.0);
   problem.time.p_continuation_tolerance = time.double_or("p_continuation_tolerance", 0.0);
   problem.time.p_continuation_steps = time.integer_or("p_continuation_steps", -1);

@@ -266,13 +266,16 @@ class CheckpointHook final : public Hook {
   CheckpointWriter writer_;
 };
 
-/// Stops the run when max |c^{n+1} - c^n| falls below the case's steady tolerance.
+/// Stops the run when max |c^{n+1} - c^n| falls below the case's steady tolerance, checked every
+/// `every` steps (the steps whose number is a multiple of it).
 class SteadyHook final : public Hook {
  public:
-  explicit SteadyHook(double tolerance) : tolerance_(tolerance) {}
+  SteadyHook(double tolerance, long long every) : tolerance_(tolerance), every_(every) {}
   std::string name() const override { return "steady"; }
   bool monitors_change() const override { return true; }
+  bool monitors_step(long long step) const override { return step % every_ == 0; }
   void after_step(LoopState& state) override {
+    if (!monitors_step(state.step)) return;
     state.last_change = state.op.last_change();
     if (!std::isfinite(state.last_change)) (void)state.op.stable_time_step(1.0);  // names the element
     if (state.last_change < tolerance_) {
@@ -283,21 +286,8 @@ class SteadyHook final : public Hook {
 
  private:
   double tolerance_;
+  long long every_;
 };
-
-/// The L2 norm over the domain of each variable of a coefficient array (the operator's layout): its
-/// distance from the zero state through the operator's own quadrature (errors()); the state is put
-/// back exactly (a monitor's detour: three copies of the state).
-std::vector<double> l2_norms(dg::Operator& op, const std::vector<double>& values) {
-  const std::vector<double> state = op.coefficients();
-  op.set_coefficients(values);
-  physics::FlowSpec zero;
-  zero.density = 0.0;
-  zero.pressure = 0.0;
-  const std::vector<double> norms = op.errors(zero, 0.0).l2;
-  op.set_coefficients(state);
-  return norms;
-}
 
 /// The steady-state residual monitor: every `every` steps the L2 norm of du/dt per conserved
 /// variable, appended to OUTPUT/residuals.csv (step, t, one column per variable); with a tolerance,
@@ -317,7 +307,7 @@ class ResidualsHook final : public Hook {
   }
   void after_step(LoopState& state) override {
     if (state.step % every_ != 0) return;
-    const std::vector<double> norms = l2_norms(state.op, state.op.residual(state.t));
+    const std::vector<double> norms = state.op.residual_norms(state.t);
     double largest = 0;
     for (const double value : norms) largest = std::max(largest, value);
     if (out_.is_open()) {
@@ -415,7 +405,7 @@ std::unique_ptr<Hook> make_hook(const std::string& name, const Case& problem, co
   if (name == "snapshot") return std::make_unique<SnapshotHook>(std::max<long long>(1, options.snapshot_every));
   if (name == "vtu") return std::make_unique<VtuHook>(problem, options);
   if (name == "checkpoint") return std::make_unique<CheckpointHook>(problem.output.checkpoint_every);
-  if (name == "steady") return std::make_unique<SteadyHook>(problem.time.steady_tolerance);
+  if (name == "steady") return std::make_unique<SteadyHook>(problem.time.steady_tolerance, std::max<long long>(1, problem.time.steady_every));
   if (name == "residuals")
     return std::make_unique<ResidualsHook>(std::max<long long>(1, problem.time.residual_every), problem.time.residual_tolerance);
   if (name == "forces") {
@@ -645,7 +635,10 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
         dt = control.local_time_step ? op->set_local_time_steps(cfl) : op->stable_time_step(cfl);
       }
       state.dt = std::min(dt, control.end_time - state.t);
-      op->step(scheme, state.t, state.dt, monitor_change);
+      bool monitor_step = false;
+      if (monitor_change)
+        for (const Hook* hook : hooks) monitor_step |= hook->monitors_step(state.step + 1);
+      op->step(scheme, state.t, state.dt, monitor_step);
       state.t += state.dt;
       ++state.step;
       result.time = state.t;

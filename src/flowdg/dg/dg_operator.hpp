@@ -10,6 +10,9 @@
 #include <limits>
 #include <type_traits>
 #include <utility>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/stream.hpp"
@@ -75,6 +78,13 @@ constexpr int compiled_max_order() {
 /// kernels are 40% faster there (9.87 against 7.04e9 DOF-stage updates/s on 640,000 bilinear
 /// quadrilaterals, H200, one call), so the rule is the same for every physics again.
 constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
+/// Below those orders a group too small to fill the GPU with a thread per element (fewer elements
+/// than the device holds threads at once) takes the block kernel too: on the sphere (5,420
+/// tetrahedra, 1,350 of them curved with 145 volume points at p = 2), 3,000 SSP-RK3 steps took 0.83
+/// against 0.49 s at p = 1 and 2.45 against 1.43 s at p = 2 (thread against block, H100, session 33).
+inline bool automatic_block(int dim, int order, index_t elements, long long resident_threads) {
+  return automatic_block(dim, order) || elements < resident_threads;
+}
 /// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
 /// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
 /// p = 4 over the block kernel, both with block faces; at p = 2 the thread kernel stays 6% ahead),
@@ -170,6 +180,7 @@ class DgOperator final : public Operator {
   void step(const RungeKuttaScheme& scheme, double t, double dt, bool monitor_change = false) override;
   double last_change() const override { return last_change_; }
   std::vector<double> residual(double t) override;
+  std::vector<double> residual_norms(double t) override;
   Norms errors(const FlowSpec& exact, double t) const override;
   std::vector<double> totals() const override;
   std::vector<double> coefficients() const override;
@@ -318,7 +329,7 @@ class DgOperator final : public Operator {
   /// The portable element kernel's variant for a group (OperatorOptions::element_kernel: "thread",
   /// "block", or automatic by the H100 measurements of docs/performance.md): elements per block of
   /// the shared-memory kernel, 0 for a thread per element (always on the CPU).
-  int portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const;
+  int portable_block_elements(Shape shape, int Np, int Nq, int Nfq, index_t elements) const;
   /// Whether a group runs the tensor-core element kernel: asked for ("tensor") or automatic by the
   /// H100 measurements, on CUDA in double precision at compute capability 8.0 and up, where its
   /// block fits the shared-memory budget (others take the block kernel).
@@ -388,6 +399,14 @@ class DgOperator final : public Operator {
   static std::vector<double> unpadded(const ElementData& d, const Array<Real>& values);
   /// The same array of every group, group after group (coefficients()' layout).
   std::vector<double> every_group(Array<Real> ElementData::*array) const;
+  /// residual_norms()' quadrature per group, built by its first call: the basis at the rule's points
+  /// [k Np + j], the rule's weights, det J per owned element (affine) or per (element, point).
+  struct NormQuadrature {
+    int Nq = 0;
+    bool per_point = false;
+    std::vector<double> phi, weights, det;
+  };
+  std::vector<NormQuadrature> norm_quadrature_;
 
   Mesh mesh_;
   OperatorOptions options_;
@@ -600,7 +619,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.volume_weight = Array<Real>(space, real(host.volume_rule.weights));
     d.face_phi = Array<Real>(space, real(host.face_phi));
     d.launch = element_launch(group.shape, group.geometry);
-    d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq);
+    d.block_elements = portable_block_elements(group.shape, d.Np, d.Nq, Nfq, d.K);
     // The sum-factorised element kernel (factorised_kernels.hpp) on collocated quadrilaterals, on
     // CUDA: asked for ("factorised"; other groups take the block kernel) or by "automatic".
     if (options.backend == Backend::cuda && d.collocated && group.shape == Shape::quadrilateral) {
@@ -936,11 +955,11 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
 }
 
 template <class Physics>
-int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, int Nfq) const {
+int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, int Nfq, index_t elements) const {
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
-  const bool block =
-      name == "block" || name == "tensor" || name == "factorised" || (name != "thread" && automatic_block(dim, order_));
+  const bool block = name == "block" || name == "tensor" || name == "factorised" ||
+                     (name != "thread" && automatic_block(dim, order_, elements, device_resident_threads()));
   return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
 }
 
@@ -1174,6 +1193,76 @@ std::vector<double> DgOperator<Physics>::residual(double t) {
     if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
   run_stage(t, RungeKuttaStage{}, 0.0, true);
   return every_group(&ElementData::residual);
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::residual_norms(double t) {
+  {
+    const StreamScope on_stream(*stream_);
+    const Space space = space_of(options_.backend);
+    for (ElementData& d : elements_)
+      if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
+    run_stage(t, RungeKuttaStage{}, 0.0, true);
+  }
+  if (norm_quadrature_.size() != elements_.size()) {
+    // errors()' rule and geometry (the old monitor went through errors(): the same numbers, without
+    // mapping every point again per call: 0.8 s a call on the sphere at p = 4, 1,350 of its 5,420
+    // tetrahedra curved to order 4).
+    norm_quadrature_.assign(elements_.size(), NormQuadrature{});
+    for (std::size_t g = 0; g < elements_.size(); ++g) {
+      const ElementData& d = elements_[g];
+      const ElementGroup& group = setup_.groups.element_groups[g];
+      const QuadratureRule rule = volume_rule(d.shape, d.geometry, order_ + 1, group.geometric_order);
+      const geometry::ElementMaps maps(mesh_, rule.points);
+      NormQuadrature& n = norm_quadrature_[g];
+      n.Nq = rule.size();
+      n.per_point = d.geometry != GeometryKind::affine;
+      n.weights = rule.weights;
+      n.phi.resize(static_cast<std::size_t>(n.Nq) * d.Np);
+      for (int k = 0; k < n.Nq; ++k) basis_values(d.shape, order_, rule.points[k], &n.phi[static_cast<std::size_t>(k) * d.Np]);
+      const int points = n.per_point ? n.Nq : 1;
+      n.det.resize(static_cast<std::size_t>(d.K_owned) * points);
+      for (index_t e = 0; e < d.K_owned; ++e)
+        for (int k = 0; k < points; ++k) n.det[static_cast<std::size_t>(e) * points + k] = maps.at(group.elements[e], k).det;
+    }
+  }
+  std::vector<double> squares(NV, 0.0);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    const NormQuadrature& n = norm_quadrature_[g];
+    const std::vector<Real> r = d.residual.to_host();  // [(v Np + j) Ks + e]
+    const int Np = d.Np, Nq = n.Nq, points = n.per_point ? Nq : 1;
+    const index_t K = d.K_owned, Ks = d.Ks;
+    // Per thread in a static schedule, then in thread order: the same sums for the same threads.
+    std::vector<double> partial;
+#pragma omp parallel
+    {
+#if defined(_OPENMP)
+      const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
+#else
+      const int threads = 1, thread = 0;
+#endif
+#pragma omp single
+      partial.assign(static_cast<std::size_t>(threads) * NV, 0.0);
+      double local[NV] = {};
+#pragma omp for schedule(static)
+      for (index_t e = 0; e < K; ++e)
+        for (int k = 0; k < Nq; ++k) {
+          const double w = n.weights[k] * n.det[static_cast<std::size_t>(e) * points + (points == 1 ? 0 : k)];
+          const double* phi = &n.phi[static_cast<std::size_t>(k) * Np];
+          for (int v = 0; v < NV; ++v) {
+            double value = 0;
+            for (int j = 0; j < Np; ++j) value += static_cast<double>(r[(static_cast<index_t>(v) * Np + j) * Ks + e]) * phi[j];
+            local[v] += w * value * value;
+          }
+        }
+      for (int v = 0; v < NV; ++v) partial[static_cast<std::size_t>(thread) * NV + v] = local[v];
+    }
+    for (std::size_t i = 0; i < partial.size(); ++i) squares[i % NV] += partial[i];
+  }
+  if (communicator_ != nullptr) communicator_->sum(squares);
+  for (double& value : squares) value = std::sqrt(value);
+  return squares;
 }
 
 template <class Physics>

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_kernels.hpp"
 
 namespace flowdg::dg {
@@ -173,10 +174,15 @@ inline std::vector<double> affine_lifting_point_tables(int Np, int Nq, int NFq, 
 }
 
 /// Whether the block lifting kernel may take the inviscid volume term (DgOperator: fused_volume):
-/// yes unless FLOWDG_BLOCK_VOLUME=0 (for A/B runs).
+/// yes unless FLOWDG_BLOCK_VOLUME=0 (for A/B runs); unset, empty or 1 allow it, anything else is an
+/// InputError.
 inline bool fused_volume_allowed() {
   const char* value = std::getenv("FLOWDG_BLOCK_VOLUME");
-  return value == nullptr || std::string(value) != "0";
+  if (value == nullptr || *value == 0) return true;
+  const std::string text(value);
+  if (text == "0") return false;
+  if (text == "1") return true;
+  throw InputError(cat("FLOWDG_BLOCK_VOLUME='", text, "': expected 0 (volume term in the element kernel) or 1 (in the block lifting)"));
 }
 
 /// Where the lifting pass writes its face results (see the top of this file).

@@ -8,10 +8,10 @@
 //      element's own point order -> shared; curved groups also a thread per (element, volume point):
 //      w_k det J_k grad U there -> shared;
 //   C. affine (an orthonormal basis: M = det J I, so P grad U = grad U and the liftings are reference
-//      sums over det J; A and B without a barrier between them): a thread per (element, gradient
-//      component t = d NV + v) takes the volume lifting (1 / det J) sum_lq C[k][lq] S_lq to every
-//      volume point (C = Phi_vol Phi_faces^T, lifting.hpp: affine_lifting_point_tables), eight points
-//      at a time;
+//      sums over det J; A and B without a barrier between them): the volume lifting
+//      (1 / det J) sum_lq C[k][lq] S_lq at every volume point (C = Phi_vol Phi_faces^T, lifting.hpp:
+//      affine_lifting_point_tables), in 2D a thread per (element, four components, four points), in
+//      3D a thread per (element, gradient component t = d NV + v) eight points at a time;
 //      curved: a thread per (element, mode) stores the moment columns g + sum_l l_l and g, then a
 //      thread per (element, row) multiplies both by the inverse mass matrix in place (Theta and
 //      P grad U), whose values at the points are taken in D, with eta r_l at face l's points from
@@ -23,9 +23,12 @@
 //      face's output (store_lifting_face_point: the boundary gradient or the side's half of the
 //      centred viscous flux); a thread per (element, volume point): U and Theta there (affine: grad U
 //      from the coefficients + C's lifting), the viscous flux in reference form -> shared (over the
-//      column it read);
-//   E. a thread per (element, mode): the volume term's moments -> viscous_rhs (on affine groups
-//      before the block element kernel with the inviscid volume term too: ElementKernel::volume_in_rhs).
+//      column it read); on 2D affine groups both in one loop (whole rounds of the block's threads);
+//   E. a thread per (element, mode), two modes on 2D affine groups: the volume term's moments ->
+//      viscous_rhs (on affine groups before the block element kernel with the inviscid volume term
+//      too: ElementKernel::volume_in_rhs).
+// The 2D affine mappings of C, D and E: +6.3 / +14.1 / +6.9% at p = 2 / 3 / 4 on 798,848 triangles
+// (Navier-Stokes, H100, session 33; docs/performance.md).
 // The sums are LiftingElementKernel's in another order (rounding-level differences; the GPU test
 // compares both with the CPU). CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include "flowdg/dg/core_block_kernels.hpp"
@@ -106,38 +109,99 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
   constexpr int T = dim * NV;  // gradient components, t = d NV + v
   constexpr bool affine = G == GeometryKind::affine;
+  // 2D affine groups (measured there, session 33): C four components by four points a thread, D one
+  // loop over the face and the volume points, E two modes a thread (below).
+  constexpr bool blocked = affine && dim == 2 && T % 4 == 0;
   const ElementKernel<Physics, S, P, G>& b = k.base;
   const int Nq = b.Nq, Nfq = b.Nfq;
   const index_t Ks = b.Ks, Fs = b.Fs;
   extern __shared__ unsigned char shared_bytes[];
   Real* s_u = reinterpret_cast<Real*>(shared_bytes);  // [(v Np + j) E + el]
-  Real* s_w = s_u + NV * Np * E;  // B: w det J grad U, C: Theta [(t Nq + k) E + el]; D: [((v dim + r) Nq + k) E + el]
-  Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (affine): the face gradient [((l Nfq + point) T + t) E + el]
+  Real* s_w = s_u + NV * Np * E;  // B: w det J grad U, C: Theta (affine: the volume lifting) [(t Nq + k) E + el];
+                                  // D: [((v dim + r) Nq + k) E + el]
+  Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (collocated): the face gradient [((l Nfq + point) T + t) E + el]
   Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
                                        // collocated: the point factors w_k / det J_k [k E + el]
-  // Affine and collocated groups take Theta and the face gradients from B's values (C in place).
-  constexpr bool direct = affine || Collocated;
   const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
   detail::wait_for_previous_grid();
 
-  if constexpr (affine) {
-    // A and B (no barrier between them: B reads the face arrays only).
-    for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
-      const int el = i % E, row = i / E;
-      s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
+  // A, and B's face integrand S (it reads the face arrays only: no barrier between them); curved
+  // groups also w det J grad U at the volume points, after a barrier.
+  for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
+    const int el = i % E, row = i / E;
+    s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
+  }
+  if constexpr (Collocated)
+    for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+      const int el = i % E, kq = i / E;
+      s_m[i] = el < n_local ? b.point_mass_factor(kq, e0 + el) : Real(0);
     }
-    for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
-      const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
-      if (el >= n_local) continue;
-      const index_t code = b.codes[l * Ks + e0 + el];
-      const int point = code_own_point(code, b.permutation, Nfq, q);
-      k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
-    }
+  for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+    if (el >= n_local) continue;
+    const index_t code = b.codes[l * Ks + e0 + el];
+    const int point = code_own_point(code, b.permutation, Nfq, q);
+    k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
+  }
+  if constexpr (!affine) {
     __syncthreads();
+    for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
+      const int el = i % E, kq = i / E;
+      if (el >= n_local) continue;
+      const index_t e = e0 + el;
+      Real m[dim][dim];
+      b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
+      for (int v = 0; v < NV; ++v) {
+        Real du[dim];
+        for (int r = 0; r < dim; ++r) du[r] = 0;
+#pragma unroll
+        for (int j = 0; j < Np; ++j) {
+          const Real c = s_u[(v * Np + j) * E + el];  // one shared load for every direction
+          for (int r = 0; r < dim; ++r) du[r] += c * b.volume_dphi[(kq * dim + r) * Np + j];
+        }
+        for (int d = 0; d < dim; ++d) {
+          Real value = 0;
+          for (int r = 0; r < dim; ++r) value += m[r][d] * du[r];
+          s_w[((d * NV + v) * Nq + kq) * E + el] = value;
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  if constexpr (affine) {
     // C (affine): a thread per (element, component t): the volume lifting at the points,
     // (1 / det J) sum_lq C[k][lq] S_lq, eight points at a time (each S read once per eight).
     const int NFq = NF * Nfq, Nq8 = affine_lifting_rows(Nq);
+    if constexpr (blocked) {
+      // Four components by four points a thread: each S and each table entry read once for four
+      // products (a thread per component read every table entry once per component).
+      constexpr int K = 4, J = 4;
+      const int nK = (Nq + K - 1) / K;
+      for (int i = threadIdx.x; i < nK * (T / J) * E; i += blockDim.x) {
+        const int el = i % E, rest = i / E, k0 = (rest % nK) * K, t0 = (rest / nK) * J;
+        if (el >= n_local) continue;
+        const Real inverse_det = b.metric[dim * dim * Ks + e0 + el];
+        Real sum[J][K] = {};
+        for (int lq = 0; lq < NFq; ++lq) {
+          Real value[J], c[K];
+#pragma unroll
+          for (int j = 0; j < J; ++j) value[j] = s_j[(lq * T + t0 + j) * E + el];
+#pragma unroll
+          for (int m = 0; m < K; ++m) c[m] = k.point_tables.data[lq * Nq8 + k0 + m];
+#pragma unroll
+          for (int j = 0; j < J; ++j)
+#pragma unroll
+            for (int m = 0; m < K; ++m) sum[j][m] += c[m] * value[j];
+        }
+#pragma unroll
+        for (int j = 0; j < J; ++j)
+#pragma unroll
+          for (int m = 0; m < K; ++m)
+            if (k0 + m < Nq) s_w[((t0 + j) * Nq + k0 + m) * E + el] = inverse_det * sum[j][m];
+      }
+    } else
     for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
       const int el = i % E, t = i / E;
       if (el >= n_local) continue;
@@ -161,9 +225,8 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     // D (affine): U and grad U at each point from the coefficients; at face points + eta r_l through
     // the reference face lifting matrix (S as B left it), at volume points + C's lifting.
     const Real* face_dphi = k.point_tables.data + NFq * Nq8;  // [(lq dim + r) Np + j]
-    for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
-      const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
-      if (el >= n_local) continue;
+    const auto face_point = [&](int el, int lq) {
+      const int l = lq / Nfq, q = lq % Nfq;
       const index_t e = e0 + el;
       const index_t code = b.codes[l * Ks + e];
       const index_t f = code_face(code);
@@ -184,10 +247,8 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       }
       store_lifting_face_point(point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi), k.out, Nfq, Fs, f, plus, q,
                                u, theta);
-    }
-    for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
-      const int el = i % E, kq = i / E;
-      if (el >= n_local) continue;
+    };
+    const auto volume_point = [&](int el, int kq) {
       const index_t e = e0 + el;
       const Real* phi = &b.volume_phi[kq * Np];
       Real a[dim][dim], inverse_det;
@@ -210,211 +271,206 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
         for (int d = 0; d < dim; ++d) m[r][d] = b.volume_weight[kq] * a[r][d];
       for (int v = 0; v < NV; ++v)
         for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
+    };
+    if constexpr (blocked) {  // one loop over the face and the volume points: whole rounds of the block
+      for (int i = threadIdx.x; i < (NFq + Nq) * E; i += blockDim.x) {
+        const int el = i % E, item = i / E;
+        if (el >= n_local) continue;
+        if (item < NFq) face_point(el, item);
+        else volume_point(el, item - NFq);
+      }
+    } else {
+      for (int i = threadIdx.x; i < NFq * E; i += blockDim.x)
+        if (i % E < n_local) face_point(i % E, i / E);
+      for (int i = threadIdx.x; i < Nq * E; i += blockDim.x)
+        if (i % E < n_local) volume_point(i % E, i / E);
     }
     __syncthreads();
   } else {
-  // A.
-  for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
-    const int el = i % E, row = i / E;
-    s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
-  }
-  if constexpr (Collocated)
+    // C.
+    if constexpr (Collocated) {
+      // C (collocated with a sparse C = V Phi_faces^T: quadrilaterals at their Gauss points, setup.hpp:
+      // collocated_lifting_lines), a thread per (element, component t): z_k = w_k grad U_k in place;
+      // the volume lifting's w_k R_k = D_k sum_l C[k][l b_l(k)] S_l b_l(k) (one face point per face,
+      // registers); the face gradient in place of S (BR2's face lifting is diagonal there):
+      // sum_m C[k_m][l a] z_k_m + eta S_la sum_m C[k_m][l a]^2 D_k_m over the line k_m of point l a;
+      // then Theta_k = (z_k + w_k R_k) / w_k (C's other entries are zeros; with a dense C, the thread
+      // kernel's face_lifting_entry).
+      const int NFq = NF * Nfq, NL = k.lines;
+      const Real* line_c = k.face_lifting.data + Nq * NFq;  // [lq NL + m]
+      const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
+      const int* line_k = k.lifting_lines.data;             // [lq NL + m]
+      const int* cross_b = line_k + NFq * NL;               // [kq NF + l], -1: none
+      for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
+        const int el = i % E, t = i / E;
+        if (el >= n_local) continue;
+        Real* w = s_w + t * Nq * E + el;    // this thread's row: w[kq E]
+        const Real* factor = s_m + el;      // factor[kq E]
+        Real* jumps = s_j + t * E + el;     // this thread's face values: jumps[lq T E]
+        Real lifted[Np];
+  #pragma unroll
+        for (int kq = 0; kq < Np; ++kq) {
+          w[kq * E] = w[kq * E] * factor[kq * E] / b.volume_weight[kq];
+          Real sum = 0;
+          for (int l = 0; l < NF; ++l) {
+            const int point = cross_b[kq * NF + l];
+            if (point >= 0) sum += cross_c[kq * NF + l] * jumps[(l * Nfq + point) * T * E];
+          }
+          lifted[kq] = factor[kq * E] * sum;
+        }
+        for (int lq = 0; lq < NFq; ++lq) {
+          Real gradient = 0, diagonal = 0;
+          for (int m = 0; m < NL; ++m) {
+            const int kq = line_k[lq * NL + m];
+            const Real c = line_c[lq * NL + m];
+            gradient += c * w[kq * E];
+            diagonal += c * c * factor[kq * E];
+          }
+          jumps[lq * T * E] = gradient + k.eta * diagonal * jumps[lq * T * E];
+        }
+  #pragma unroll
+        for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + lifted[kq]) / b.volume_weight[kq];
+      }
+      __syncthreads();
+    } else {
+      for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
+        const int el = i % E, mode = i / E;
+        if (el >= n_local) continue;
+        Real g[T], sum[T];
+        for (int t = 0; t < T; ++t) {
+          g[t] = 0;
+          sum[t] = 0;
+        }
+        for (int kq = 0; kq < Nq; ++kq) {
+          const Real phi = b.volume_phi[kq * Np + mode];
+          for (int t = 0; t < T; ++t) g[t] += phi * s_w[(t * Nq + kq) * E + el];
+        }
+        for (int lq = 0; lq < NF * Nfq; ++lq) {
+          const Real phi = b.face_phi[lq * Np + mode];
+          for (int t = 0; t < T; ++t) sum[t] += phi * s_j[(lq * T + t) * E + el];
+        }
+        for (int t = 0; t < T; ++t) {
+          s_m[(t * Np + mode) * E + el] = g[t] + sum[t];
+          s_m[((T + t) * Np + mode) * E + el] = g[t];
+        }
+      }
+      __syncthreads();
+      // C': the inverse mass matrix on the 2T columns, a row per thread, the rows of whole elements in
+      // one round (each matrix entry read once), in place between two barriers.
+      const int per_round = static_cast<int>(blockDim.x) / Np;
+      const int el_in_round = static_cast<int>(threadIdx.x) % per_round, row = static_cast<int>(threadIdx.x) / per_round;
+      for (int first = 0; first < E; first += per_round) {
+        const int el = first + el_in_round;
+        const bool active = row < Np && el < n_local;
+        Real y[2 * T];
+        if (active) {
+          const index_t e = e0 + el;
+  #pragma unroll
+          for (int c = 0; c < 2 * T; ++c) y[c] = 0;
+          for (int j = 0; j < Np; ++j) {
+            const Real m = b.inverse_mass[(static_cast<index_t>(row) * Np + j) * Ks + e];
+  #pragma unroll
+            for (int c = 0; c < 2 * T; ++c) y[c] += m * s_m[(c * Np + j) * E + el];
+          }
+        }
+        __syncthreads();
+        if (active)
+  #pragma unroll
+          for (int c = 0; c < 2 * T; ++c) s_m[(c * Np + row) * E + el] = y[c];
+        __syncthreads();
+      }
+    }
+
+    // D.
+    for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+      const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+      if (el >= n_local) continue;
+      const index_t code = b.codes[l * Ks + e0 + el];
+      const index_t f = code_face(code);
+      const bool plus = code_plus_side(code);
+      const int point = code_own_point(code, b.permutation, Nfq, q);
+      const Real* phi = &b.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
+      const State u = shared_trace<Physics, Np>(s_u, E, el, phi);
+      State theta[dim];
+      for (int d = 0; d < dim; ++d)
+        for (int v = 0; v < NV; ++v) {
+          if constexpr (Collocated) {
+            theta[d][v] = s_j[((l * Nfq + point) * T + d * NV + v) * E + el];
+          } else {
+            const Real* column = s_m + (T + d * NV + v) * Np * E;  // P grad U
+            Real sum = 0;
+  #pragma unroll
+            for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
+            theta[d][v] = sum;
+          }
+        }
+      if constexpr (!Collocated) {  // + eta r_l, through the face's lifting matrix
+        for (int other = 0; other < Nfq; ++other) {
+          const Real a = k.eta * k.face_lifting_entry(l, point, other, e0 + el, Real(0));
+          const Real* integrand = s_j + ((l * Nfq + other) * T) * E + el;
+          for (int d = 0; d < dim; ++d)
+            for (int v = 0; v < NV; ++v) theta[d][v] += a * integrand[(d * NV + v) * E];
+        }
+      }
+      store_lifting_face_point(point_physics(element_physics(b.physics, k.viscosity, e0 + el), k.viscosity, e0 + el, phi), k.out, Nfq, Fs, f,
+                               plus, q, u, theta);
+    }
     for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
       const int el = i % E, kq = i / E;
-      s_m[i] = el < n_local ? b.point_mass_factor(kq, e0 + el) : Real(0);
-    }
-  __syncthreads();
-
-  // B.
-  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
-    const int el = i % E, kq = i / E;
-    if (el >= n_local) continue;
-    const index_t e = e0 + el;
-    Real m[dim][dim];
-    b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
-    for (int v = 0; v < NV; ++v) {
-      Real du[dim];
-      for (int r = 0; r < dim; ++r) du[r] = 0;
-#pragma unroll
-      for (int j = 0; j < Np; ++j) {
-        const Real c = s_u[(v * Np + j) * E + el];  // one shared load for every direction
-        for (int r = 0; r < dim; ++r) du[r] += c * b.volume_dphi[(kq * dim + r) * Np + j];
-      }
-      for (int d = 0; d < dim; ++d) {
-        Real value = 0;
-        for (int r = 0; r < dim; ++r) value += m[r][d] * du[r];
-        s_w[((d * NV + v) * Nq + kq) * E + el] = value;
-      }
-    }
-  }
-  for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
-    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
-    if (el >= n_local) continue;
-    const index_t code = b.codes[l * Ks + e0 + el];
-    const int point = code_own_point(code, b.permutation, Nfq, q);
-    k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
-  }
-  __syncthreads();
-
-  // C.
-  if constexpr (Collocated) {
-    // C (collocated with a sparse C = V Phi_faces^T: quadrilaterals at their Gauss points, setup.hpp:
-    // collocated_lifting_lines), a thread per (element, component t): z_k = w_k grad U_k in place;
-    // the volume lifting's w_k R_k = D_k sum_l C[k][l b_l(k)] S_l b_l(k) (one face point per face,
-    // registers); the face gradient in place of S (BR2's face lifting is diagonal there):
-    // sum_m C[k_m][l a] z_k_m + eta S_la sum_m C[k_m][l a]^2 D_k_m over the line k_m of point l a;
-    // then Theta_k = (z_k + w_k R_k) / w_k (C's other entries are zeros; with a dense C, the thread
-    // kernel's face_lifting_entry).
-    const int NFq = NF * Nfq, NL = k.lines;
-    const Real* line_c = k.face_lifting.data + Nq * NFq;  // [lq NL + m]
-    const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
-    const int* line_k = k.lifting_lines.data;             // [lq NL + m]
-    const int* cross_b = line_k + NFq * NL;               // [kq NF + l], -1: none
-    for (int i = threadIdx.x; i < T * E; i += blockDim.x) {
-      const int el = i % E, t = i / E;
       if (el >= n_local) continue;
-      Real* w = s_w + t * Nq * E + el;    // this thread's row: w[kq E]
-      const Real* factor = s_m + el;      // factor[kq E]
-      Real* jumps = s_j + t * E + el;     // this thread's face values: jumps[lq T E]
-      Real lifted[Np];
-#pragma unroll
-      for (int kq = 0; kq < Np; ++kq) {
-        w[kq * E] = w[kq * E] * factor[kq * E] / b.volume_weight[kq];
-        Real sum = 0;
-        for (int l = 0; l < NF; ++l) {
-          const int point = cross_b[kq * NF + l];
-          if (point >= 0) sum += cross_c[kq * NF + l] * jumps[(l * Nfq + point) * T * E];
+      const index_t e = e0 + el;
+      const Real* phi = &b.volume_phi[kq * Np];
+      const State uk = shared_trace<Physics, Np>(s_u, E, el, phi);
+      State theta[dim];
+      for (int d = 0; d < dim; ++d)
+        for (int v = 0; v < NV; ++v) {
+          if constexpr (Collocated) {
+            theta[d][v] = s_w[((d * NV + v) * Nq + kq) * E + el];
+          } else {
+            const Real* column = s_m + (d * NV + v) * Np * E;
+            Real sum = 0;
+  #pragma unroll
+            for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
+            theta[d][v] = sum;
+          }
         }
-        lifted[kq] = factor[kq * E] * sum;
-      }
-      for (int lq = 0; lq < NFq; ++lq) {
-        Real gradient = 0, diagonal = 0;
-        for (int m = 0; m < NL; ++m) {
-          const int kq = line_k[lq * NL + m];
-          const Real c = line_c[lq * NL + m];
-          gradient += c * w[kq * E];
-          diagonal += c * c * factor[kq * E];
-        }
-        jumps[lq * T * E] = gradient + k.eta * diagonal * jumps[lq * T * E];
-      }
-#pragma unroll
-      for (int kq = 0; kq < Np; ++kq) w[kq * E] = (w[kq * E] + lifted[kq]) / b.volume_weight[kq];
+      State fv[dim];
+      point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi).viscous_flux(uk, theta, fv);
+      Real m[dim][dim];
+      b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
+      for (int v = 0; v < NV; ++v)
+        for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
     }
     __syncthreads();
-  } else {
-    for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
-      const int el = i % E, mode = i / E;
-      if (el >= n_local) continue;
-      Real g[T], sum[T];
-      for (int t = 0; t < T; ++t) {
-        g[t] = 0;
-        sum[t] = 0;
-      }
-      for (int kq = 0; kq < Nq; ++kq) {
-        const Real phi = b.volume_phi[kq * Np + mode];
-        for (int t = 0; t < T; ++t) g[t] += phi * s_w[(t * Nq + kq) * E + el];
-      }
-      for (int lq = 0; lq < NF * Nfq; ++lq) {
-        const Real phi = b.face_phi[lq * Np + mode];
-        for (int t = 0; t < T; ++t) sum[t] += phi * s_j[(lq * T + t) * E + el];
-      }
-      for (int t = 0; t < T; ++t) {
-        s_m[(t * Np + mode) * E + el] = g[t] + sum[t];
-        s_m[((T + t) * Np + mode) * E + el] = g[t];
-      }
-    }
-    __syncthreads();
-    // C': the inverse mass matrix on the 2T columns, a row per thread, the rows of whole elements in
-    // one round (each matrix entry read once), in place between two barriers.
-    const int per_round = static_cast<int>(blockDim.x) / Np;
-    const int el_in_round = static_cast<int>(threadIdx.x) % per_round, row = static_cast<int>(threadIdx.x) / per_round;
-    for (int first = 0; first < E; first += per_round) {
-      const int el = first + el_in_round;
-      const bool active = row < Np && el < n_local;
-      Real y[2 * T];
-      if (active) {
-        const index_t e = e0 + el;
-#pragma unroll
-        for (int c = 0; c < 2 * T; ++c) y[c] = 0;
-        for (int j = 0; j < Np; ++j) {
-          const Real m = b.inverse_mass[(static_cast<index_t>(row) * Np + j) * Ks + e];
-#pragma unroll
-          for (int c = 0; c < 2 * T; ++c) y[c] += m * s_m[(c * Np + j) * E + el];
-        }
-      }
-      __syncthreads();
-      if (active)
-#pragma unroll
-        for (int c = 0; c < 2 * T; ++c) s_m[(c * Np + row) * E + el] = y[c];
-      __syncthreads();
-    }
-  }
-
-  // D.
-  for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
-    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
-    if (el >= n_local) continue;
-    const index_t code = b.codes[l * Ks + e0 + el];
-    const index_t f = code_face(code);
-    const bool plus = code_plus_side(code);
-    const int point = code_own_point(code, b.permutation, Nfq, q);
-    const Real* phi = &b.face_phi[(static_cast<index_t>(l) * Nfq + point) * Np];
-    const State u = shared_trace<Physics, Np>(s_u, E, el, phi);
-    State theta[dim];
-    for (int d = 0; d < dim; ++d)
-      for (int v = 0; v < NV; ++v) {
-        if constexpr (direct) {
-          theta[d][v] = s_j[((l * Nfq + point) * T + d * NV + v) * E + el];
-        } else {
-          const Real* column = s_m + (T + d * NV + v) * Np * E;  // P grad U
-          Real sum = 0;
-#pragma unroll
-          for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
-          theta[d][v] = sum;
-        }
-      }
-    if constexpr (!direct) {  // + eta r_l, through the face's lifting matrix
-      for (int other = 0; other < Nfq; ++other) {
-        const Real a = k.eta * k.face_lifting_entry(l, point, other, e0 + el, Real(0));
-        const Real* integrand = s_j + ((l * Nfq + other) * T) * E + el;
-        for (int d = 0; d < dim; ++d)
-          for (int v = 0; v < NV; ++v) theta[d][v] += a * integrand[(d * NV + v) * E];
-      }
-    }
-    store_lifting_face_point(point_physics(element_physics(b.physics, k.viscosity, e0 + el), k.viscosity, e0 + el, phi), k.out, Nfq, Fs, f,
-                             plus, q, u, theta);
-  }
-  for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
-    const int el = i % E, kq = i / E;
-    if (el >= n_local) continue;
-    const index_t e = e0 + el;
-    const Real* phi = &b.volume_phi[kq * Np];
-    const State uk = shared_trace<Physics, Np>(s_u, E, el, phi);
-    State theta[dim];
-    for (int d = 0; d < dim; ++d)
-      for (int v = 0; v < NV; ++v) {
-        if constexpr (direct) {
-          theta[d][v] = s_w[((d * NV + v) * Nq + kq) * E + el];
-        } else {
-          const Real* column = s_m + (d * NV + v) * Np * E;
-          Real sum = 0;
-#pragma unroll
-          for (int j = 0; j < Np; ++j) sum += column[j * E + el] * phi[j];
-          theta[d][v] = sum;
-        }
-      }
-    State fv[dim];
-    point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi).viscous_flux(uk, theta, fv);
-    Real m[dim][dim];
-    b.weighted_metric(kq, e, b.metric.data + e, Ks, m);
-    for (int v = 0; v < NV; ++v)
-      for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
-  }
-  __syncthreads();
 
   }
 
   // E.
+  if constexpr (blocked) {  // two modes a thread: each flux value read once for both
+    constexpr int JM = 2, nJ = (Np + JM - 1) / JM;
+    for (int i = threadIdx.x; i < nJ * E; i += blockDim.x) {
+      const int el = i % E, j0 = (i / E) * JM;
+      if (el >= n_local) continue;
+      const int j1 = j0 + 1 < Np ? j0 + 1 : j0;  // an odd Np: the last thread's second mode repeats its first
+      Real rhs[JM][NV] = {};
+      for (int kq = 0; kq < Nq; ++kq) {
+        Real dphi[JM][dim];
+        for (int r = 0; r < dim; ++r) {
+          dphi[0][r] = b.volume_dphi[(kq * dim + r) * Np + j0];
+          dphi[1][r] = b.volume_dphi[(kq * dim + r) * Np + j1];
+        }
+        for (int v = 0; v < NV; ++v)
+          for (int r = 0; r < dim; ++r) {
+            const Real flux = s_w[((v * dim + r) * Nq + kq) * E + el];
+            for (int m = 0; m < JM; ++m) rhs[m][v] -= flux * dphi[m][r];
+          }
+      }
+      for (int v = 0; v < NV; ++v) {
+        k.viscous_rhs[(static_cast<index_t>(v) * Np + j0) * Ks + e0 + el] = rhs[0][v];
+        if (j1 != j0) k.viscous_rhs[(static_cast<index_t>(v) * Np + j1) * Ks + e0 + el] = rhs[1][v];
+      }
+    }
+  } else
   for (int i = threadIdx.x; i < Np * E; i += blockDim.x) {
     const int el = i % E, j = i / E;
     if (el >= n_local) continue;

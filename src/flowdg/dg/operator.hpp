@@ -199,6 +199,10 @@ class Operator {
   virtual double last_change() const = 0;
   /// du/dt at time t in the coefficients' layout (tests and diagnostics).
   virtual std::vector<double> residual(double t) = 0;
+  /// The L2 norm over the domain of du/dt at time t per conserved variable (the residual monitor,
+  /// time.residual_every): errors()' quadrature of the residual against zero, its geometry and basis
+  /// values kept from the first call, one copy of the residual to the host, no copy of the state.
+  virtual std::vector<double> residual_norms(double t) = 0;
 
   /// Over the whole domain: in a distributed run the owned elements of every rank (as totals(),
   /// stable_time_step(), last_change() and set_local_time_steps(): collective calls there).

@@ -37,8 +37,13 @@ class Hook {
  public:
   virtual ~Hook() = default;
   virtual std::string name() const = 0;
-  /// Whether the next step must report its change (the steady-state hook).
+  /// Whether some steps must report their change (the steady-state hook).
   virtual bool monitors_change() const { return false; }
+  /// Whether step number `step` (counted from 1 as LoopState::step is after it) must report it.
+  virtual bool monitors_step(long long step) const {
+    (void)step;
+    return monitors_change();
+  }
   virtual void start(LoopState&) {}
   virtual void after_step(LoopState&) {}
   /// The run ended normally (the final state is good).
