@@ -399,6 +399,8 @@ class DgOperator final : public Operator {
   static std::vector<double> unpadded(const ElementData& d, const Array<Real>& values);
   /// The same array of every group, group after group (coefficients()' layout).
   std::vector<double> every_group(Array<Real> ElementData::*array) const;
+  /// du/dt at time t into each group's `residual` (residual() and residual_norms()).
+  void compute_residual(double t);
   /// residual_norms()' quadrature per group, built by its first call: the basis at the rule's points
   /// [k Np + j], the rule's weights, det J per owned element (affine) or per (element, point).
   struct NormQuadrature {
@@ -1186,24 +1188,24 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& requested, double t, doub
 }
 
 template <class Physics>
-std::vector<double> DgOperator<Physics>::residual(double t) {
+void DgOperator<Physics>::compute_residual(double t) {
   const StreamScope on_stream(*stream_);
   const Space space = space_of(options_.backend);
   for (ElementData& d : elements_)
     if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
   run_stage(t, RungeKuttaStage{}, 0.0, true);
+}
+
+template <class Physics>
+std::vector<double> DgOperator<Physics>::residual(double t) {
+  compute_residual(t);
+  const StreamScope on_stream(*stream_);
   return every_group(&ElementData::residual);
 }
 
 template <class Physics>
 std::vector<double> DgOperator<Physics>::residual_norms(double t) {
-  {
-    const StreamScope on_stream(*stream_);
-    const Space space = space_of(options_.backend);
-    for (ElementData& d : elements_)
-      if (d.residual.size() != d.u.size()) d.residual = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
-    run_stage(t, RungeKuttaStage{}, 0.0, true);
-  }
+  compute_residual(t);
   if (norm_quadrature_.size() != elements_.size()) {
     // errors()' rule and geometry (the old monitor went through errors(): the same numbers, without
     // mapping every point again per call: 0.8 s a call on the sphere at p = 4, 1,350 of its 5,420
