@@ -1,8 +1,9 @@
 // The Navier-Stokes operator (BR2 lifting, dg/lifting.hpp) on the GPU gives the CPU's numbers: for
 // every shape and geometry kind, with walls of every viscous kind, the residual and three Runge-Kutta
 // steps agree to rounding, through the thread, the block and the tensor-core element kernels, BR2's
-// thread, block and tensor-core lifting kernels, the sum-factorised element and lifting kernels on
-// bilinear quadrilaterals, and the point and block face kernels.
+// thread, block and tensor-core lifting kernels, BR2 at the faces (affine triangles and tetrahedra),
+// the sum-factorised element and lifting kernels on bilinear quadrilaterals, and the point and
+// block face kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,7 +84,8 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
     // and the lifting kernels with another element kernel.
     const std::pair<const char*, const char*> variants[] = {
         {"thread", "automatic"}, {"block", "automatic"}, {"tensor", "automatic"}, {"block", "tensor"}, {"thread", "block"},
-        {"factorised", "automatic"}, {"factorised", "block"}, {"block", "factorised"}, {"automatic", "automatic"}};
+        {"factorised", "automatic"}, {"factorised", "block"}, {"block", "factorised"}, {"automatic", "automatic"},
+        {"thread", "faces"}, {"tensor", "faces"}};
     for (const auto& [element, lifting] : variants)
       for (int order = 1; order <= highest; ++order) {
         const std::string kernel = std::string(element) + "/" + lifting;
@@ -102,8 +104,9 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
         // tables fit their shared memory at every order).
         const std::string described = cuda->describe();
         if (std::string(c.name) == "affine triangles") {
-          // (automatic takes the tensor-core lifting only after the tensor-core element kernel)
-          const bool tensor_lifting = std::string(lifting) == "tensor" || std::string(element) == "tensor";
+          // (automatic takes the tensor-core lifting only after the tensor-core element kernel; another
+          // named lifting kernel is that one)
+          const bool tensor_lifting = std::string(lifting) == "tensor" || (std::string(element) == "tensor" && std::string(lifting) == "automatic");
           // The block lifting: named (or "factorised", which triangles cannot take), or following a
           // block element kernel (named, or automatic_block's: from p = 2 in 2D, and at every order on
           // a group of fewer elements than the GPU holds threads, as this one).
@@ -111,12 +114,20 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           const bool small = c.mesh.n_elements() < device_resident_threads();
           EXPECT_TRUE(small) << "a test mesh of " << c.mesh.n_elements() << " elements";
           const bool block_elements = e == "block" || e == "tensor" || e == "factorised" || (e == "automatic" && (order >= 2 || small));
-          const char* expected_lifting = tensor_lifting                                                           ? "tensor-core lifting"
-                                         : l == "block" || l == "factorised" || (l == "automatic" && block_elements) ? "block lifting"
+          // BR2 at the faces (br2_face_kernels.hpp): named (not after the tensor-core element kernel,
+          // whose groups it does not run: they take the block lifting), or by "automatic" after the
+          // automatic or the block element kernel where automatic_br2_faces says.
+          const bool faces = (l == "faces" && e != "tensor") ||
+                             (l == "automatic" && (e == "automatic" || e == "block") && dg::automatic_br2_faces(2, order));
+          ASSERT_EQ(described.find("BR2 at the faces") != std::string::npos, faces) << kernel << ": " << described;
+          const char* expected_lifting = faces                                                                     ? "BR2 at the faces"
+                                         : tensor_lifting                                                           ? "tensor-core lifting"
+                                         : l == "block" || l == "factorised" || l == "faces" || (l == "automatic" && block_elements) ? "block lifting"
                                                                                                                   : "thread lifting";
           ASSERT_NE(described.find(expected_lifting), std::string::npos) << kernel << ": " << described;
           // The block lifting takes the inviscid volume term where the block element kernel follows it.
           const bool fused = std::string(expected_lifting) == "block lifting" && block_elements && e != "tensor";
+          if (faces) ASSERT_EQ(described.find("block lifting"), std::string::npos) << kernel << ": " << described;
           ASSERT_EQ(described.find("block lifting with the volume term") != std::string::npos, fused) << kernel << ": " << described;
           if (std::string(element) == "tensor") ASSERT_NE(described.find("tensor-core element kernel"), std::string::npos) << described;
         }

@@ -19,6 +19,7 @@
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/mesh/connectivity.hpp"
 #include "flowdg/mesh/generators.hpp"
+#include "flowdg/physics/navier_stokes/navier_stokes.hpp"
 
 using namespace flowdg;
 
@@ -180,25 +181,52 @@ TEST(LiftingTensorTables, GiveTheMomentFormulationsThetaAndVolumeTermOnTetrahedr
   for (int order = 1; order <= 3; ++order) check_tables(mesh, Shape::tetrahedron, order);
 }
 
-TEST(LiftingTensorTables, TheVolumeTermKnobTakesZeroOrOneAndRefusesOtherValues) {
-  // FLOWDG_BLOCK_VOLUME (A/B runs): unset, empty or 1 let the block lifting take the inviscid volume
-  // term, 0 leaves it in the element kernel, anything else is an InputError naming the variable.
-  unsetenv("FLOWDG_BLOCK_VOLUME");
-  EXPECT_TRUE(dg::fused_volume_allowed());
-  setenv("FLOWDG_BLOCK_VOLUME", "", 1);
-  EXPECT_TRUE(dg::fused_volume_allowed());
-  setenv("FLOWDG_BLOCK_VOLUME", "1", 1);
-  EXPECT_TRUE(dg::fused_volume_allowed());
-  setenv("FLOWDG_BLOCK_VOLUME", "0", 1);
-  EXPECT_FALSE(dg::fused_volume_allowed());
-  for (const char* bad : {"2", "no", "00", "1 "}) {
-    setenv("FLOWDG_BLOCK_VOLUME", bad, 1);
-    try {
-      dg::fused_volume_allowed();
-      ADD_FAILURE() << "'" << bad << "' accepted";
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("FLOWDG_BLOCK_VOLUME"), std::string::npos) << e.what();
+TEST(LiftingTensorTables, TheABKnobsTakeZeroOrOneAndRefuseOtherValues) {
+  // The A/B knobs (FLOWDG_BLOCK_VOLUME: the block lifting takes the inviscid volume term;
+  // FLOWDG_BR2_FACES: "automatic" takes BR2 at the faces): unset, empty or 1 allow it, 0 does not,
+  // anything else is an InputError naming the variable.
+  const std::pair<const char*, bool (*)()> knobs[] = {{"FLOWDG_BLOCK_VOLUME", &dg::fused_volume_allowed},
+                                                      {"FLOWDG_BR2_FACES", &dg::br2_faces_allowed}};
+  for (const auto& [name, allowed] : knobs) {
+    unsetenv(name);
+    EXPECT_TRUE(allowed()) << name;
+    setenv(name, "", 1);
+    EXPECT_TRUE(allowed()) << name;
+    setenv(name, "1", 1);
+    EXPECT_TRUE(allowed()) << name;
+    setenv(name, "0", 1);
+    EXPECT_FALSE(allowed()) << name;
+    for (const char* bad : {"2", "no", "00", "1 "}) {
+      setenv(name, bad, 1);
+      try {
+        allowed();
+        ADD_FAILURE() << name << "='" << bad << "' accepted";
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      }
     }
+    unsetenv(name);
   }
-  unsetenv("FLOWDG_BLOCK_VOLUME");
+}
+
+TEST(Br2FaceKernel, SharedMemoryFitsTheBlockBudgetOnSimplicesAndNotOnHexahedraFromP2) {
+  // BR2 at the faces applies where its face kernel's block fits block_shared_limit
+  // (DgOperator: br2_faces_). Triangles at p = 3: 12 face points x 3 tables x 10 modes + the face
+  // lifting matrices 12 x 4, and 64 faces of 2 x 40 coefficients and 2 x 16 point values (ncu on
+  // the H200 reported 60.61 KB a block, session 34).
+  using NS2 = physics::NavierStokes<2, double>;
+  using NS3 = physics::NavierStokes<3, double>;
+  EXPECT_EQ(dg::br2_face_shared_bytes<NS2>(Shape::triangle, 10, 4, false), std::size_t{8 * (12 * 3 * 10 + 12 * 4 + 64 * (80 + 32))});
+  const auto fits = [](Shape shape, int order, int dim) {
+    const Mesh mesh = dim == 2 ? rectangle_triangles(0, 1, 0, 1, 2, 2, TriangleLayout::perturbed, 0.0, 1)
+                               : (shape == Shape::tetrahedron ? box_tetrahedra(1, 1, 1, 1, 1, 1) : box_hexahedra(1, 1, 1, 1, 1, 1));
+    const dg::Setup setup = dg::build_setup(mesh, build_connectivity(mesh), order);
+    const int Np = setup.element_groups[0].n_basis, Nfq = setup.n_face_points();
+    const std::size_t bytes = dim == 2 ? dg::br2_face_shared_bytes<NS2>(shape, Np, Nfq, false) : dg::br2_face_shared_bytes<NS3>(shape, Np, Nfq, false);
+    return bytes <= dg::block_shared_limit;
+  };
+  for (int order = 1; order <= 4; ++order) EXPECT_TRUE(fits(Shape::triangle, order, 2)) << "triangles p = " << order;
+  for (int order = 1; order <= 3; ++order) EXPECT_TRUE(fits(Shape::tetrahedron, order, 3)) << "tetrahedra p = " << order;
+  EXPECT_TRUE(fits(Shape::hexahedron, 1, 3));
+  EXPECT_FALSE(fits(Shape::hexahedron, 2, 3));
 }

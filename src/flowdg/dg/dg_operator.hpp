@@ -31,6 +31,7 @@
 #include "flowdg/dg/factorised_kernels.hpp"
 #include "flowdg/dg/lifting_block_kernels.hpp"
 #include "flowdg/dg/lifting_tensor_kernels.hpp"
+#include "flowdg/dg/br2_face_kernels.hpp"
 #endif
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -253,6 +254,8 @@ class DgOperator final : public Operator {
     /// CUDA, affine groups of a viscous physics on the block lifting and block element kernels: the
     /// lifting kernel takes the inviscid volume term too (ElementKernel::volume_in_rhs).
     bool fused_volume = false;
+    /// BR2 at the faces (br2_faces_): elements per block of the fused lifting and element kernel.
+    int fused_lifting = 0;
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity; smoothed: its largest vertex value)
     /// Smoothed artificial viscosity (ViscositySmoothingKernel): the field's modes [j Ks + e], the
@@ -429,6 +432,13 @@ class DgOperator final : public Operator {
   Array<Real> jump_, normal_weight_, viscous_half_, face_gradient_;
   index_t Bs_ = 0, n_boundary_faces_ = 0;
   Real eta_ = 0;
+  /// BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel "faces", or "automatic" where it
+  /// applies): a face kernel takes both sides' face gradients and the whole flux, a fused kernel per
+  /// element the volume lifting, the volume and face sums and the update; no lifting pass.
+  bool br2_faces_ = false;
+  /// The lifting kernel of group g (its element kernel's data with `update`).
+  template <Shape S, GeometryKind G, int P>
+  LiftingElementKernel<Physics, S, P, G> lifting_kernel(int g, const StageUpdate<Real>& update);
   /// The offset of the plus side's half fluxes in viscous_half_.
   index_t half_stride() const { return static_cast<index_t>(NV) * setup_.n_face_points() * Fs_; }
   /// The lifting pass's face outputs.
@@ -563,8 +573,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked" && faces != "factorised")
       throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked, factorised)"));
     const std::string& lifting = options.lifting_kernel;
-    if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor" && lifting != "factorised")
-      throw InputError(cat("unknown lifting kernel '", lifting, "' (valid: automatic, thread, block, tensor, factorised)"));
+    if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor" && lifting != "factorised" &&
+        lifting != "faces")
+      throw InputError(cat("unknown lifting kernel '", lifting, "' (valid: automatic, thread, block, tensor, factorised, faces)"));
     if (faces == "chunked" && !has_chunked_faces)
       throw InputError(cat("the face kernel 'chunked' runs the interior faces of 3D Euler (inviscid, without artificial viscosity); ",
                            dim == 2 ? "2D faces have too few points to chunk: " : "this physics has ",
@@ -639,7 +650,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     // ~640k quadrilaterals the thread lifting was 17% and 18% faster; from p = 2 the block one
     // 1.2-3.5x, docs/performance.md); the tensor-core one below.
     const std::string& lifting_name = options.lifting_kernel;
-    const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || lifting_name == "factorised" ||
+    const bool block_lifting = lifting_name == "block" || lifting_name == "tensor" || lifting_name == "factorised" || lifting_name == "faces" ||
                                (lifting_name == "automatic" && (d.block_elements > 0 || d.factorised_elements.E > 0));
     if (Physics::has_viscous_flux && options.backend == Backend::cuda && block_lifting)
       d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq, d.collocated);
@@ -675,7 +686,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         if (d.factorised_elements.E > 0) d.factorised_elements = element_block;
         if (d.factorised_lifting.E > 0) d.factorised_lifting = lifting_block;
       }
-      if (group.geometry == GeometryKind::affine && d.block_lifting > 0)
+      // (Every affine group on CUDA: BR2 at the faces, decided below, reads them too.)
+      if (group.geometry == GeometryKind::affine && options.backend == Backend::cuda)
         d.lifting_points = Array<Real>(space, real(affine_lifting_point_tables(d.Np, d.Nq, n_faces(group.shape) * Nfq, dim, host.volume_phi,
                                                                                host.face_phi, host.face_dphi)));
       // The block lifting kernel takes the inviscid volume term where the block element kernel
@@ -812,6 +824,30 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     }
     host = {};
   }
+  // BR2 at the faces: where every element group is affine, of one shape (the face kernel's shared
+  // memory within block_shared_limit: not hexahedra from p = 2), on CUDA, for a physics
+  // without a viscosity per element (distributed runs too: a face's flux takes the two sides'
+  // coefficients only, which the halo's ghosts hold, like the lifting pass's); asked for
+  // ("faces") or by "automatic" after the automatic or the block element kernel at the orders where
+  // it measured faster (automatic_br2_faces; br2_faces_allowed: FLOWDG_BR2_FACES=0 turns it off for
+  // A/B runs).
+  if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics>) {
+    const std::string& lifting_name = options.lifting_kernel;
+    bool applies = options.backend == Backend::cuda && !elements_.empty();
+    for (const ElementData& d : elements_)
+      applies = applies && d.geometry == GeometryKind::affine && d.shape == elements_.front().shape && d.lifting_points.size() > 0 &&
+                !d.lifting_tensor && !d.tensor && br2_face_shared_bytes<Physics>(d.shape, d.Np, Nfq, false) <= block_shared_limit;
+    for (const FaceGroup& group : setup_.groups.face_groups) applies = applies && group.geometry == GeometryKind::affine;
+    const bool block_elements = options.element_kernel == "automatic" || options.element_kernel == "block";
+    br2_faces_ = applies && (lifting_name == "faces" || (lifting_name == "automatic" && block_elements &&
+                                                         automatic_br2_faces(dim, order_) && br2_faces_allowed()));
+    for (ElementData& d : elements_) {
+      d.fused_lifting = br2_faces_ ? lifting_block_elements<Physics>(d.shape, d.geometry, d.Np, d.Nq, Nfq, false, true) : 0;
+      if (d.fused_lifting == 0) br2_faces_ = false;
+    }
+    if (!br2_faces_)
+      for (ElementData& d : elements_) d.fused_lifting = 0;
+  }
   if constexpr (has_tuned_triangles) {
     if (tuned_group_ >= 0) {
       tuned_ = std::make_unique<TunedTriangles>(mesh, setup_.groups, tuned_group_, options, Fs_);
@@ -897,16 +933,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   ElementData& d = op.elements_[g];
   if (pass == Pass::viscous) {
     if constexpr (Physics::has_viscous_flux) {
-      LiftingElementKernel<Physics, S, P, G> lifting;
-      lifting.base = op.element_kernel<S, G, P>(g, update);
-      lifting.out = op.lifting_output();
-      lifting.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(S));
-      lifting.viscous_rhs = d.viscous_rhs.view();
-      lifting.face_lifting = d.face_lifting.view();
-      lifting.lifting_lines = d.lifting_lines.view();
-      lifting.lines = d.lines;
-      lifting.point_tables = d.lifting_points.view();
-      lifting.viscosity = op.viscosity_field(d);
+      const LiftingElementKernel<Physics, S, P, G> lifting = op.lifting_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
       if constexpr (G == GeometryKind::affine && std::is_same_v<Real, double> && !physics::has_element_viscosity<Physics>) {
         if (d.lifting_tensor) {
@@ -933,6 +960,14 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   FLOWDG_ASSERT(first >= 0 && count >= 0 && first + count <= d.K, "element range [", first, ", ", first + count,
                 ") outside group ", g, "'s ", d.K, " elements");
   if (count == 0) return;
+#if defined(__CUDACC__)
+  if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && G == GeometryKind::affine) {
+    if (op.br2_faces_) {
+      launch_fused_lifting_block_kernel(op.lifting_kernel<S, G, P>(g, update), first, count, d.fused_lifting);
+      return;
+    }
+  }
+#endif
   const ElementKernel<Physics, S, P, G> kernel = op.element_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
   if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
@@ -954,6 +989,25 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   }
 #endif
   for_each(op.options_.backend, count, InRange<ElementKernel<Physics, S, P, G>>{kernel, first});
+}
+
+template <class Physics>
+template <Shape S, GeometryKind G, int P>
+LiftingElementKernel<Physics, S, P, G> DgOperator<Physics>::lifting_kernel(int g, const StageUpdate<Real>& update) {
+  ElementData& d = elements_[g];
+  LiftingElementKernel<Physics, S, P, G> lifting;
+  lifting.base = element_kernel<S, G, P>(g, update);
+  if constexpr (Physics::has_viscous_flux) {
+    lifting.out = lifting_output();
+    lifting.eta = eta_ > 0 ? eta_ : static_cast<Real>(n_faces(S));
+    lifting.viscous_rhs = d.viscous_rhs.view();
+    lifting.face_lifting = d.face_lifting.view();
+    lifting.lifting_lines = d.lifting_lines.view();
+    lifting.lines = d.lines;
+    lifting.point_tables = d.lifting_points.view();
+    lifting.viscosity = viscosity_field(d);
+  }
+  return lifting;
 }
 
 template <class Physics>
@@ -1040,6 +1094,25 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
   }
   const FaceKernel<Physics, SM, SP, P, FG, Boundary> kernel = op.face_kernel<SM, SP, FG, Boundary, P>(g, t);
 #if defined(__CUDACC__)
+  if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && FG == GeometryKind::affine && SM == SP) {
+    if (op.br2_faces_) {
+      const ElementData& minus = op.elements_[group.group_m];
+      const ElementData& plus = op.elements_[Boundary ? group.group_m : group.group_p];
+      Br2FaceKernel<Physics, SM, P, Boundary> br2;
+      br2.base = kernel;
+      br2.out = op.lifting_output();
+      br2.metric_m = minus.metric.view();
+      br2.metric_p = plus.metric.view();
+      const View<const Real> points = minus.lifting_points.view();
+      const index_t offset = static_cast<index_t>(n_faces(SM)) * kernel.Nfq * affine_lifting_rows(minus.Nq);
+      br2.face_dphi = View<const Real>{points.data + offset, points.n - offset};
+      br2.lifting = minus.face_lifting.view();
+      br2.eta = op.eta_ > 0 ? op.eta_ : static_cast<Real>(n_faces(SM));
+      launch_br2_face_block_kernel(br2, group.size());
+      return;
+    }
+  }
+  FLOWDG_ASSERT(!op.br2_faces_, "BR2 at the faces runs affine faces between elements of one shape");
   if constexpr (SM == Shape::quadrilateral && SP == Shape::quadrilateral) {
     if (d.factorised_faces > 0) {
       launch_face_factorised_kernel(kernel, d.factor_tables, group.size(), d.factorised_faces,
@@ -1093,7 +1166,8 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
   // and the element kernel adds the volume term and subtracts both halves from each interior face's
   // flux (ElementKernel::face_flux). Inviscid physics compile none of it.
   if constexpr (artificial_viscosity) update_viscosity(!residual_only, dt);
-  if constexpr (Physics::has_viscous_flux) viscous_pass(t);
+  if constexpr (Physics::has_viscous_flux)
+    if (!br2_faces_) viscous_pass(t);  // BR2 at the faces: the face kernels took it
   // The element kernels with the Runge-Kutta update, then the halo exchange. Overlapped (a
   // distributed run without a limiter after the stage): each group's front (the elements the halo
   // sends) first, then the packing and the messages while the rest are updated, so that the
@@ -1470,6 +1544,12 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
     bytes += K * (state * word) /* faces' trace reads */ +
              K * ((2 + registers) * state * word + element_metric * word + faces * id + faces * NV * Nfq * word);
     if constexpr (Physics::has_viscous_flux) {
+      if (br2_faces_) {
+        // BR2 at the faces: the fused kernel reads its faces' jumps and scaled normals besides the
+        // element kernel's data (the face kernel's part is below).
+        bytes += K * faces * Nfq * (NV + dim) * word;
+        continue;
+      }
       // BR2 (lifting.hpp): the lifting kernel reads the coefficients, metric, codes and each face's
       // jumps and scaled normals, writes each face's half flux (or a boundary face's gradient) and
       // the volume term, which the element kernel reads with both halves of each face.
@@ -1481,6 +1561,13 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
     }
   }
   if constexpr (Physics::has_viscous_flux) {
+    if (br2_faces_) {
+      // BR2 at the faces: the face kernel also writes the jumps, reads the scaled normals and both
+      // sides' metric, and writes the boundary faces' gradients.
+      bytes += static_cast<double>(setup_.groups.faces.size()) * (NV * Nfq + dim * Nfq + 2 * (dim * dim + 1.0)) * word;
+      bytes += static_cast<double>(n_boundary_faces_) * Nfq * NV * dim * word;
+      return bytes;
+    }
     // The inviscid face kernel writes the jumps; the boundary viscous kernel reads the boundary
     // faces' gradients and updates their fluxes.
     bytes += static_cast<double>(setup_.groups.faces.size()) * NV * Nfq * word;
@@ -1508,6 +1595,7 @@ std::string DgOperator<Physics>::describe() const {
                                                              : "";
     const char* lifting = !Physics::has_viscous_flux || options_.backend != Backend::cuda ? ""
                           : d.factorised_lifting.E > 0                                     ? ", sum-factorised lifting"
+                          : br2_faces_                                                     ? ", BR2 at the faces (fused lifting and element kernel)"
                           : d.lifting_tensor                                               ? ", tensor-core lifting"
                           : d.fused_volume                                                 ? ", block lifting with the volume term"
                           : d.block_lifting > 0                                            ? ", block lifting"

@@ -48,23 +48,26 @@ namespace flowdg::dg {
 /// viscous flux) at the volume points, the lifting integrand (then the face gradient) at the face
 /// points, and on curved elements 2 dim NV moment columns (Theta's and P grad U's) for the inverse
 /// mass matrix.
+/// fused (BR2 at the faces, br2_face_kernels.hpp; affine groups): also the faces' whole fluxes at the
+/// element's face points.
 template <class Physics>
-constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false) {
+constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false,
+                                                   bool fused = false) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t NF = n_faces(shape);
   // Collocated curved groups: the point factors w_k / det J_k instead of the moment columns.
   const index_t moments = geometry != GeometryKind::curved ? 0 : collocated ? Nq : 2 * dim * NV * Np;
-  return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments;
+  return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments + (fused ? NF * Nfq * NV : 0);
 }
 
 /// Elements per block of the lifting kernel within the block budget (at most 32; 0: not even one,
 /// or a curved group of more than 256 basis functions, whose inverse mass matrix the kernel applies
 /// a row per thread of one block).
 template <class Physics>
-constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false) {
+constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false, bool fused = false) {
   if (geometry == GeometryKind::curved && !collocated && Np > 256) return 0;
   const std::size_t per_element =
-      sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated));
+      sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated, fused));
   const std::size_t elements = block_shared_limit / per_element;
   return static_cast<int>(elements < 32 ? elements : 32);
 }
@@ -173,16 +176,56 @@ inline std::vector<double> affine_lifting_point_tables(int Np, int Nq, int NFq, 
   return a;
 }
 
-/// Whether the block lifting kernel may take the inviscid volume term (DgOperator: fused_volume):
-/// yes unless FLOWDG_BLOCK_VOLUME=0 (for A/B runs); unset, empty or 1 allow it, anything else is an
-/// InputError.
-inline bool fused_volume_allowed() {
-  const char* value = std::getenv("FLOWDG_BLOCK_VOLUME");
+/// An A/B switch from the environment: unset or empty -> true; "0" -> false, "1" -> true; anything
+/// else is an InputError naming the variable and what 0 and 1 mean.
+inline bool environment_switch(const char* name, const char* off, const char* on) {
+  const char* value = std::getenv(name);
   if (value == nullptr || *value == 0) return true;
   const std::string text(value);
   if (text == "0") return false;
   if (text == "1") return true;
-  throw InputError(cat("FLOWDG_BLOCK_VOLUME='", text, "': expected 0 (volume term in the element kernel) or 1 (in the block lifting)"));
+  throw InputError(cat(name, "='", text, "': expected 0 (", off, ") or 1 (", on, ")"));
+}
+
+/// Whether the block lifting kernel may take the inviscid volume term (DgOperator: fused_volume):
+/// yes unless FLOWDG_BLOCK_VOLUME=0 (for A/B runs).
+inline bool fused_volume_allowed() {
+  return environment_switch("FLOWDG_BLOCK_VOLUME", "volume term in the element kernel", "in the block lifting");
+}
+
+/// Whether "automatic" takes BR2 at the faces (DgOperator: br2_faces_) where it applies: yes unless
+/// FLOWDG_BR2_FACES=0 (for A/B runs).
+inline bool br2_faces_allowed() {
+  return environment_switch("FLOWDG_BR2_FACES", "the lifting pass", "BR2 at the faces where it applies");
+}
+
+/// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): 2D from
+/// p = 2 (798,848 triangles, Navier-Stokes, one GPU call, session 34: p = 1 19% slower than the thread
+/// kernels, p = 2 even, p = 3 and 4 7% and 12% faster; the improved face kernel measured since, see
+/// docs/performance.md); 3D not measured: the lifting pass.
+constexpr bool automatic_br2_faces(int dim, int order) { return dim == 2 && order >= 2; }
+
+/// BR2 at the faces' face kernel (br2_face_kernels.hpp): faces per block (a thread per (face, point)
+/// fills the block's 256 threads in one round); its tables in shared memory (the basis and its
+/// reference derivatives at the element's face points, [lq Np + j] and [(lq dim + r) Np + j], and
+/// the face lifting matrices A_l); per face both sides' coefficients, w |N| times the jump and the
+/// inviscid flux at the points; the dynamic shared memory of a block (BR2 at the faces applies where
+/// it fits block_shared_limit: not on hexahedra from p = 2).
+constexpr int br2_block_faces(int Nfq) { return 256 / Nfq; }
+template <class Physics>
+constexpr std::size_t br2_face_table_values(Shape shape, int Np, int Nfq) {
+  const std::size_t NFq = static_cast<std::size_t>(n_faces(shape)) * Nfq;
+  return NFq * (1 + Physics::dim) * Np + NFq * Nfq;
+}
+template <class Physics>
+constexpr std::size_t br2_face_bytes_per_face(int Np, int Nfq, bool boundary) {
+  return sizeof(typename Physics::real) *
+         static_cast<std::size_t>(Physics::n_variables) * ((boundary ? 1 : 2) * static_cast<std::size_t>(Np) + 2 * static_cast<std::size_t>(Nfq));
+}
+template <class Physics>
+constexpr std::size_t br2_face_shared_bytes(Shape shape, int Np, int Nfq, bool boundary) {
+  return sizeof(typename Physics::real) * br2_face_table_values<Physics>(shape, Np, Nfq) +
+         static_cast<std::size_t>(br2_block_faces(Nfq)) * br2_face_bytes_per_face<Physics>(Np, Nfq, boundary);
 }
 
 /// Where the lifting pass writes its face results (see the top of this file).

@@ -102,8 +102,13 @@ constexpr int lifting_block_min_blocks() {
   else return (Collocated && P >= 4) ? 2 : 1;
 }
 
-template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false>
-__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t n_elements, int E) {
+/// Fused (BR2 at the faces, br2_face_kernels.hpp; affine groups): the face kernel has left each
+/// face's whole flux (inviscid and viscous) and the jump; the kernel takes the volume lifting and the
+/// volume term as below, and instead of storing the volume term's moments and the face halves (D's
+/// face points) it adds the faces' sums, times 1 / det J, and applies the Runge-Kutta update
+/// (the element kernel's last phase). Elements [first, end) of the group.
+template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false, bool Fused = false>
+__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
@@ -122,8 +127,10 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (collocated): the face gradient [((l Nfq + point) T + t) E + el]
   Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
                                        // collocated: the point factors w_k / det J_k [k E + el]
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
-  const int n_local = static_cast<int>(n_elements - e0 < E ? n_elements - e0 : E);
+  Real* s_g = s_m;  // Fused (affine: no moments): the faces' fluxes, [((l Nfq + point) NV + v) E + el]
+  static_assert(!Fused || affine, "BR2 at the faces runs affine groups");
+  const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
   detail::wait_for_previous_grid();
 
   // A, and B's face integrand S (it reads the face arrays only: no barrier between them); curved
@@ -143,6 +150,11 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     const index_t code = b.codes[l * Ks + e0 + el];
     const int point = code_own_point(code, b.permutation, Nfq, q);
     k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
+    if constexpr (Fused) {  // the face's whole flux along the element's outward normal
+      const Real sign = code_plus_side(code) ? Real(1) : Real(-1);
+      for (int v = 0; v < NV; ++v)
+        s_g[((l * Nfq + point) * NV + v) * E + el] = sign * b.flux[(static_cast<index_t>(v) * Nfq + q) * Fs + code_face(code)];
+    }
   }
   if constexpr (!affine) {
     __syncthreads();
@@ -260,7 +272,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
         for (int v = 0; v < NV; ++v) theta[d][v] += s_w[((d * NV + v) * Nq + kq) * E + el];
       State fv[dim];
       point_physics(element_physics(b.physics, k.viscosity, e), k.viscosity, e, phi).viscous_flux(uk, theta, fv);
-      if (b.volume_in_rhs) {  // the element kernel's inviscid volume term too: E takes F_v - F
+      if (Fused || b.volume_in_rhs) {  // the element kernel's inviscid volume term too: E takes F_v - F
         State f[dim];
         b.physics.flux(uk, f);
         for (int d = 0; d < dim; ++d)
@@ -272,16 +284,20 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       for (int v = 0; v < NV; ++v)
         for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
     };
+    // Fused: the face kernel took the face points.
+    constexpr bool faces_here = !Fused;
     if constexpr (blocked) {  // one loop over the face and the volume points: whole rounds of the block
-      for (int i = threadIdx.x; i < (NFq + Nq) * E; i += blockDim.x) {
+      const int face_items = faces_here ? NFq : 0;
+      for (int i = threadIdx.x; i < (face_items + Nq) * E; i += blockDim.x) {
         const int el = i % E, item = i / E;
         if (el >= n_local) continue;
-        if (item < NFq) face_point(el, item);
-        else volume_point(el, item - NFq);
+        if (item < face_items) face_point(el, item);
+        else volume_point(el, item - face_items);
       }
     } else {
-      for (int i = threadIdx.x; i < NFq * E; i += blockDim.x)
-        if (i % E < n_local) face_point(i % E, i / E);
+      if constexpr (faces_here)
+        for (int i = threadIdx.x; i < NFq * E; i += blockDim.x)
+          if (i % E < n_local) face_point(i % E, i / E);
       for (int i = threadIdx.x; i < Nq * E; i += blockDim.x)
         if (i % E < n_local) volume_point(i % E, i / E);
     }
@@ -465,9 +481,25 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
             for (int m = 0; m < JM; ++m) rhs[m][v] -= flux * dphi[m][r];
           }
       }
-      for (int v = 0; v < NV; ++v) {
-        k.viscous_rhs[(static_cast<index_t>(v) * Np + j0) * Ks + e0 + el] = rhs[0][v];
-        if (j1 != j0) k.viscous_rhs[(static_cast<index_t>(v) * Np + j1) * Ks + e0 + el] = rhs[1][v];
+      if constexpr (Fused) {
+        for (int lp = 0; lp < NF * Nfq; ++lp) {
+          const Real phi0 = b.face_phi[lp * Np + j0], phi1 = b.face_phi[lp * Np + j1];
+          for (int v = 0; v < NV; ++v) {
+            const Real g = s_g[(lp * NV + v) * E + el];
+            rhs[0][v] += g * phi0;
+            rhs[1][v] += g * phi1;
+          }
+        }
+        const index_t e = e0 + el;
+        const Real inverse_det = b.metric[dim * dim * Ks + e];
+        for (int v = 0; v < NV; ++v) b.update.apply(b.u, (static_cast<index_t>(v) * Np + j0) * Ks + e, inverse_det * rhs[0][v]);
+        if (j1 != j0)
+          for (int v = 0; v < NV; ++v) b.update.apply(b.u, (static_cast<index_t>(v) * Np + j1) * Ks + e, inverse_det * rhs[1][v]);
+      } else {
+        for (int v = 0; v < NV; ++v) {
+          k.viscous_rhs[(static_cast<index_t>(v) * Np + j0) * Ks + e0 + el] = rhs[0][v];
+          if (j1 != j0) k.viscous_rhs[(static_cast<index_t>(v) * Np + j1) * Ks + e0 + el] = rhs[1][v];
+        }
       }
     }
   } else
@@ -482,7 +514,17 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
         for (int r = 0; r < dim; ++r) sum += s_w[((v * dim + r) * Nq + kq) * E + el] * b.volume_dphi[(kq * dim + r) * Np + j];
         rhs[v] -= sum;
       }
-    for (int v = 0; v < NV; ++v) k.viscous_rhs[(static_cast<index_t>(v) * Np + j) * Ks + e0 + el] = rhs[v];
+    if constexpr (Fused) {
+      for (int lp = 0; lp < NF * Nfq; ++lp) {
+        const Real phi = b.face_phi[lp * Np + j];
+        for (int v = 0; v < NV; ++v) rhs[v] += s_g[(lp * NV + v) * E + el] * phi;
+      }
+      const index_t e = e0 + el;
+      const Real inverse_det = b.metric[dim * dim * Ks + e];
+      for (int v = 0; v < NV; ++v) b.update.apply(b.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[v]);
+    } else {
+      for (int v = 0; v < NV; ++v) k.viscous_rhs[(static_cast<index_t>(v) * Np + j) * Ks + e0 + el] = rhs[v];
+    }
   }
 }
 
@@ -506,14 +548,33 @@ void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& k
         }();
         (void)carved;
       }
-      detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
+      detail::launch(false, function, blocks, 256, shared, kernel, index_t(0), n_elements, E);
       return;
     }
   }
   FLOWDG_ASSERT(!kernel.base.collocated, "collocated groups are quadrilaterals (setup.cpp)");
   constexpr auto function = lifting_block_kernel<Physics, S, P, G>;
   allow_block_shared_limit<function>();
-  detail::launch(false, function, blocks, 256, shared, kernel, n_elements, E);
+  detail::launch(false, function, blocks, 256, shared, kernel, index_t(0), n_elements, E);
+}
+
+/// BR2 at the faces (br2_face_kernels.hpp): the fused lifting and element kernel on elements
+/// [first, first + n_elements) of an affine group, E elements a block (lifting_block_elements with fused).
+template <class Physics, Shape S, int P, GeometryKind G>
+void launch_fused_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E) {
+  if constexpr (G == GeometryKind::affine) {
+    if (n_elements <= 0) return;
+    FLOWDG_ASSERT(kernel.point_tables.size() > 0, "the fused lifting kernel needs its point tables (affine_lifting_point_tables)");
+    const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
+                               static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq,
+                                                                                                  kernel.base.Nfq, false, true));
+    const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
+    constexpr auto function = lifting_block_kernel<Physics, S, P, G, false, true>;
+    allow_block_shared_limit<function>();
+    detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
+  } else {
+    FLOWDG_ASSERT(false, "BR2 at the faces runs affine groups");
+  }
 }
 
 }  // namespace flowdg::dg
