@@ -200,9 +200,9 @@ inline bool br2_faces_allowed() {
 }
 
 /// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): 2D from
-/// p = 2 (798,848 triangles, Navier-Stokes, one GPU call, session 34: p = 1 19% slower than the thread
-/// kernels, p = 2 even, p = 3 and 4 7% and 12% faster; the improved face kernel measured since, see
-/// docs/performance.md); 3D not measured: the lifting pass.
+/// p = 2 (798,848 triangles, Navier-Stokes, session 34, docs/performance.md: on the H200 p = 1 17%
+/// slower than the thread kernels, so not there; on the H100 p = 2 / 3 / 4 6.7 / 12.2 / 18.2% faster
+/// than the lifting pass, one call each); 3D not measured: the lifting pass.
 constexpr bool automatic_br2_faces(int dim, int order) { return dim == 2 && order >= 2; }
 
 /// BR2 at the faces' face kernel (br2_face_kernels.hpp): faces per block (a thread per (face, point)
