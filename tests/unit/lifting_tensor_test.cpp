@@ -210,20 +210,33 @@ TEST(LiftingTensorTables, TheABKnobsTakeZeroOrOneAndRefuseOtherValues) {
 }
 
 TEST(Br2FaceKernel, SharedMemoryFitsTheBlockBudgetOnSimplicesAndNotOnHexahedraFromP2) {
-  // BR2 at the faces applies where its face kernel's block fits block_shared_limit
-  // (DgOperator: br2_faces_). Triangles at p = 3: 12 face points x 3 tables x 10 modes + the face
-  // lifting matrices 12 x 4, and 64 faces of 2 x 40 coefficients and 2 x 16 point values (ncu on
-  // the H200 reported 60.61 KB a block, session 34).
+  // BR2 at the faces applies where its face kernel's blocks fit block_shared_limit
+  // (DgOperator: br2_faces_). Triangles at p = 3: 12 face points x (the basis, its two derivatives and
+  // the face lifting matrices' rows at odd strides 11, 21 and 5); interior faces 32 a block
+  // (128 / 4 points) of 2 x 40 coefficients, 2 x 16 traces and 2 x 16 point values (jump and flux);
+  // boundary faces 64 a block of one side.
   using NS2 = physics::NavierStokes<2, double>;
   using NS3 = physics::NavierStokes<3, double>;
-  EXPECT_EQ(dg::br2_face_shared_bytes<NS2>(Shape::triangle, 10, 4, false), std::size_t{8 * (12 * 3 * 10 + 12 * 4 + 64 * (80 + 32))});
+  EXPECT_EQ(dg::br2_face_row_stride(10), 11);
+  EXPECT_EQ(dg::br2_face_row_stride(15), 15);
+  EXPECT_EQ(dg::br2_face_shared_bytes<NS2>(Shape::triangle, 10, 4, false), std::size_t{8 * (12 * (11 + 21 + 5) + 32 * (2 * 40 + 2 * 16 + 2 * 16))});
+  EXPECT_EQ(dg::br2_face_shared_bytes<NS2>(Shape::triangle, 10, 4, true), std::size_t{8 * (12 * (11 + 21 + 5) + 64 * (40 + 16 + 2 * 16))});
   const auto fits = [](Shape shape, int order, int dim) {
     const Mesh mesh = dim == 2 ? rectangle_triangles(0, 1, 0, 1, 2, 2, TriangleLayout::perturbed, 0.0, 1)
                                : (shape == Shape::tetrahedron ? box_tetrahedra(1, 1, 1, 1, 1, 1) : box_hexahedra(1, 1, 1, 1, 1, 1));
     const dg::Setup setup = dg::build_setup(mesh, build_connectivity(mesh), order);
     const int Np = setup.element_groups[0].n_basis, Nfq = setup.n_face_points();
-    const std::size_t bytes = dim == 2 ? dg::br2_face_shared_bytes<NS2>(shape, Np, Nfq, false) : dg::br2_face_shared_bytes<NS3>(shape, Np, Nfq, false);
-    return bytes <= dg::block_shared_limit;
+    // In 2D the face kernel is compiled for P + 1 face points, the affine meshes' face rule.
+    if (dim == 2) {
+      EXPECT_EQ(Nfq, dg::br2_face_points(2, order)) << "triangles p = " << order;
+    }
+    EXPECT_EQ(dg::br2_face_points(3, order), 0);
+    bool fit = true;
+    for (const bool boundary : {false, true}) {
+      const std::size_t bytes = dim == 2 ? dg::br2_face_shared_bytes<NS2>(shape, Np, Nfq, boundary) : dg::br2_face_shared_bytes<NS3>(shape, Np, Nfq, boundary);
+      fit = fit && bytes <= dg::block_shared_limit;
+    }
+    return fit;
   };
   for (int order = 1; order <= 4; ++order) EXPECT_TRUE(fits(Shape::triangle, order, 2)) << "triangles p = " << order;
   for (int order = 1; order <= 3; ++order) EXPECT_TRUE(fits(Shape::tetrahedron, order, 3)) << "tetrahedra p = " << order;

@@ -40,29 +40,72 @@ struct Br2FaceKernel {
   Real eta = Real(3);
 };
 
+/// U's reference gradient at a point from a block's shared coefficients s[(v Np + j) E + el] (dphi:
+/// [r Np + j], the basis' reference derivatives there); shared_trace_gradient's sums without U's.
+template <class Physics, int Np>
+__device__ FLOWDG_FORCEINLINE void shared_reference_gradient(const typename Physics::real* s, int E, int el, const typename Physics::real* dphi,
+                                                             typename Physics::State (&du)[Physics::dim]) {
+  using Real = typename Physics::real;
+  constexpr int NV = Physics::n_variables, dim = Physics::dim;
+  Real derivative[dim][NV] = {};
+#pragma unroll
+  for (int j = 0; j < Np; ++j) {
+    Real dvalue[dim];
+    for (int r = 0; r < dim; ++r) dvalue[r] = dphi[r * Np + j];
+    for (int v = 0; v < NV; ++v) {
+      const Real c = s[(v * Np + j) * E + el];
+      for (int r = 0; r < dim; ++r) derivative[r][v] += c * dvalue[r];
+    }
+  }
+  for (int r = 0; r < dim; ++r)
+    for (int v = 0; v < NV; ++v) du[r][v] = derivative[r][v];
+}
+
+/// The face kernel: Fb = br2_block_faces(Nfq, Boundary) faces a block, a thread per (face, point,
+/// side) (threadIdx.x = (side Nfq + q) Fb + fl), each thread one item, so that a thread keeps its
+/// side's trace and reference gradient in registers across the phases:
+///   1. its side's U at its face point (at the side's own point order: the plus side's through the
+///      orientation's permutation) from the shared coefficients -> shared;
+///   2. the minus side's threads: the inviscid flux and the jump from both traces
+///      (FaceKernel::point_flux) -> shared (w |N| times each), the jump -> global (the fused kernel's
+///      volume lifting reads it);
+///   3. each side's Theta = grad U + eta r_l (grad U from the coefficients again: U alone crosses the
+///      barriers in registers; r_l through A_l from the face's jumps) and its centred
+///      viscous flux; the plus side's -> shared, and the minus side's thread sums the face's whole
+///      flux -> global (boundary faces: the condition's viscous flux with Theta_m, and Theta_m stored).
+/// The tables' rows at an odd stride (br2_face_row_stride: the rows a warp reads at once, by local
+/// face and orientation, fall in distinct banks). In 2D the face
+/// points (br2_face_points: P + 1) and so the block's faces and every shared-memory stride are
+/// compile-time constants (the kernel's addresses immediate offsets).
 template <class Physics, Shape S, int P, bool Boundary>
-__global__ void __launch_bounds__(256) br2_face_block_kernel(Br2FaceKernel<Physics, S, P, Boundary> k, index_t count, int Fb) {
+__global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Physics, S, P, Boundary> k, index_t count, int faces_per_block) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   using Direction = typename Physics::Direction;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S), sides = Boundary ? 1 : 2;
+  constexpr int SP = br2_face_row_stride(Np), SD = br2_face_row_stride(dim * Np);
   const FaceKernel<Physics, S, S, P, GeometryKind::affine, Boundary>& b = k.base;
-  const int Nfq = b.Nfq, NFq = NF * Nfq;
+  constexpr int NfqC = br2_face_points(dim, P);
+  const int Nfq = NfqC > 0 ? NfqC : b.Nfq, NFq = NF * Nfq, SL = br2_face_row_stride(Nfq);
+  const int Fb = NfqC > 0 ? br2_block_faces(NfqC, Boundary) : faces_per_block;
   const index_t Fs = b.Fs;
   extern __shared__ unsigned char shared_bytes[];
-  Real* s_phi = reinterpret_cast<Real*>(shared_bytes);  // [lq Np + j]
-  Real* s_dphi = s_phi + NFq * Np;                        // [(lq dim + r) Np + j]
-  Real* s_lifting = s_dphi + NFq * dim * Np;              // [(l Nfq + a) Nfq + b]
-  Real* s_u = s_lifting + NFq * Nfq;                      // [(side NV Np + v Np + j) Fb + fl]
-  Real* s_jump = s_u + sides * NV * Np * Fb;              // [(v Nfq + q) Fb + fl]: w_q |N| (H_aux - U_m), the face's point order
+  Real* s_phi = reinterpret_cast<Real*>(shared_bytes);  // [lq SP + j]
+  Real* s_dphi = s_phi + NFq * SP;                        // [lq SD + r Np + j]
+  Real* s_lifting = s_dphi + NFq * SD;                    // [(l Nfq + a) SL + b]
+  Real* s_u = s_lifting + NFq * SL;                       // [(side NV Np + v Np + j) Fb + fl]
+  Real* s_t = s_u + sides * NV * Np * Fb;                 // [((side NV + v) Nfq + q) Fb + fl]: traces at the face's point q;
+                                                          // 3: the plus side's viscous flux [(v Nfq + q) Fb + fl]
+  Real* s_jump = s_t + sides * NV * Nfq * Fb;             // [(v Nfq + q) Fb + fl]: w_q |N| (H_aux - U_m)
   Real* s_flux = s_jump + NV * Nfq * Fb;                  // [(v Nfq + q) Fb + fl]: w_q |N| F*
   __shared__ index_t s_element[2][256];
   const index_t f0 = static_cast<index_t>(blockIdx.x) * Fb;
   const int n_local = static_cast<int>(count - f0 < Fb ? count - f0 : Fb);
   // The tables (set up once, not written by any kernel) before the previous grid ends.
-  for (int i = threadIdx.x; i < NFq * Np; i += blockDim.x) device::copy_async(s_phi + i, b.face_phi_m.data + i);
-  for (int i = threadIdx.x; i < NFq * dim * Np; i += blockDim.x) device::copy_async(s_dphi + i, k.face_dphi.data + i);
-  for (int i = threadIdx.x; i < NFq * Nfq; i += blockDim.x) device::copy_async(s_lifting + i, k.lifting.data + i);
+  for (int i = threadIdx.x; i < NFq * Np; i += blockDim.x) device::copy_async(s_phi + (i / Np) * SP + i % Np, b.face_phi_m.data + i);
+  for (int i = threadIdx.x; i < NFq * dim * Np; i += blockDim.x)
+    device::copy_async(s_dphi + (i / (dim * Np)) * SD + i % (dim * Np), k.face_dphi.data + i);
+  for (int i = threadIdx.x; i < NFq * Nfq; i += blockDim.x) device::copy_async(s_lifting + (i / Nfq) * SL + i % Nfq, k.lifting.data + i);
   detail::wait_for_previous_grid();
   load_face_sides<Boundary>(b.index, b.begin + f0, n_local, 256, &s_element[0][0], static_cast<int*>(nullptr));
   __syncthreads();
@@ -78,110 +121,117 @@ __global__ void __launch_bounds__(256) br2_face_block_kernel(Br2FaceKernel<Physi
   device::copy_async_wait();
   __syncthreads();
 
-  // 1. A thread per (face, point): both traces, the inviscid flux and the jump H_aux - U_m.
-  for (int i = threadIdx.x; i < Nfq * Fb; i += blockDim.x) {
-    const int fl = i % Fb, q = i / Fb;
-    if (fl >= n_local) continue;
-    const index_t local = f0 + fl, f = b.begin + local;
-    const State um = shared_trace<Physics, Np>(s_u, Fb, fl, &s_phi[(b.index.local_m[f] * Nfq + q) * Np]);
-    State up{};
+  // This thread's item (every thread one at most: the barriers below are the whole block's).
+  const int fl = threadIdx.x % Fb, q = (threadIdx.x / Fb) % Nfq, side = threadIdx.x / (Fb * Nfq);
+  const bool active = fl < n_local && side < sides;
+  const index_t local = f0 + fl, f = b.begin + local;
+  int l = 0, a = q;  // the side's local face and its own point there
+  const int* own = nullptr;  // plus side: face point -> the side's own point
+  State u{};
+  // 1. The side's trace at its point.
+  if (active) {
     if constexpr (!Boundary) {
-      const int qp = b.permutation[b.index.orientation[f] * Nfq + q];
-      up = shared_trace<Physics, Np>(s_u + NV * Np * Fb, Fb, fl, &s_phi[(b.index.local_p[f] * Nfq + qp) * Np]);
+      if (side == 1) {
+        own = &b.permutation[b.index.orientation[f] * Nfq];
+        a = own[q];
+      }
     }
+    l = side == 0 ? b.index.local_m[f] : b.index.local_p[f];
+    u = shared_trace<Physics, Np>(s_u + side * NV * Np * Fb, Fb, fl, s_phi + (l * Nfq + a) * SP);
+    for (int v = 0; v < NV; ++v) s_t[((side * NV + v) * Nfq + q) * Fb + fl] = u[v];
+  }
+  __syncthreads();
+
+  // 2. The minus side's thread: the inviscid flux and the jump at the face point.
+  if (active && side == 0) {
+    State up{};
+    if constexpr (!Boundary)
+      for (int v = 0; v < NV; ++v) up[v] = s_t[((NV + v) * Nfq + q) * Fb + fl];
+    State jump;
+    const State value = b.point_flux(local, q, u, up, jump);
     Direction n;
     Real measure;
     b.geometry_at(local, q, n, measure);
-    State jump;
-    if constexpr (Boundary) {
-      Direction x;
-      for (int d = 0; d < dim; ++d) x[d] = b.points[(static_cast<index_t>(q) * dim + d) * b.Gs + local];
-      up = b.condition.ghost_state(b.physics, um, n, x, b.t, b.flow);
-      const State ub = b.condition.boundary_state(b.physics, um, up);
-      for (int v = 0; v < NV; ++v) jump[v] = ub[v] - um[v];
-    } else {
-      for (int v = 0; v < NV; ++v) jump[v] = Real(0.5) * (up[v] - um[v]);
-    }
-    const State value = numerical_flux(b.riemann, b.physics, um, up, n);
     const Real scale = b.face_weight[q] * measure;
     for (int v = 0; v < NV; ++v) {
-      s_flux[(v * Nfq + q) * Fb + fl] = scale * value[v];
+      s_flux[(v * Nfq + q) * Fb + fl] = value[v];
       s_jump[(v * Nfq + q) * Fb + fl] = scale * jump[v];
       b.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = jump[v];
     }
   }
   __syncthreads();
 
-  // 2. A thread per (face, point): each side's Theta = grad U + eta r_l there, the viscous flux, and
-  // the face's whole flux. wn = w |N| n from the face's geometry (affine: one normal a face).
-  for (int i = threadIdx.x; i < Nfq * Fb; i += blockDim.x) {
-    const int fl = i % Fb, q = i / Fb;
-    if (fl >= n_local) continue;
-    const index_t local = f0 + fl, f = b.begin + local;
+  // 3. Theta = grad U + eta r_l at the point on this side, and its viscous flux. wn = w |N| n from
+  // the face's geometry (affine: one normal a face).
+  State value{};
+  if (active) {
     Direction n;
     Real measure;
     b.geometry_at(local, q, n, measure);
-    Real total[NV];
-    for (int v = 0; v < NV; ++v) total[v] = s_flux[(v * Nfq + q) * Fb + fl];
-    const int orientation = Boundary ? 0 : b.index.orientation[f];
-#pragma unroll 1
-    for (int side = 0; side < sides; ++side) {
-      const index_t e = s_element[side][fl];
-      const int l = side == 0 ? b.index.local_m[f] : b.index.local_p[f];
-      const int* own = side == 0 ? nullptr : &b.permutation[orientation * Nfq];  // face point -> the side's own point
-      const int a = side == 0 ? q : own[q];
-      const View<const Real>& metric = side == 0 ? k.metric_m : k.metric_p;
-      const index_t Ks = side == 0 ? b.Ks_m : b.Ks_p;
-      Real m[dim][dim];
-      for (int r = 0; r < dim; ++r)
-        for (int d = 0; d < dim; ++d) m[r][d] = metric[(r * dim + d) * Ks + e];
-      const Real inverse_det = metric[dim * dim * Ks + e];
-      const int row = l * Nfq + a;
-      State u, du[dim], theta[dim];
-      shared_trace_gradient<Physics, Np>(s_u + side * NV * Np * Fb, Fb, fl, s_phi + row * Np, s_dphi + row * dim * Np, u, du);
-      affine_gradient<Physics>(m, inverse_det, du, theta);
-      // r_l at the point: (eta / det J) sum_b A_l[a][b] w_b |N| n jump_b (both sides lift the same
-      // values: on the plus side H_aux - U_p and its normal -n both change sign).
-      const Real* lifting = s_lifting + row * Nfq;
-      Real lifted[NV] = {};
-      for (int bq = 0; bq < Nfq; ++bq) {
-        const Real c = lifting[side == 0 ? bq : own[bq]];
-        for (int v = 0; v < NV; ++v) lifted[v] += c * s_jump[(v * Nfq + bq) * Fb + fl];
-      }
-      const Real factor = k.eta * inverse_det;
-      for (int d = 0; d < dim; ++d)
-        for (int v = 0; v < NV; ++v) theta[d][v] += factor * n[d] * lifted[v];
-      if constexpr (Boundary) {
-        for (int v = 0; v < NV; ++v)
-          for (int d = 0; d < dim; ++d) k.out.face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * k.out.Bs + f] = theta[d][v];
-        Direction nb;
-        Real measure_b;
-        const State ub = b.boundary_state_at(local, q, u, nb, measure_b);
-        const State value = b.physics.boundary_viscous_flux(b.condition.kind, ub, theta, nb);
-        const Real scale = b.face_weight[q] * measure_b;
-        for (int v = 0; v < NV; ++v) total[v] -= scale * value[v];
-      } else {
-        Direction wn;
-        const Real scale = b.face_weight[q] * measure;
-        for (int d = 0; d < dim; ++d) wn[d] = scale * n[d];
-        const State value = b.physics.normal_viscous_flux(u, theta, wn);
-        for (int v = 0; v < NV; ++v) total[v] -= Real(0.5) * value[v];
-      }
+    const index_t e = s_element[side][fl];
+    const View<const Real>& metric = side == 0 ? k.metric_m : k.metric_p;
+    const index_t Ks = side == 0 ? b.Ks_m : b.Ks_p;
+    Real m[dim][dim];
+    for (int r = 0; r < dim; ++r)
+      for (int d = 0; d < dim; ++d) m[r][d] = metric[(r * dim + d) * Ks + e];
+    const Real inverse_det = metric[dim * dim * Ks + e];
+    State du[dim], theta[dim];
+    shared_reference_gradient<Physics, Np>(s_u + side * NV * Np * Fb, Fb, fl, s_dphi + (l * Nfq + a) * SD, du);
+    affine_gradient<Physics>(m, inverse_det, du, theta);
+    // r_l at the point: (eta / det J) sum_b A_l[a][b] w_b |N| n jump_b (both sides lift the same
+    // values: on the plus side H_aux - U_p and its normal -n both change sign).
+    const Real* lifting = s_lifting + (l * Nfq + a) * SL;
+    Real lifted[NV] = {};
+    for (int bq = 0; bq < Nfq; ++bq) {
+      const Real c = lifting[own == nullptr ? bq : own[bq]];
+      for (int v = 0; v < NV; ++v) lifted[v] += c * s_jump[(v * Nfq + bq) * Fb + fl];
     }
-    for (int v = 0; v < NV; ++v) b.flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = total[v];
+    const Real factor = k.eta * inverse_det;
+    for (int d = 0; d < dim; ++d)
+      for (int v = 0; v < NV; ++v) theta[d][v] += factor * n[d] * lifted[v];
+    if constexpr (Boundary) {
+      for (int v = 0; v < NV; ++v)
+        for (int d = 0; d < dim; ++d) k.out.face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * k.out.Bs + f] = theta[d][v];
+      Direction nb;
+      Real measure_b;
+      const State ub = b.boundary_state_at(local, q, u, nb, measure_b);
+      const State flux = b.physics.boundary_viscous_flux(b.condition.kind, ub, theta, nb);
+      const Real scale = b.face_weight[q] * measure_b;
+      for (int v = 0; v < NV; ++v) value[v] = scale * flux[v];
+    } else {
+      Direction wn;
+      const Real scale = b.face_weight[q] * measure;
+      for (int d = 0; d < dim; ++d) wn[d] = scale * n[d];
+      const State flux = b.physics.normal_viscous_flux(u, theta, wn);
+      for (int v = 0; v < NV; ++v) value[v] = Real(0.5) * flux[v];
+      if (side == 1)  // s_t's traces are read: the plus side's half in their place
+        for (int v = 0; v < NV; ++v) s_t[(v * Nfq + q) * Fb + fl] = value[v];
+    }
+  }
+  if constexpr (!Boundary) __syncthreads();
+  if (active && side == 0) {
+    for (int v = 0; v < NV; ++v) {
+      Real total = s_flux[(v * Nfq + q) * Fb + fl];
+      total -= value[v];
+      if constexpr (!Boundary) total -= s_t[(v * Nfq + q) * Fb + fl];
+      b.flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = total;
+    }
   }
 }
 
 template <class Physics, Shape S, int P, bool Boundary>
-void launch_br2_face_block_kernel(const Br2FaceKernel<Physics, S, P, Boundary>& kernel, index_t n_faces) {
-  if (n_faces <= 0) return;
+void launch_br2_face_block_kernel(const Br2FaceKernel<Physics, S, P, Boundary>& kernel, index_t count) {
+  if (count <= 0) return;
+  const int Nfq = kernel.base.Nfq;
+  constexpr int NfqC = br2_face_points(Physics::dim, P);
+  FLOWDG_ASSERT(NfqC == 0 || Nfq == NfqC, "BR2 at the faces: the face kernel is compiled for ", NfqC, " face points, not ", Nfq);
   constexpr auto function = br2_face_block_kernel<Physics, S, P, Boundary>;
   allow_block_shared_limit<function>();
-  const int Fb = br2_block_faces(kernel.base.Nfq);
-  const std::size_t shared = br2_face_shared_bytes<Physics>(S, n_basis(S, P), kernel.base.Nfq, Boundary);
+  const int Fb = br2_block_faces(Nfq, Boundary);
+  const std::size_t shared = br2_face_shared_bytes<Physics>(S, n_basis(S, P), Nfq, Boundary);
   FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the face kernel's block needs ", shared, " bytes of shared memory");
-  const auto blocks = static_cast<unsigned>((n_faces + Fb - 1) / Fb);
-  detail::launch(false, function, blocks, 256, shared, kernel, n_faces, Fb);
+  const auto blocks = static_cast<unsigned>((count + Fb - 1) / Fb);
+  detail::launch(false, function, blocks, 256, shared, kernel, count, Fb);
 }
 
 }  // namespace flowdg::dg

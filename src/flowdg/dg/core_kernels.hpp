@@ -182,6 +182,18 @@ struct FaceKernel {
   template <int Riemann = -1>
   FLOWDG_HD FLOWDG_FORCEINLINE void finish(index_t local, int q, const State& um, State up) const {
     const index_t f = begin + local;
+    State point_jump;
+    const State value = point_flux<Riemann>(local, q, um, up, point_jump);
+    for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = value[v];
+    if constexpr (Physics::has_viscous_flux)
+      for (int v = 0; v < NV; ++v) jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = point_jump[v];
+  }
+
+  /// finish's values, returned instead of stored (BR2 at the faces keeps them in shared memory): the
+  /// scaled flux w_q |N| F*(um, up) at face point q of the group's face `local`, and for a viscous
+  /// physics BR2's jump H_aux - u_m there, (u_p - u_m) / 2 inside, u_b - u_m on a boundary (lifting.hpp).
+  template <int Riemann = -1>
+  FLOWDG_HD FLOWDG_FORCEINLINE State point_flux(index_t local, int q, const State& um, State up, State& jump_out) const {
     Direction n;
     Real measure;
     geometry_at(local, q, n, measure);
@@ -191,17 +203,20 @@ struct FaceKernel {
       up = condition.ghost_state(physics, um, n, x, t, flow);
     }
     const State value = numerical_flux(Riemann >= 0 ? static_cast<physics::RiemannKind>(Riemann) : riemann, physics, um, up, n);
-    const Real scale = face_weight[q] * measure;
-    for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = scale * value[v];
     if constexpr (Physics::has_viscous_flux) {
-      // BR2: H_aux - u_m = (u_p - u_m) / 2 inside, u_b - u_m on a boundary (lifting.hpp).
       if constexpr (Boundary) {
         const State ub = condition.boundary_state(physics, um, up);
-        for (int v = 0; v < NV; ++v) jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = ub[v] - um[v];
+        for (int v = 0; v < NV; ++v) jump_out[v] = ub[v] - um[v];
       } else {
-        for (int v = 0; v < NV; ++v) jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = Real(0.5) * (up[v] - um[v]);
+        for (int v = 0; v < NV; ++v) jump_out[v] = Real(0.5) * (up[v] - um[v]);
       }
+    } else {
+      (void)jump_out;
     }
+    const Real scale = face_weight[q] * measure;
+    State scaled;
+    for (int v = 0; v < NV; ++v) scaled[v] = scale * value[v];
+    return scaled;
   }
 
   /// The minus side's trace at point q of global face f.

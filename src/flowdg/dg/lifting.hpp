@@ -200,32 +200,37 @@ inline bool br2_faces_allowed() {
 }
 
 /// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): 2D from
-/// p = 2 (798,848 triangles, Navier-Stokes, session 34, docs/performance.md: on the H200 p = 1 17%
-/// slower than the thread kernels, so not there; on the H100 p = 2 / 3 / 4 6.7 / 12.2 / 18.2% faster
-/// than the lifting pass, one call each); 3D not measured: the lifting pass.
+/// p = 2 (798,848 triangles, Navier-Stokes, H100, one call, session 35, docs/performance.md: p = 2 /
+/// 3 / 4 9.0 / 22.0 / 17.2% faster than the lifting pass; at p = 1 6% slower than the thread
+/// kernels, so not there); 3D not measured: the lifting pass.
 constexpr bool automatic_br2_faces(int dim, int order) { return dim == 2 && order >= 2; }
 
-/// BR2 at the faces' face kernel (br2_face_kernels.hpp): faces per block (a thread per (face, point)
-/// fills the block's 256 threads in one round); its tables in shared memory (the basis and its
-/// reference derivatives at the element's face points, [lq Np + j] and [(lq dim + r) Np + j], and
-/// the face lifting matrices A_l); per face both sides' coefficients, w |N| times the jump and the
-/// inviscid flux at the points; the dynamic shared memory of a block (BR2 at the faces applies where
-/// it fits block_shared_limit: not on hexahedra from p = 2).
-constexpr int br2_block_faces(int Nfq) { return 256 / Nfq; }
+/// BR2 at the faces' face kernel (br2_face_kernels.hpp): faces per block (a thread per (face, point,
+/// side) fills the block's 256 threads in one round: 128 / Nfq faces, 256 / Nfq on a boundary);
+/// its tables in shared memory (the basis and its reference derivatives at the element's face
+/// points, rows lq of br2_face_row_stride(Np) and br2_face_row_stride(dim Np) values, and the face
+/// lifting matrices A_l, rows of br2_face_row_stride(Nfq)); per face both sides' coefficients and
+/// traces, w |N| times the jump and the inviscid flux at the points; the dynamic shared memory of a
+/// block (BR2 at the faces applies where it fits block_shared_limit: not on hexahedra from p = 2).
+constexpr int br2_block_faces(int Nfq, bool boundary) { return (boundary ? 256 : 128) / Nfq; }
+/// The face points the face kernel is compiled for: in 2D P + 1 (setup.cpp's face_rule on affine
+/// meshes; BR2 at the faces applies only there), in 3D any (0: the kernel takes Nfq at run time).
+constexpr int br2_face_points(int dim, int P) { return dim == 2 ? P + 1 : 0; }
+/// A table row's stride in shared memory: odd, so that up to 16 rows read at once by a warp's
+/// threads (the faces' local faces and orientations differ) fall in distinct banks (doubles: two
+/// 4-byte banks each, rows r and r' collide only where (r - r') stride is a multiple of 16).
+constexpr int br2_face_row_stride(int n) { return n % 2 == 1 ? n : n + 1; }
 template <class Physics>
 constexpr std::size_t br2_face_table_values(Shape shape, int Np, int Nfq) {
   const std::size_t NFq = static_cast<std::size_t>(n_faces(shape)) * Nfq;
-  return NFq * (1 + Physics::dim) * Np + NFq * Nfq;
-}
-template <class Physics>
-constexpr std::size_t br2_face_bytes_per_face(int Np, int Nfq, bool boundary) {
-  return sizeof(typename Physics::real) *
-         static_cast<std::size_t>(Physics::n_variables) * ((boundary ? 1 : 2) * static_cast<std::size_t>(Np) + 2 * static_cast<std::size_t>(Nfq));
+  return NFq * static_cast<std::size_t>(br2_face_row_stride(Np) + br2_face_row_stride(Physics::dim * Np) + br2_face_row_stride(Nfq));
 }
 template <class Physics>
 constexpr std::size_t br2_face_shared_bytes(Shape shape, int Np, int Nfq, bool boundary) {
-  return sizeof(typename Physics::real) * br2_face_table_values<Physics>(shape, Np, Nfq) +
-         static_cast<std::size_t>(br2_block_faces(Nfq)) * br2_face_bytes_per_face<Physics>(Np, Nfq, boundary);
+  const std::size_t sides = boundary ? 1 : 2, NV = Physics::n_variables, Fb = br2_block_faces(Nfq, boundary);
+  // Per face each side's coefficients and traces, and the jump and the flux at the points.
+  const std::size_t per_block = Fb * (sides * NV * static_cast<std::size_t>(Np + Nfq) + 2 * NV * static_cast<std::size_t>(Nfq));
+  return sizeof(typename Physics::real) * (br2_face_table_values<Physics>(shape, Np, Nfq) + per_block);
 }
 
 /// Where the lifting pass writes its face results (see the top of this file).
