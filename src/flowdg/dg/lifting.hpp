@@ -199,11 +199,12 @@ inline bool br2_faces_allowed() {
   return environment_switch("FLOWDG_BR2_FACES", "the lifting pass", "BR2 at the faces where it applies");
 }
 
-/// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): 2D from
-/// p = 2 (798,848 triangles, Navier-Stokes, H100, one call, session 35, docs/performance.md: p = 2 /
-/// 3 / 4 9.0 / 22.0 / 17.2% faster than the lifting pass; at p = 1 6% slower than the thread
-/// kernels, so not there); 3D not measured: the lifting pass.
-constexpr bool automatic_br2_faces(int dim, int order) { return dim == 2 && order >= 2; }
+/// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel), from one
+/// call each on the H100 (Navier-Stokes vortex, session 35, docs/performance.md): 2D from p = 2
+/// (798,848 triangles: p = 2 / 3 / 4 9.0 / 22.0 / 17.2% faster than the lifting pass; at p = 1 6%
+/// slower than the thread kernels, so not there); 3D from p = 1 (998,250 tetrahedra at p = 1, 2,
+/// 384,000 at p = 3: 45 / 200 / 1% faster).
+constexpr bool automatic_br2_faces(int dim, int order) { return order >= (dim == 3 ? 1 : 2); }
 
 /// BR2 at the faces' face kernel (br2_face_kernels.hpp): faces per block (a thread per (face, point,
 /// side) fills the block's 256 threads in one round: 128 / Nfq faces, 256 / Nfq on a boundary);
