@@ -63,7 +63,8 @@ __device__ FLOWDG_FORCEINLINE void shared_reference_gradient(const typename Phys
 
 /// The face kernel: Fb = br2_block_faces(Nfq, Boundary) faces a block, a thread per (face, point,
 /// side) (threadIdx.x = (side Nfq + q) Fb + fl), each thread one item, so that a thread keeps its
-/// side's trace and reference gradient in registers across the phases:
+/// side's trace in registers across the phases (the gradient as well measured slower: 80 registers
+/// and more spills, session 35):
 ///   1. its side's U at its face point (at the side's own point order: the plus side's through the
 ///      orientation's permutation) from the shared coefficients -> shared;
 ///   2. the minus side's threads: the inviscid flux and the jump from both traces
