@@ -131,6 +131,17 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           ASSERT_EQ(described.find("block lifting with the volume term") != std::string::npos, fused) << kernel << ": " << described;
           if (std::string(element) == "tensor") ASSERT_NE(described.find("tensor-core element kernel"), std::string::npos) << described;
         }
+        // Affine tetrahedra take BR2 at the faces where named, and by "automatic" after the automatic
+        // or the block element kernel from p = 1 (automatic_br2_faces; their blocks fit the shared
+        // memory at every order the viscous 3D solver is built for, p <= 3).
+        if (std::string(c.name) == "affine tetrahedra") {
+          const std::string e = element, l = lifting;
+          const bool has_faces = described.find("BR2 at the faces") != std::string::npos;
+          if ((l == "automatic" && (e == "automatic" || e == "block")) || (l == "faces" && e == "thread"))
+            ASSERT_EQ(has_faces, l == "faces" || dg::automatic_br2_faces(3, order)) << kernel << ": " << described;
+          if (l == "automatic" && e == "thread") ASSERT_FALSE(has_faces) << kernel << ": " << described;
+          if (has_faces) ASSERT_EQ(described.find("block lifting"), std::string::npos) << kernel << ": " << described;
+        }
         // Bilinear quadrilaterals invert their mass matrices through the points (setup.hpp:
         // ElementGroupSetup::collocated) in every element and lifting kernel; 9-node ones store them.
         if (std::string(c.name) == "bilinear quadrilaterals") {

@@ -38,28 +38,9 @@ struct Br2FaceKernel {
   /// The reference face lifting matrices A_l, [(l Nfq + a) Nfq + b] (a, b: the element's own points).
   View<const Real> lifting;
   Real eta = Real(3);
+  /// The jumps stored times w |N| (the fused kernel's compact layout, lifting_block_kernels.hpp).
+  bool scaled_jump = true;
 };
-
-/// U's reference gradient at a point from a block's shared coefficients s[(v Np + j) E + el] (dphi:
-/// [r Np + j], the basis' reference derivatives there); shared_trace_gradient's sums without U's.
-template <class Physics, int Np>
-__device__ FLOWDG_FORCEINLINE void shared_reference_gradient(const typename Physics::real* s, int E, int el, const typename Physics::real* dphi,
-                                                             typename Physics::State (&du)[Physics::dim]) {
-  using Real = typename Physics::real;
-  constexpr int NV = Physics::n_variables, dim = Physics::dim;
-  Real derivative[dim][NV] = {};
-#pragma unroll
-  for (int j = 0; j < Np; ++j) {
-    Real dvalue[dim];
-    for (int r = 0; r < dim; ++r) dvalue[r] = dphi[r * Np + j];
-    for (int v = 0; v < NV; ++v) {
-      const Real c = s[(v * Np + j) * E + el];
-      for (int r = 0; r < dim; ++r) derivative[r][v] += c * dvalue[r];
-    }
-  }
-  for (int r = 0; r < dim; ++r)
-    for (int v = 0; v < NV; ++v) du[r][v] = derivative[r][v];
-}
 
 /// The face kernel: Fb = br2_block_faces(Nfq, Boundary) faces a block, a thread per (face, point,
 /// side) (threadIdx.x = (side Nfq + q) Fb + fl), each thread one item, so that a thread keeps its
@@ -68,8 +49,8 @@ __device__ FLOWDG_FORCEINLINE void shared_reference_gradient(const typename Phys
 ///   1. its side's U at its face point (at the side's own point order: the plus side's through the
 ///      orientation's permutation) from the shared coefficients -> shared;
 ///   2. the minus side's threads: the inviscid flux and the jump from both traces
-///      (FaceKernel::point_flux) -> shared (w |N| times each), the jump -> global (the fused kernel's
-///      volume lifting reads it);
+///      (FaceKernel::point_flux) -> shared (w |N| times each), the jump (times w |N|: scaled_jump) ->
+///      global (the fused kernel's volume lifting reads it);
 ///   3. each side's Theta = grad U + eta r_l (grad U from the coefficients again: U alone crosses the
 ///      barriers in registers; r_l through A_l from the face's jumps) and its centred
 ///      viscous flux; the plus side's -> shared, and the minus side's thread sums the face's whole
@@ -149,15 +130,12 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
     if constexpr (!Boundary)
       for (int v = 0; v < NV; ++v) up[v] = s_t[((NV + v) * Nfq + q) * Fb + fl];
     State jump;
-    const State value = b.point_flux(local, q, u, up, jump);
-    Direction n;
-    Real measure;
-    b.geometry_at(local, q, n, measure);
-    const Real scale = b.face_weight[q] * measure;
+    Real scale;
+    const State value = b.point_flux(local, q, u, up, jump, scale);
     for (int v = 0; v < NV; ++v) {
       s_flux[(v * Nfq + q) * Fb + fl] = value[v];
       s_jump[(v * Nfq + q) * Fb + fl] = scale * jump[v];
-      b.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = jump[v];
+      b.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = k.scaled_jump ? scale * jump[v] : jump[v];
     }
   }
   __syncthreads();
@@ -177,7 +155,8 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
       for (int d = 0; d < dim; ++d) m[r][d] = metric[(r * dim + d) * Ks + e];
     const Real inverse_det = metric[dim * dim * Ks + e];
     State du[dim], theta[dim];
-    shared_reference_gradient<Physics, Np>(s_u + side * NV * Np * Fb, Fb, fl, s_dphi + (l * Nfq + a) * SD, du);
+    State unused;
+    shared_trace_gradient<Physics, Np, false>(s_u + side * NV * Np * Fb, Fb, fl, nullptr, s_dphi + (l * Nfq + a) * SD, unused, du);
     affine_gradient<Physics>(m, inverse_det, du, theta);
     // r_l at the point: (eta / det J) sum_b A_l[a][b] w_b |N| n jump_b (both sides lift the same
     // values: on the plus side H_aux - U_p and its normal -n both change sign).

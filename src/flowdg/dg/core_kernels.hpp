@@ -183,7 +183,8 @@ struct FaceKernel {
   FLOWDG_HD FLOWDG_FORCEINLINE void finish(index_t local, int q, const State& um, State up) const {
     const index_t f = begin + local;
     State point_jump;
-    const State value = point_flux<Riemann>(local, q, um, up, point_jump);
+    Real scale;
+    const State value = point_flux<Riemann>(local, q, um, up, point_jump, scale);
     for (int v = 0; v < NV; ++v) flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = value[v];
     if constexpr (Physics::has_viscous_flux)
       for (int v = 0; v < NV; ++v) jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = point_jump[v];
@@ -191,9 +192,10 @@ struct FaceKernel {
 
   /// finish's values, returned instead of stored (BR2 at the faces keeps them in shared memory): the
   /// scaled flux w_q |N| F*(um, up) at face point q of the group's face `local`, and for a viscous
-  /// physics BR2's jump H_aux - u_m there, (u_p - u_m) / 2 inside, u_b - u_m on a boundary (lifting.hpp).
+  /// physics BR2's jump H_aux - u_m there, (u_p - u_m) / 2 inside, u_b - u_m on a boundary (lifting.hpp);
+  /// scale_out: the point's w_q |N| (BR2 at the faces scales the jump by it).
   template <int Riemann = -1>
-  FLOWDG_HD FLOWDG_FORCEINLINE State point_flux(index_t local, int q, const State& um, State up, State& jump_out) const {
+  FLOWDG_HD FLOWDG_FORCEINLINE State point_flux(index_t local, int q, const State& um, State up, State& jump_out, Real& scale_out) const {
     Direction n;
     Real measure;
     geometry_at(local, q, n, measure);
@@ -214,6 +216,7 @@ struct FaceKernel {
       (void)jump_out;
     }
     const Real scale = face_weight[q] * measure;
+    scale_out = scale;
     State scaled;
     for (int v = 0; v < NV; ++v) scaled[v] = scale * value[v];
     return scaled;

@@ -48,27 +48,45 @@ namespace flowdg::dg {
 /// viscous flux) at the volume points, the lifting integrand (then the face gradient) at the face
 /// points, and on curved elements 2 dim NV moment columns (Theta's and P grad U's) for the inverse
 /// mass matrix.
-/// fused (BR2 at the faces, br2_face_kernels.hpp; affine groups): also the faces' whole fluxes at the
-/// element's face points.
+/// fused (BR2 at the faces, br2_face_kernels.hpp; affine groups): the face points' values are the
+/// jumps times w |N| (NV a point) and each face's unit normal (dim a face) instead of the dim NV
+/// components of the integrand; the faces' whole fluxes (NV a point) take their place after the
+/// volume lifting. compact = false: session 35's layout (the integrand, then the fluxes beside it),
+/// kept for A/B runs (FLOWDG_FUSED_COMPACT=0).
 template <class Physics>
 constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false,
-                                                   bool fused = false) {
+                                                   bool fused = false, bool compact = true) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t NF = n_faces(shape);
   // Collocated curved groups: the point factors w_k / det J_k instead of the moment columns.
   const index_t moments = geometry != GeometryKind::curved ? 0 : collocated ? Nq : 2 * dim * NV * Np;
+  if (fused && compact) return NV * Np + dim * NV * Nq + NF * Nfq * NV + NF * dim;
   return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments + (fused ? NF * Nfq * NV : 0);
 }
 
-/// Elements per block of the lifting kernel within the block budget (at most 32; 0: not even one,
+/// The fused kernel's reference tables with the compact layout, once a block
+/// (lifting_block_kernels.hpp): C's rows (the element's face points by the volume points rounded up
+/// to 8: affine_lifting_rows), the basis and its dim derivatives at the volume points, the basis at
+/// the face points, the volume weights.
+constexpr index_t fused_lifting_table_values(int dim, Shape shape, int Np, int Nq, int Nfq) {
+  const index_t NFq = static_cast<index_t>(n_faces(shape)) * Nfq, Nq8 = (Nq + 7) / 8 * 8;
+  return NFq * Nq8 + static_cast<index_t>(Nq) * Np * (1 + dim) + NFq * Np + Nq;
+}
+
+/// Elements per block of the lifting kernel within the block budget (the fused kernel's compact
+/// layout: what its tables leave; at most 32; 0: not even one,
 /// or a curved group of more than 256 basis functions, whose inverse mass matrix the kernel applies
 /// a row per thread of one block).
 template <class Physics>
-constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false, bool fused = false) {
+constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false, bool fused = false,
+                                     bool compact = true) {
   if (geometry == GeometryKind::curved && !collocated && Np > 256) return 0;
-  const std::size_t per_element =
-      sizeof(typename Physics::real) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated, fused));
-  const std::size_t elements = block_shared_limit / per_element;
+  const std::size_t per_element = sizeof(typename Physics::real) *
+                                  static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated, fused, compact));
+  const std::size_t tables =
+      fused && compact ? sizeof(typename Physics::real) * static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, shape, Np, Nq, Nfq)) : 0;
+  if (tables >= block_shared_limit) return 0;
+  const std::size_t elements = (block_shared_limit - tables) / per_element;
   return static_cast<int>(elements < 32 ? elements : 32);
 }
 
@@ -197,6 +215,12 @@ inline bool fused_volume_allowed() {
 /// FLOWDG_BR2_FACES=0 (for A/B runs).
 inline bool br2_faces_allowed() {
   return environment_switch("FLOWDG_BR2_FACES", "the lifting pass", "BR2 at the faces where it applies");
+}
+
+/// Whether the fused element kernel of BR2 at the faces takes the compact face layout
+/// (lifting_block_values_per_element): yes unless FLOWDG_FUSED_COMPACT=0 (for A/B runs).
+inline bool fused_compact_allowed() {
+  return environment_switch("FLOWDG_FUSED_COMPACT", "the integrand's layout", "the compact layout");
 }
 
 /// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel), from one

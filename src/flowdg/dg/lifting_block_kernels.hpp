@@ -31,6 +31,7 @@
 // (Navier-Stokes, H100, session 33; docs/performance.md).
 // The sums are LiftingElementKernel's in another order (rounding-level differences; the GPU test
 // compares both with the CPU). CUDA only: included by dg_operator.hpp under __CUDACC__.
+#include "flowdg/backend/tensor_core.hpp"
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/lifting.hpp"
 
@@ -39,8 +40,9 @@ namespace flowdg::dg {
 
 /// Affine groups: U and its reference gradient at a point from the block's shared coefficients
 /// s[(v Np + j) E + el], phi and dphi ([r Np + j]) the basis values and derivatives there; one shared
-/// load per coefficient for the value and every direction. U's sums are shared_trace's.
-template <class Physics, int Np>
+/// load per coefficient for the value and every direction. U's sums are shared_trace's. With
+/// Value = false the gradient alone (phi and u unused: BR2 at the faces' flux phase).
+template <class Physics, int Np, bool Value = true>
 __device__ FLOWDG_FORCEINLINE void shared_trace_gradient(const typename Physics::real* s, int E, int el, const typename Physics::real* phi,
                                                          const typename Physics::real* dphi, typename Physics::State& u,
                                                          typename Physics::State (&du)[Physics::dim]) {
@@ -49,17 +51,16 @@ __device__ FLOWDG_FORCEINLINE void shared_trace_gradient(const typename Physics:
   Real sum[NV] = {}, derivative[dim][NV] = {};
 #pragma unroll
   for (int j = 0; j < Np; ++j) {
-    const Real value = phi[j];
     Real dvalue[dim];
     for (int r = 0; r < dim; ++r) dvalue[r] = dphi[r * Np + j];
     for (int v = 0; v < NV; ++v) {
       const Real c = s[(v * Np + j) * E + el];
-      sum[v] += c * value;
+      if constexpr (Value) sum[v] += c * phi[j];
       for (int r = 0; r < dim; ++r) derivative[r][v] += c * dvalue[r];
     }
   }
   for (int v = 0; v < NV; ++v) {
-    u[v] = sum[v];
+    if constexpr (Value) u[v] = sum[v];
     for (int r = 0; r < dim; ++r) du[r][v] = derivative[r][v];
   }
 }
@@ -96,9 +97,11 @@ __device__ FLOWDG_FORCEINLINE void affine_gradient(const typename Physics::real 
 /// Blocks an SM the kernel's registers allow (its launch bound). Affine 2D groups: three to p = 3
 /// (80 registers without spills; the shared memory of 32 triangles at p = 3 allows three), two
 /// from p = 4 (their shared memory allows two).
-template <int dim, int P, GeometryKind G, bool Collocated>
+/// The fused kernel with the compact face layout (BR2 at the faces): three in 2D at every order (32
+/// triangles and the tables at p = 4 take 75 KB).
+template <int dim, int P, GeometryKind G, bool Collocated, bool Compact = false>
 constexpr int lifting_block_min_blocks() {
-  if constexpr (G == GeometryKind::affine) return dim == 2 ? (P <= 3 ? 3 : 2) : 1;
+  if constexpr (G == GeometryKind::affine) return dim == 2 ? (P <= 3 || Compact ? 3 : 2) : 1;
   else return (Collocated && P >= 4) ? 2 : 1;
 }
 
@@ -107,8 +110,21 @@ constexpr int lifting_block_min_blocks() {
 /// volume term as below, and instead of storing the volume term's moments and the face halves (D's
 /// face points) it adds the faces' sums, times 1 / det J, and applies the Runge-Kutta update
 /// (the element kernel's last phase). Elements [first, end) of the group.
-template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false, bool Fused = false>
-__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
+/// Compact (with Fused; lifting_block_values_per_element, fused_lifting_table_values):
+///   - the face points hold the face kernel's jumps times w |N| (NV values) and each face its unit
+///     normal n (affine faces: one a face), so that C sums C[k][lq] (w |N| jump_v)(lq) face by face
+///     and multiplies by n_d once a face (NV products a point and face point instead of dim NV);
+///     after C the faces' fluxes take the jumps' place and each face's side (+-1) the normal's;
+///   - the reference tables (C, the basis and its derivatives at the volume points, the basis at the
+///     face points, the volume weights) once a block in shared memory: a warp's table reads are
+///     broadcasts from there, not L1 loads (L1 is small beside three blocks' shared memory);
+///   - the coefficients, the jumps, the tables and the fluxes arrive by cp.async (the fluxes while
+///     D runs): no thread waits on one load before it issues the next;
+///   - the update takes U from shared memory (StageUpdate::apply_from).
+/// Fused without Compact: session 35's layout (the integrand dim NV a point, the fluxes beside it,
+/// the tables from L1), for A/B runs (FLOWDG_FUSED_COMPACT=0).
+template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false, bool Fused = false, bool Compact = false>
+__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated, Fused && Compact>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
@@ -127,17 +143,49 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (collocated): the face gradient [((l Nfq + point) T + t) E + el]
   Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
                                        // collocated: the point factors w_k / det J_k [k E + el]
-  Real* s_g = s_m;  // Fused (affine: no moments): the faces' fluxes, [((l Nfq + point) NV + v) E + el]
+  // Compact: s_j [((l Nfq + point) NV + v) E + el] w |N| jump_v, then [(NF Nfq NV + l dim + d) E + el]
+  // n_d; after C the fluxes and [(NF Nfq NV + l) E + el] the face's side; the tables after s_j.
+  constexpr bool compact = Fused && Compact;
+  if constexpr (compact) s_m = s_j + (NF * Nfq * NV + NF * dim) * E;
+  // Fused (affine: no moments): the faces' fluxes, [((l Nfq + point) NV + v) E + el] (compact: in s_j after C)
+  Real* s_g = compact ? s_j : s_m;
+  Real* s_side = s_j + NF * Nfq * NV * E;
   static_assert(!Fused || affine, "BR2 at the faces runs affine groups");
+  static_assert(!Compact || Fused, "the compact face layout is the fused kernel's");
   const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
+  // The reference tables: compact, in shared memory (fused_lifting_table_values) after the elements' values.
+  const int NFq = NF * Nfq, Nq8 = affine_lifting_rows(Nq);
+  const Real* t_c = compact ? s_m : k.point_tables.data;                      // C [lq Nq8 + k]
+  const Real* t_phi = compact ? t_c + NFq * Nq8 : b.volume_phi.data;           // [k Np + j]
+  const Real* t_dphi = compact ? t_phi + Nq * Np : b.volume_dphi.data;         // [(k dim + r) Np + j]
+  const Real* t_face_phi = compact ? t_dphi + Nq * dim * Np : b.face_phi.data;  // [lq Np + j]
+  const Real* t_weight = compact ? t_face_phi + NFq * Np : b.volume_weight.data;  // [k]
   detail::wait_for_previous_grid();
 
   // A, and B's face integrand S (it reads the face arrays only: no barrier between them); curved
   // groups also w det J grad U at the volume points, after a barrier.
-  for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
-    const int el = i % E, row = i / E;
-    s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
+  if constexpr (compact) {
+    for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
+      const int el = i % E, row = i / E;
+      if (el < n_local) device::copy_async(s_u + i, b.u.data + static_cast<index_t>(row) * Ks + e0 + el);
+      else s_u[i] = Real(0);
+    }
+    Real* tables = s_m;
+    for (int i = threadIdx.x; i < NFq * Nq8; i += blockDim.x) device::copy_async(tables + i, k.point_tables.data + i);
+    tables += NFq * Nq8;
+    for (int i = threadIdx.x; i < Nq * Np; i += blockDim.x) device::copy_async(tables + i, b.volume_phi.data + i);
+    tables += Nq * Np;
+    for (int i = threadIdx.x; i < Nq * dim * Np; i += blockDim.x) device::copy_async(tables + i, b.volume_dphi.data + i);
+    tables += Nq * dim * Np;
+    for (int i = threadIdx.x; i < NFq * Np; i += blockDim.x) device::copy_async(tables + i, b.face_phi.data + i);
+    tables += NFq * Np;
+    for (int i = threadIdx.x; i < Nq; i += blockDim.x) device::copy_async(tables + i, b.volume_weight.data + i);
+  } else {
+    for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
+      const int el = i % E, row = i / E;
+      s_u[i] = el < n_local ? b.u[static_cast<index_t>(row) * Ks + e0 + el] : Real(0);
+    }
   }
   if constexpr (Collocated)
     for (int i = threadIdx.x; i < Nq * E; i += blockDim.x) {
@@ -149,12 +197,33 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     if (el >= n_local) continue;
     const index_t code = b.codes[l * Ks + e0 + el];
     const int point = code_own_point(code, b.permutation, Nfq, q);
+    if constexpr (compact) {
+      // The face kernel's jumps times w |N|, and the face's unit normal n (the minus side's: both
+      // sides lift w |N| n jump, lifting.hpp).
+      const index_t f = code_face(code);
+      for (int v = 0; v < NV; ++v)
+        device::copy_async(s_j + ((l * Nfq + point) * NV + v) * E + el, k.out.jump.data + (static_cast<index_t>(v) * Nfq + q) * Fs + f);
+      if (q == 0) {
+        Real wn[dim], norm = 0;
+        for (int d = 0; d < dim; ++d) {
+          wn[d] = k.out.normal_weight[(static_cast<index_t>(d) * Nfq) * Fs + f];
+          norm += wn[d] * wn[d];
+        }
+        const Real inverse_norm = Real(1) / sqrt(norm);
+        for (int d = 0; d < dim; ++d) s_j[(NFq * NV + l * dim + d) * E + el] = wn[d] * inverse_norm;
+      }
+      continue;
+    }
     k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
     if constexpr (Fused) {  // the face's whole flux along the element's outward normal
       const Real sign = code_plus_side(code) ? Real(1) : Real(-1);
       for (int v = 0; v < NV; ++v)
         s_g[((l * Nfq + point) * NV + v) * E + el] = sign * b.flux[(static_cast<index_t>(v) * Nfq + q) * Fs + code_face(code)];
     }
+  }
+  if constexpr (compact) {
+    device::copy_async_commit();
+    device::copy_async_wait();
   }
   if constexpr (!affine) {
     __syncthreads();
@@ -185,8 +254,48 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   if constexpr (affine) {
     // C (affine): a thread per (element, component t): the volume lifting at the points,
     // (1 / det J) sum_lq C[k][lq] S_lq, eight points at a time (each S read once per eight).
-    const int NFq = NF * Nfq, Nq8 = affine_lifting_rows(Nq);
-    if constexpr (blocked) {
+    if constexpr (compact) {
+      // Four points by J variables a thread: face by face the sums a = sum_q C[k][lq] (w |N| jump)(lq),
+      // then Theta's lifting += n_d a (the face's normal is one a face).
+      constexpr int K = 4, J = NV % 2 == 0 ? 2 : 1;
+      const int nK = (Nq + K - 1) / K;
+      for (int i = threadIdx.x; i < nK * (NV / J) * E; i += blockDim.x) {
+        const int el = i % E, rest = i / E, k0 = (rest % nK) * K, v0 = (rest / nK) * J;
+        if (el >= n_local) continue;
+        const Real inverse_det = b.metric[dim * dim * Ks + e0 + el];
+        Real lift[dim][J][K] = {};
+        for (int l = 0; l < NF; ++l) {
+          Real a[J][K] = {};
+          for (int q = 0; q < Nfq; ++q) {
+            const int lq = l * Nfq + q;
+            Real value[J], c[K];
+#pragma unroll
+            for (int j = 0; j < J; ++j) value[j] = s_j[(lq * NV + v0 + j) * E + el];
+#pragma unroll
+            for (int m = 0; m < K; ++m) c[m] = t_c[lq * Nq8 + k0 + m];
+#pragma unroll
+            for (int j = 0; j < J; ++j)
+#pragma unroll
+              for (int m = 0; m < K; ++m) a[j][m] += c[m] * value[j];
+          }
+#pragma unroll
+          for (int d = 0; d < dim; ++d) {
+            const Real n = s_j[(NFq * NV + l * dim + d) * E + el];
+#pragma unroll
+            for (int j = 0; j < J; ++j)
+#pragma unroll
+              for (int m = 0; m < K; ++m) lift[d][j][m] += n * a[j][m];
+          }
+        }
+#pragma unroll
+        for (int d = 0; d < dim; ++d)
+#pragma unroll
+          for (int j = 0; j < J; ++j)
+#pragma unroll
+            for (int m = 0; m < K; ++m)
+              if (k0 + m < Nq) s_w[((d * NV + v0 + j) * Nq + k0 + m) * E + el] = inverse_det * lift[d][j][m];
+      }
+    } else if constexpr (blocked) {
       // Four components by four points a thread: each S and each table entry read once for four
       // products (a thread per component read every table entry once per component).
       constexpr int K = 4, J = 4;
@@ -234,6 +343,18 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       }
     }
     __syncthreads();
+    if constexpr (compact) {  // the faces' whole fluxes where C's jumps were, while D runs (D does not read them)
+      for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
+        const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+        if (el >= n_local) continue;
+        const index_t code = b.codes[l * Ks + e0 + el];
+        const int point = code_own_point(code, b.permutation, Nfq, q);
+        for (int v = 0; v < NV; ++v)
+          device::copy_async(s_g + ((l * Nfq + point) * NV + v) * E + el, b.flux.data + (static_cast<index_t>(v) * Nfq + q) * Fs + code_face(code));
+        if (q == 0) s_side[l * E + el] = code_plus_side(code) ? Real(1) : Real(-1);  // the flux along the element's outward normal
+      }
+      device::copy_async_commit();
+    }
     // D (affine): U and grad U at each point from the coefficients; at face points + eta r_l through
     // the reference face lifting matrix (S as B left it), at volume points + C's lifting.
     const Real* face_dphi = k.point_tables.data + NFq * Nq8;  // [(lq dim + r) Np + j]
@@ -262,11 +383,11 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     };
     const auto volume_point = [&](int el, int kq) {
       const index_t e = e0 + el;
-      const Real* phi = &b.volume_phi[kq * Np];
+      const Real* phi = t_phi + kq * Np;
       Real a[dim][dim], inverse_det;
       affine_metric(b, e, a, inverse_det);
       State uk, du[dim], theta[dim];
-      shared_trace_gradient<Physics, Np>(s_u, E, el, phi, &b.volume_dphi[kq * dim * Np], uk, du);
+      shared_trace_gradient<Physics, Np>(s_u, E, el, phi, t_dphi + kq * dim * Np, uk, du);
       affine_gradient<Physics>(a, inverse_det, du, theta);
       for (int d = 0; d < dim; ++d)
         for (int v = 0; v < NV; ++v) theta[d][v] += s_w[((d * NV + v) * Nq + kq) * E + el];
@@ -280,7 +401,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       }
       Real m[dim][dim];  // ElementKernel::weighted_metric's
       for (int r = 0; r < dim; ++r)
-        for (int d = 0; d < dim; ++d) m[r][d] = b.volume_weight[kq] * a[r][d];
+        for (int d = 0; d < dim; ++d) m[r][d] = t_weight[kq] * a[r][d];
       for (int v = 0; v < NV; ++v)
         for (int r = 0; r < dim; ++r) s_w[((v * dim + r) * Nq + kq) * E + el] = reference_flux(m, fv, r, v);  // the column kq this thread alone reads
     };
@@ -301,6 +422,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       for (int i = threadIdx.x; i < Nq * E; i += blockDim.x)
         if (i % E < n_local) volume_point(i % E, i / E);
     }
+    if constexpr (compact) device::copy_async_wait();  // the fluxes
     __syncthreads();
   } else {
     // C.
@@ -312,7 +434,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       // sum_m C[k_m][l a] z_k_m + eta S_la sum_m C[k_m][l a]^2 D_k_m over the line k_m of point l a;
       // then Theta_k = (z_k + w_k R_k) / w_k (C's other entries are zeros; with a dense C, the thread
       // kernel's face_lifting_entry).
-      const int NFq = NF * Nfq, NL = k.lines;
+      const int NL = k.lines;
       const Real* line_c = k.face_lifting.data + Nq * NFq;  // [lq NL + m]
       const Real* cross_c = line_c + NFq * NL;              // [kq NF + l]
       const int* line_k = k.lifting_lines.data;             // [lq NL + m]
@@ -472,8 +594,8 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       for (int kq = 0; kq < Nq; ++kq) {
         Real dphi[JM][dim];
         for (int r = 0; r < dim; ++r) {
-          dphi[0][r] = b.volume_dphi[(kq * dim + r) * Np + j0];
-          dphi[1][r] = b.volume_dphi[(kq * dim + r) * Np + j1];
+          dphi[0][r] = t_dphi[(kq * dim + r) * Np + j0];
+          dphi[1][r] = t_dphi[(kq * dim + r) * Np + j1];
         }
         for (int v = 0; v < NV; ++v)
           for (int r = 0; r < dim; ++r) {
@@ -481,7 +603,30 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
             for (int m = 0; m < JM; ++m) rhs[m][v] -= flux * dphi[m][r];
           }
       }
-      if constexpr (Fused) {
+      if constexpr (compact) {
+        for (int l = 0; l < NF; ++l) {
+          Real face[JM][NV] = {};
+          for (int q = 0; q < Nfq; ++q) {
+            const int lp = l * Nfq + q;
+            const Real phi0 = t_face_phi[lp * Np + j0], phi1 = t_face_phi[lp * Np + j1];
+            for (int v = 0; v < NV; ++v) {
+              const Real g = s_g[(lp * NV + v) * E + el];
+              face[0][v] += g * phi0;
+              face[1][v] += g * phi1;
+            }
+          }
+          const Real side = s_side[l * E + el];
+          for (int m = 0; m < JM; ++m)
+            for (int v = 0; v < NV; ++v) rhs[m][v] += side * face[m][v];
+        }
+        const index_t e = e0 + el;
+        const Real inverse_det = b.metric[dim * dim * Ks + e];
+        for (int v = 0; v < NV; ++v)
+          b.update.apply_from(b.u, (static_cast<index_t>(v) * Np + j0) * Ks + e, inverse_det * rhs[0][v], s_u[(v * Np + j0) * E + el]);
+        if (j1 != j0)
+          for (int v = 0; v < NV; ++v)
+            b.update.apply_from(b.u, (static_cast<index_t>(v) * Np + j1) * Ks + e, inverse_det * rhs[1][v], s_u[(v * Np + j1) * E + el]);
+      } else if constexpr (Fused) {
         for (int lp = 0; lp < NF * Nfq; ++lp) {
           const Real phi0 = b.face_phi[lp * Np + j0], phi1 = b.face_phi[lp * Np + j1];
           for (int v = 0; v < NV; ++v) {
@@ -511,10 +656,25 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     for (int kq = 0; kq < Nq; ++kq)
       for (int v = 0; v < NV; ++v) {
         Real sum = 0;
-        for (int r = 0; r < dim; ++r) sum += s_w[((v * dim + r) * Nq + kq) * E + el] * b.volume_dphi[(kq * dim + r) * Np + j];
+        for (int r = 0; r < dim; ++r) sum += s_w[((v * dim + r) * Nq + kq) * E + el] * t_dphi[(kq * dim + r) * Np + j];
         rhs[v] -= sum;
       }
-    if constexpr (Fused) {
+    if constexpr (compact) {
+      for (int l = 0; l < NF; ++l) {
+        Real face[NV] = {};
+        for (int q = 0; q < Nfq; ++q) {
+          const int lp = l * Nfq + q;
+          const Real phi = t_face_phi[lp * Np + j];
+          for (int v = 0; v < NV; ++v) face[v] += s_g[(lp * NV + v) * E + el] * phi;
+        }
+        const Real side = s_side[l * E + el];
+        for (int v = 0; v < NV; ++v) rhs[v] += side * face[v];
+      }
+      const index_t e = e0 + el;
+      const Real inverse_det = b.metric[dim * dim * Ks + e];
+      for (int v = 0; v < NV; ++v)
+        b.update.apply_from(b.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[v], s_u[(v * Np + j) * E + el]);
+    } else if constexpr (Fused) {
       for (int lp = 0; lp < NF * Nfq; ++lp) {
         const Real phi = b.face_phi[lp * Np + j];
         for (int v = 0; v < NV; ++v) rhs[v] += s_g[(lp * NV + v) * E + el] * phi;
@@ -561,14 +721,24 @@ void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& k
 /// BR2 at the faces (br2_face_kernels.hpp): the fused lifting and element kernel on elements
 /// [first, first + n_elements) of an affine group, E elements a block (lifting_block_elements with fused).
 template <class Physics, Shape S, int P, GeometryKind G>
-void launch_fused_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E) {
+void launch_fused_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E,
+                                       bool compact) {
   if constexpr (G == GeometryKind::affine) {
     if (n_elements <= 0) return;
     FLOWDG_ASSERT(kernel.point_tables.size() > 0, "the fused lifting kernel needs its point tables (affine_lifting_point_tables)");
-    const std::size_t shared = sizeof(typename Physics::real) * static_cast<std::size_t>(E) *
-                               static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, n_basis(S, P), kernel.base.Nq,
-                                                                                                  kernel.base.Nfq, false, true));
+    const int Np = n_basis(S, P), Nq = kernel.base.Nq, Nfq = kernel.base.Nfq;
+    const std::size_t shared =
+        sizeof(typename Physics::real) *
+        (static_cast<std::size_t>(E) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, Np, Nq, Nfq, false, true, compact)) +
+         (compact ? static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, S, Np, Nq, Nfq)) : 0));
+    FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the fused kernel's block needs ", shared, " bytes of shared memory");
     const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
+    if (compact) {
+      constexpr auto function = lifting_block_kernel<Physics, S, P, G, false, true, true>;
+      allow_block_shared_limit<function>();
+      detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
+      return;
+    }
     constexpr auto function = lifting_block_kernel<Physics, S, P, G, false, true>;
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
