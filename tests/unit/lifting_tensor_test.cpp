@@ -244,7 +244,7 @@ TEST(Br2FaceKernel, SharedMemoryFitsTheBlockBudgetOnSimplicesAndNotOnHexahedraFr
   EXPECT_FALSE(fits(Shape::hexahedron, 2, 3));
 }
 
-TEST(Br2FaceKernel, FusedKernelHoldsItsTablesAndThirtyTwoTrianglesAtThreeBlocksAnSm) {
+TEST(Br2FaceKernel, FusedKernelHoldsItsTablesAndItsTrianglesAtThreeBlocksAnSm) {
   // BR2 at the faces' fused element kernel (lifting_block_kernels.hpp): per element the coefficients,
   // the volume points' dim NV values, the face points' scaled jumps (NV a point) and each face's
   // normal (dim a face); once a block the reference tables. Triangles at p = 4 (Np 15, Nq 16, Nfq 5):
@@ -257,20 +257,28 @@ TEST(Br2FaceKernel, FusedKernelHoldsItsTablesAndThirtyTwoTrianglesAtThreeBlocksA
   EXPECT_EQ(dg::fused_lifting_table_values(2, Shape::triangle, 15, 16, 5), 1201);
   // Nq rounded up to 8 for C's rows: 12 -> 16 at p = 3.
   EXPECT_EQ(dg::fused_lifting_table_values(2, Shape::triangle, 10, 12, 4), 12 * 16 + 12 * 10 * 3 + 12 * 10 + 12);
-  for (int order = 2; order <= 4; ++order) {
+  // 32 elements a block, and up to 64 in steps of 16 where three blocks an SM fit (fused_block_elements):
+  // p = 1, 2 (66 and 114 values an element), not p = 3 (190: 48 would take 78 KB a block).
+  for (int order = 1; order <= 4; ++order) {
     const int Np = (order + 1) * (order + 2) / 2, Nq = dg::volume_rule(Shape::triangle, dg::GeometryKind::affine, order, 1).size();
     const int Nfq = dg::face_rule(Shape::line, 2, order, 0).size();
-    const int E = dg::lifting_block_elements<NS2>(Shape::triangle, dg::GeometryKind::affine, Np, Nq, Nfq, false, true);
-    EXPECT_EQ(E, 32) << "p = " << order;
+    EXPECT_EQ((dg::lifting_block_elements<NS2>(Shape::triangle, dg::GeometryKind::affine, Np, Nq, Nfq, false, true)), 32) << "p = " << order;
+    EXPECT_EQ(dg::fused_block_elements<NS2>(Shape::triangle, Np, Nq, Nfq, false), 32) << "p = " << order;
+    const int E = dg::fused_block_elements<NS2>(Shape::triangle, Np, Nq, Nfq);
+    EXPECT_EQ(E, order <= 2 ? 64 : 32) << "p = " << order;
     // Three blocks an SM (the kernel's launch bound in 2D): 228 KB of shared memory, 1 KB of it
     // reserved a block.
     const std::size_t bytes = 8 * (static_cast<std::size_t>(E) * dg::lifting_block_values_per_element<NS2>(Shape::triangle, dg::GeometryKind::affine, Np, Nq, Nfq, false, true) +
                                    dg::fused_lifting_table_values(2, Shape::triangle, Np, Nq, Nfq));
+    EXPECT_LE(bytes, dg::block_shared_limit) << "p = " << order;
     EXPECT_LE(3 * (bytes + 1024), std::size_t{228 * 1024}) << "p = " << order;
   }
   for (int order = 1; order <= 3; ++order) {
     const int Np = (order + 1) * (order + 2) * (order + 3) / 6, Nq = dg::volume_rule(Shape::tetrahedron, dg::GeometryKind::affine, order, 1).size();
     const int Nfq = dg::face_rule(Shape::triangle, 3, order, 0).size();
     EXPECT_GT((dg::lifting_block_elements<NS3>(Shape::tetrahedron, dg::GeometryKind::affine, Np, Nq, Nfq, false, true)), 0) << "tetrahedra p = " << order;
+    // (3D: one block an SM by its launch bound; no widening)
+    EXPECT_EQ(dg::fused_block_elements<NS3>(Shape::tetrahedron, Np, Nq, Nfq),
+              (dg::lifting_block_elements<NS3>(Shape::tetrahedron, dg::GeometryKind::affine, Np, Nq, Nfq, false, true)));
   }
 }

@@ -38,8 +38,6 @@ struct Br2FaceKernel {
   /// The reference face lifting matrices A_l, [(l Nfq + a) Nfq + b] (a, b: the element's own points).
   View<const Real> lifting;
   Real eta = Real(3);
-  /// The jumps stored times w |N| (the fused kernel's compact layout, lifting_block_kernels.hpp).
-  bool scaled_jump = true;
 };
 
 /// The face kernel: Fb = br2_block_faces(Nfq, Boundary) faces a block, a thread per (face, point,
@@ -49,8 +47,7 @@ struct Br2FaceKernel {
 ///   1. its side's U at its face point (at the side's own point order: the plus side's through the
 ///      orientation's permutation) from the shared coefficients -> shared;
 ///   2. the minus side's threads: the inviscid flux and the jump from both traces
-///      (FaceKernel::point_flux) -> shared (w |N| times each), the jump (times w |N|: scaled_jump) ->
-///      global (the fused kernel's volume lifting reads it);
+///      (FaceKernel::point_flux) -> shared (w |N| times each), the jump times w |N| -> global (the fused kernel's volume lifting reads it);
 ///   3. each side's Theta = grad U + eta r_l (grad U from the coefficients again: U alone crosses the
 ///      barriers in registers; r_l through A_l from the face's jumps) and its centred
 ///      viscous flux; the plus side's -> shared, and the minus side's thread sums the face's whole
@@ -135,7 +132,7 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
     for (int v = 0; v < NV; ++v) {
       s_flux[(v * Nfq + q) * Fb + fl] = value[v];
       s_jump[(v * Nfq + q) * Fb + fl] = scale * jump[v];
-      b.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = k.scaled_jump ? scale * jump[v] : jump[v];
+      b.jump[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = scale * jump[v];
     }
   }
   __syncthreads();

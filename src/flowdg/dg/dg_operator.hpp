@@ -426,8 +426,8 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
-  /// Viscous physics (lifting.hpp): BR2's lifting jumps (with BR2 at the faces and the fused kernel's
-  /// compact layout times w |N|: the face kernel's) and the faces' scaled normals per face point,
+  /// Viscous physics (lifting.hpp): BR2's lifting jumps (with BR2 at the faces times w |N|: the face
+  /// kernel's) and the faces' scaled normals per face point,
   /// both sides' halves of the centred viscous flux (interior faces), the boundary faces' gradients
   /// (stride Bs_, the first n_boundary_faces_ faces), eta.
   Array<Real> jump_, normal_weight_, viscous_half_, face_gradient_;
@@ -439,7 +439,6 @@ class DgOperator final : public Operator {
   /// applies): a face kernel takes both sides' face gradients and the whole flux, a fused kernel per
   /// element the volume lifting, the volume and face sums and the update; no lifting pass.
   bool br2_faces_ = false;
-  bool fused_compact_ = true;  ///< the fused kernel's compact face layout (fused_compact_allowed)
   /// The lifting kernel of group g (its element kernel's data with `update`).
   template <Shape S, GeometryKind G, int P>
   LiftingElementKernel<Physics, S, P, G> lifting_kernel(int g, const StageUpdate<Real>& update);
@@ -840,9 +839,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     bool applies = options.backend == Backend::cuda && !elements_.empty();
     // The fused element kernel's elements a block, one per group (set below where BR2 at the faces runs).
     std::vector<int> fused_elements;
-    fused_compact_ = fused_compact_allowed();
+    const bool wide = fused_wide_allowed();
     for (const ElementData& d : elements_) {
-      fused_elements.push_back(lifting_block_elements<Physics>(d.shape, d.geometry, d.Np, d.Nq, Nfq, false, true, fused_compact_));
+      fused_elements.push_back(fused_block_elements<Physics>(d.shape, d.Np, d.Nq, Nfq, wide));
       applies = applies && d.geometry == GeometryKind::affine && d.shape == elements_.front().shape && d.lifting_points.size() > 0 &&
                 !d.lifting_tensor && !d.tensor && br2_face_shared_bytes<Physics>(d.shape, d.Np, Nfq, false) <= block_shared_limit &&
                 br2_face_shared_bytes<Physics>(d.shape, d.Np, Nfq, true) <= block_shared_limit && fused_elements.back() > 0 &&
@@ -977,7 +976,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
 #if defined(__CUDACC__)
   if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && G == GeometryKind::affine) {
     if (op.br2_faces_) {
-      launch_fused_lifting_block_kernel(op.lifting_kernel<S, G, P>(g, update), first, count, d.fused_lifting, op.fused_compact_);
+      launch_fused_lifting_block_kernel(op.lifting_kernel<S, G, P>(g, update), first, count, d.fused_lifting);
       return;
     }
   }
@@ -1122,7 +1121,6 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
       br2.face_dphi = View<const Real>{points.data + offset, points.n - offset};
       br2.lifting = minus.face_lifting.view();
       br2.eta = op.eta(SM);
-      br2.scaled_jump = op.fused_compact_;
       launch_br2_face_block_kernel(br2, group.size());
       return;
     }
@@ -1561,9 +1559,8 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
     if constexpr (Physics::has_viscous_flux) {
       if (br2_faces_) {
         // BR2 at the faces: the fused kernel reads its faces' scaled jumps and each face's normal
-        // besides the element kernel's data (the face kernel's part is below); session 35's layout
-        // (fused_compact_ off) the jumps and the scaled normals at every point.
-        bytes += K * faces * (fused_compact_ ? Nfq * NV + dim : Nfq * (NV + dim)) * word;
+        // besides the element kernel's data (the face kernel's part is below).
+        bytes += K * faces * (Nfq * NV + dim) * word;
         continue;
       }
       // BR2 (lifting.hpp): the lifting kernel reads the coefficients, metric, codes and each face's

@@ -50,21 +50,20 @@ namespace flowdg::dg {
 /// mass matrix.
 /// fused (BR2 at the faces, br2_face_kernels.hpp; affine groups): the face points' values are the
 /// jumps times w |N| (NV a point) and each face's unit normal (dim a face) instead of the dim NV
-/// components of the integrand; the faces' whole fluxes (NV a point) take their place after the
-/// volume lifting. compact = false: session 35's layout (the integrand, then the fluxes beside it),
-/// kept for A/B runs (FLOWDG_FUSED_COMPACT=0).
+/// components of the integrand; the faces' whole fluxes (NV a point) and sides take their place after
+/// the volume lifting; the block's reference tables besides (fused_lifting_table_values).
 template <class Physics>
 constexpr index_t lifting_block_values_per_element(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false,
-                                                   bool fused = false, bool compact = true) {
+                                                   bool fused = false) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t NF = n_faces(shape);
   // Collocated curved groups: the point factors w_k / det J_k instead of the moment columns.
   const index_t moments = geometry != GeometryKind::curved ? 0 : collocated ? Nq : 2 * dim * NV * Np;
-  if (fused && compact) return NV * Np + dim * NV * Nq + NF * Nfq * NV + NF * dim;
-  return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments + (fused ? NF * Nfq * NV : 0);
+  if (fused) return NV * Np + dim * NV * Nq + NF * Nfq * NV + NF * dim;
+  return NV * Np + dim * NV * Nq + NF * Nfq * dim * NV + moments;
 }
 
-/// The fused kernel's reference tables with the compact layout, once a block
+/// The fused kernel's reference tables, once a block
 /// (lifting_block_kernels.hpp): C's rows (the element's face points by the volume points rounded up
 /// to 8: affine_lifting_rows), the basis and its dim derivatives at the volume points, the basis at
 /// the face points, the volume weights.
@@ -73,21 +72,40 @@ constexpr index_t fused_lifting_table_values(int dim, Shape shape, int Np, int N
   return NFq * Nq8 + static_cast<index_t>(Nq) * Np * (1 + dim) + NFq * Np + Nq;
 }
 
-/// Elements per block of the lifting kernel within the block budget (the fused kernel's compact
-/// layout: what its tables leave; at most 32; 0: not even one,
+/// Elements per block of the lifting kernel within the block budget (the fused kernel: within what
+/// its tables leave; at most 32; 0: not even one,
 /// or a curved group of more than 256 basis functions, whose inverse mass matrix the kernel applies
 /// a row per thread of one block).
 template <class Physics>
-constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false, bool fused = false,
-                                     bool compact = true) {
+constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np, int Nq, int Nfq, bool collocated = false, bool fused = false) {
   if (geometry == GeometryKind::curved && !collocated && Np > 256) return 0;
   const std::size_t per_element = sizeof(typename Physics::real) *
-                                  static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated, fused, compact));
+                                  static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, geometry, Np, Nq, Nfq, collocated, fused));
   const std::size_t tables =
-      fused && compact ? sizeof(typename Physics::real) * static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, shape, Np, Nq, Nfq)) : 0;
+      fused ? sizeof(typename Physics::real) * static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, shape, Np, Nq, Nfq)) : 0;
   if (tables >= block_shared_limit) return 0;
   const std::size_t elements = (block_shared_limit - tables) / per_element;
   return static_cast<int>(elements < 32 ? elements : 32);
+}
+
+/// Shared memory of one SM on the H100 and H200 (228 KB; 1 KB of it reserved a block).
+constexpr std::size_t sm_shared_bytes = 228 * 1024, block_reserved_shared_bytes = 1024;
+
+/// BR2 at the faces' fused kernel's elements a block: lifting_block_elements', and in 2D (wide) up
+/// to 64 where three blocks an SM (the kernel's launch bound there) still fit the SM's shared
+/// memory, in steps of 16 (the elements of a half-warp then in distinct banks): triangles at p = 1, 2,
+/// whose few volume points (3, 6) left many of 32 elements' 256 threads idle in each phase.
+template <class Physics>
+constexpr int fused_block_elements(Shape shape, int Np, int Nq, int Nfq, bool wide = true) {
+  const int base = lifting_block_elements<Physics>(shape, GeometryKind::affine, Np, Nq, Nfq, false, true);
+  if (!wide || Physics::dim != 2 || base < 32) return base;
+  const std::size_t word = sizeof(typename Physics::real);
+  const std::size_t per_element = word * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, GeometryKind::affine, Np, Nq, Nfq, false, true));
+  const std::size_t tables = word * static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, shape, Np, Nq, Nfq));
+  int E = 64;
+  const auto block = [&](int elements) { return static_cast<std::size_t>(elements) * per_element + tables; };
+  while (E > 32 && (block(E) > block_shared_limit || 3 * (block(E) + block_reserved_shared_bytes) > sm_shared_bytes)) E -= 16;
+  return E;
 }
 
 /// BR2's lifting on affine elements as three products with reference tables, for the FP64 tensor
@@ -217,18 +235,19 @@ inline bool br2_faces_allowed() {
   return environment_switch("FLOWDG_BR2_FACES", "the lifting pass", "BR2 at the faces where it applies");
 }
 
-/// Whether the fused element kernel of BR2 at the faces takes the compact face layout
-/// (lifting_block_values_per_element): yes unless FLOWDG_FUSED_COMPACT=0 (for A/B runs).
-inline bool fused_compact_allowed() {
-  return environment_switch("FLOWDG_FUSED_COMPACT", "the integrand's layout", "the compact layout");
+/// Whether the fused kernel of BR2 at the faces takes up to 64 elements a block in 2D
+/// (fused_block_elements): yes unless FLOWDG_FUSED_WIDE=0 (32 at most, for A/B runs).
+inline bool fused_wide_allowed() {
+  return environment_switch("FLOWDG_FUSED_WIDE", "32 elements a block", "up to 64 where three blocks an SM fit");
 }
 
-/// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel), from one
-/// call each on the H100 (Navier-Stokes vortex, session 35, docs/performance.md): 2D from p = 2
-/// (798,848 triangles: p = 2 / 3 / 4 9.0 / 22.0 / 17.2% faster than the lifting pass; at p = 1 6%
-/// slower than the thread kernels, so not there); 3D from p = 1 (998,250 tetrahedra at p = 1, 2,
-/// 384,000 at p = 3: 45 / 200 / 1% faster).
-constexpr bool automatic_br2_faces(int dim, int order) { return order >= (dim == 3 ? 1 : 2); }
+/// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): at every
+/// order, from one call each on the H100 (Navier-Stokes vortex, docs/performance.md): 798,848
+/// triangles at p = 1 13.4e9 DSU/s against the thread kernels' 10.9 (session 36, with up to 64
+/// elements a fused block), p = 2 / 3 / 4 9.0 / 22.0 / 17.2% faster than the lifting pass (session
+/// 35, before session 36's fused kernel gains); 998,250 tetrahedra at p = 1, 2 and 384,000 at p = 3
+/// 45 / 200 / 1% faster (session 35).
+constexpr bool automatic_br2_faces(int dim, int order) { return dim >= 2 && order >= 1; }
 
 /// BR2 at the faces' face kernel (br2_face_kernels.hpp): faces per block (a thread per (face, point,
 /// side) fills the block's 256 threads in one round: 128 / Nfq faces, 256 / Nfq on a boundary);

@@ -97,11 +97,12 @@ __device__ FLOWDG_FORCEINLINE void affine_gradient(const typename Physics::real 
 /// Blocks an SM the kernel's registers allow (its launch bound). Affine 2D groups: three to p = 3
 /// (80 registers without spills; the shared memory of 32 triangles at p = 3 allows three), two
 /// from p = 4 (their shared memory allows two).
-/// The fused kernel with the compact face layout (BR2 at the faces): three in 2D at every order (32
-/// triangles and the tables at p = 4 take 75 KB).
-template <int dim, int P, GeometryKind G, bool Collocated, bool Compact = false>
+/// The fused kernel (BR2 at the faces): three in 2D at every order (32 triangles and the tables at
+/// p = 4 take 75 KB; 80 registers with a few bytes of spills, 20% faster than two blocks of 126
+/// registers with session 35's layout).
+template <int dim, int P, GeometryKind G, bool Collocated, bool Fused = false>
 constexpr int lifting_block_min_blocks() {
-  if constexpr (G == GeometryKind::affine) return dim == 2 ? (P <= 3 || Compact ? 3 : 2) : 1;
+  if constexpr (G == GeometryKind::affine) return dim == 2 ? (P <= 3 || Fused ? 3 : 2) : 1;
   else return (Collocated && P >= 4) ? 2 : 1;
 }
 
@@ -110,7 +111,7 @@ constexpr int lifting_block_min_blocks() {
 /// volume term as below, and instead of storing the volume term's moments and the face halves (D's
 /// face points) it adds the faces' sums, times 1 / det J, and applies the Runge-Kutta update
 /// (the element kernel's last phase). Elements [first, end) of the group.
-/// Compact (with Fused; lifting_block_values_per_element, fused_lifting_table_values):
+/// Fused, its shared memory (lifting_block_values_per_element, fused_lifting_table_values; session 36):
 ///   - the face points hold the face kernel's jumps times w |N| (NV values) and each face its unit
 ///     normal n (affine faces: one a face), so that C sums C[k][lq] (w |N| jump_v)(lq) face by face
 ///     and multiplies by n_d once a face (NV products a point and face point instead of dim NV);
@@ -121,10 +122,10 @@ constexpr int lifting_block_min_blocks() {
 ///   - the coefficients, the jumps, the tables and the fluxes arrive by cp.async (the fluxes while
 ///     D runs): no thread waits on one load before it issues the next;
 ///   - the update takes U from shared memory (StageUpdate::apply_from).
-/// Fused without Compact: session 35's layout (the integrand dim NV a point, the fluxes beside it,
-/// the tables from L1), for A/B runs (FLOWDG_FUSED_COMPACT=0).
-template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false, bool Fused = false, bool Compact = false>
-__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated, Fused && Compact>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
+/// Against session 35's layout (the integrand dim NV a point, the fluxes beside it, the tables from
+/// L1): +6 / +13 / +20% at p = 2 / 3 / 4 on 798,848 triangles (docs/performance.md).
+template <class Physics, Shape S, int P, GeometryKind G, bool Collocated = false, bool Fused = false>
+__global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P, G, Collocated, Fused>())) lifting_block_kernel(LiftingElementKernel<Physics, S, P, G> k, index_t first, index_t end, int E) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
@@ -143,18 +144,16 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   Real* s_j = s_w + T * Nq * E;   // B: wn jump, C (collocated): the face gradient [((l Nfq + point) T + t) E + el]
   Real* s_m = s_j + NF * Nfq * T * E;  // curved: [(c Np + i) E + el], c = t: Theta; c = T + t: P grad U
                                        // collocated: the point factors w_k / det J_k [k E + el]
-  // Compact: s_j [((l Nfq + point) NV + v) E + el] w |N| jump_v, then [(NF Nfq NV + l dim + d) E + el]
-  // n_d; after C the fluxes and [(NF Nfq NV + l) E + el] the face's side; the tables after s_j.
-  constexpr bool compact = Fused && Compact;
+  // Fused: s_j [((l Nfq + point) NV + v) E + el] w |N| jump_v, then [(NF Nfq NV + l dim + d) E + el]
+  // n_d; after C the faces' fluxes s_g and [(NF Nfq NV + l) E + el] the face's side; the tables after s_j.
+  constexpr bool compact = Fused;
   if constexpr (compact) s_m = s_j + (NF * Nfq * NV + NF * dim) * E;
-  // Fused (affine: no moments): the faces' fluxes, [((l Nfq + point) NV + v) E + el] (compact: in s_j after C)
-  Real* s_g = compact ? s_j : s_m;
+  Real* s_g = s_j;
   Real* s_side = s_j + NF * Nfq * NV * E;
   static_assert(!Fused || affine, "BR2 at the faces runs affine groups");
-  static_assert(!Compact || Fused, "the compact face layout is the fused kernel's");
   const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
-  // The reference tables: compact, in shared memory (fused_lifting_table_values) after the elements' values.
+  // The reference tables: fused, in shared memory (fused_lifting_table_values) after the elements' values.
   const int NFq = NF * Nfq, Nq8 = affine_lifting_rows(Nq);
   const Real* t_c = compact ? s_m : k.point_tables.data;                      // C [lq Nq8 + k]
   const Real* t_phi = compact ? t_c + NFq * Nq8 : b.volume_phi.data;           // [k Np + j]
@@ -215,11 +214,6 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       continue;
     }
     k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
-    if constexpr (Fused) {  // the face's whole flux along the element's outward normal
-      const Real sign = code_plus_side(code) ? Real(1) : Real(-1);
-      for (int v = 0; v < NV; ++v)
-        s_g[((l * Nfq + point) * NV + v) * E + el] = sign * b.flux[(static_cast<index_t>(v) * Nfq + q) * Fs + code_face(code)];
-    }
   }
   if constexpr (compact) {
     device::copy_async_commit();
@@ -626,20 +620,6 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
         if (j1 != j0)
           for (int v = 0; v < NV; ++v)
             b.update.apply_from(b.u, (static_cast<index_t>(v) * Np + j1) * Ks + e, inverse_det * rhs[1][v], s_u[(v * Np + j1) * E + el]);
-      } else if constexpr (Fused) {
-        for (int lp = 0; lp < NF * Nfq; ++lp) {
-          const Real phi0 = b.face_phi[lp * Np + j0], phi1 = b.face_phi[lp * Np + j1];
-          for (int v = 0; v < NV; ++v) {
-            const Real g = s_g[(lp * NV + v) * E + el];
-            rhs[0][v] += g * phi0;
-            rhs[1][v] += g * phi1;
-          }
-        }
-        const index_t e = e0 + el;
-        const Real inverse_det = b.metric[dim * dim * Ks + e];
-        for (int v = 0; v < NV; ++v) b.update.apply(b.u, (static_cast<index_t>(v) * Np + j0) * Ks + e, inverse_det * rhs[0][v]);
-        if (j1 != j0)
-          for (int v = 0; v < NV; ++v) b.update.apply(b.u, (static_cast<index_t>(v) * Np + j1) * Ks + e, inverse_det * rhs[1][v]);
       } else {
         for (int v = 0; v < NV; ++v) {
           k.viscous_rhs[(static_cast<index_t>(v) * Np + j0) * Ks + e0 + el] = rhs[0][v];
@@ -674,14 +654,6 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       const Real inverse_det = b.metric[dim * dim * Ks + e];
       for (int v = 0; v < NV; ++v)
         b.update.apply_from(b.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[v], s_u[(v * Np + j) * E + el]);
-    } else if constexpr (Fused) {
-      for (int lp = 0; lp < NF * Nfq; ++lp) {
-        const Real phi = b.face_phi[lp * Np + j];
-        for (int v = 0; v < NV; ++v) rhs[v] += s_g[(lp * NV + v) * E + el] * phi;
-      }
-      const index_t e = e0 + el;
-      const Real inverse_det = b.metric[dim * dim * Ks + e];
-      for (int v = 0; v < NV; ++v) b.update.apply(b.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[v]);
     } else {
       for (int v = 0; v < NV; ++v) k.viscous_rhs[(static_cast<index_t>(v) * Np + j) * Ks + e0 + el] = rhs[v];
     }
@@ -721,24 +693,17 @@ void launch_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& k
 /// BR2 at the faces (br2_face_kernels.hpp): the fused lifting and element kernel on elements
 /// [first, first + n_elements) of an affine group, E elements a block (lifting_block_elements with fused).
 template <class Physics, Shape S, int P, GeometryKind G>
-void launch_fused_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E,
-                                       bool compact) {
+void launch_fused_lifting_block_kernel(const LiftingElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements, int E) {
   if constexpr (G == GeometryKind::affine) {
     if (n_elements <= 0) return;
     FLOWDG_ASSERT(kernel.point_tables.size() > 0, "the fused lifting kernel needs its point tables (affine_lifting_point_tables)");
     const int Np = n_basis(S, P), Nq = kernel.base.Nq, Nfq = kernel.base.Nfq;
     const std::size_t shared =
         sizeof(typename Physics::real) *
-        (static_cast<std::size_t>(E) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, Np, Nq, Nfq, false, true, compact)) +
-         (compact ? static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, S, Np, Nq, Nfq)) : 0));
+        (static_cast<std::size_t>(E) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, Np, Nq, Nfq, false, true)) +
+         static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, S, Np, Nq, Nfq)));
     FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the fused kernel's block needs ", shared, " bytes of shared memory");
     const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
-    if (compact) {
-      constexpr auto function = lifting_block_kernel<Physics, S, P, G, false, true, true>;
-      allow_block_shared_limit<function>();
-      detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
-      return;
-    }
     constexpr auto function = lifting_block_kernel<Physics, S, P, G, false, true>;
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, 256, shared, kernel, first, first + n_elements, E);
