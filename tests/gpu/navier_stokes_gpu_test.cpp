@@ -1,9 +1,9 @@
 // The Navier-Stokes operator (BR2 lifting, dg/lifting.hpp) on the GPU gives the CPU's numbers: for
 // every shape and geometry kind, with walls of every viscous kind, the residual and three Runge-Kutta
 // steps agree to rounding, through the thread, the block and the tensor-core element kernels, BR2's
-// thread, block and tensor-core lifting kernels, BR2 at the faces (affine triangles and tetrahedra),
-// the sum-factorised element and lifting kernels on bilinear quadrilaterals, and the point and
-// block face kernels.
+// thread, block and tensor-core lifting kernels, BR2 at the faces (affine triangles and tetrahedra;
+// bilinear quadrilaterals through the sum-factorised face and element kernels), the sum-factorised
+// element and lifting kernels on bilinear quadrilaterals, and the point and block face kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -85,7 +85,7 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
     const std::pair<const char*, const char*> variants[] = {
         {"thread", "automatic"}, {"block", "automatic"}, {"tensor", "automatic"}, {"block", "tensor"}, {"thread", "block"},
         {"factorised", "automatic"}, {"factorised", "block"}, {"block", "factorised"}, {"automatic", "automatic"},
-        {"thread", "faces"}, {"tensor", "faces"}};
+        {"thread", "faces"}, {"tensor", "faces"}, {"factorised", "faces"}};
     for (const auto& [element, lifting] : variants)
       for (int order = 1; order <= highest; ++order) {
         const std::string kernel = std::string(element) + "/" + lifting;
@@ -150,7 +150,11 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           // "automatic"; the lifting follows a factorised element kernel unless another is named.
           const std::string e = element, l = lifting;
           const bool factorised_elements = e == "factorised" || e == "automatic";
-          const bool factorised_lifting = l == "factorised" || (l == "automatic" && factorised_elements);
+          // BR2 at the faces (br2_factorised_kernels.hpp) after the sum-factorised element kernel:
+          // named, or by "automatic" where automatic_br2_factorised says; then no lifting pass.
+          const bool faces = factorised_elements && (l == "faces" || (l == "automatic" && dg::automatic_br2_factorised(order)));
+          ASSERT_EQ(described.find("BR2 at the faces") != std::string::npos, faces) << kernel << ": " << described;
+          const bool factorised_lifting = !faces && (l == "factorised" || (l == "automatic" && factorised_elements));
           ASSERT_EQ(described.find("sum-factorised element kernel") != std::string::npos, factorised_elements) << kernel << ": " << described;
           ASSERT_EQ(described.find("sum-factorised lifting") != std::string::npos, factorised_lifting) << kernel << ": " << described;
           // (the face kernel: named, or by "automatic" from p = 2: factorised.hpp)
@@ -222,6 +226,7 @@ TEST(GpuNavierStokes, ChainedAndPlainFactorisedLaunchesGiveTheSameBits) {
     const auto cpu = dg::make_operator(mesh, connectivity, viscous_options(mesh, order, Backend::cpu, flow));
     dg::OperatorOptions options = viscous_options(mesh, order, Backend::cuda, flow);
     options.face_kernel = "factorised";
+    options.lifting_kernel = "factorised";  // the lifting pass (automatic takes BR2 at the faces here)
     const auto chained = dg::make_operator(mesh, connectivity, options);
     options.chained_launches = false;
     const auto plain = dg::make_operator(mesh, connectivity, options);

@@ -323,3 +323,151 @@ TEST(SumFactor, BlocksAreWholeRowsOfSixteenAndTheOverridesRefuseBadValues) {
   }
   unsetenv("FLOWDG_FACTORISED_BLOCK");
 }
+
+TEST(SumFactor, BR2FaceKernelsLineSumsGiveTheGradientsOnEachFacePointsLine) {
+  // BR2 at the faces on quadrilaterals (br2_factorised_kernels.hpp): the face kernel's thread for
+  // the element's own point a of face l takes its line (the volume points k_m = first + m stride of
+  // face_line, normal to the face through the point) from the coefficients: T[t] = sum_i L_i(x_s)
+  // c(.), dT with L' (along the face's fixed coordinate x_s), then at the line's points the derivative
+  // along the line (dL over T) and across it (L over dT), and the trace (the ends over T). They must be
+  // the dense reference derivatives at k_m and the dense trace; a swapped direction, a wrong s or end
+  // or a transposed mode moves them by O(1).
+  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
+  const Connectivity connectivity = build_connectivity(mesh);
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<double> random(-1.0, 1.0);
+  for (int order = 1; order <= 6; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    const dg::ElementGroupSetup& group = setup.element_groups[0];
+    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, setup.n_face_points());
+    ASSERT_EQ(t.n, order + 1);
+    const int n = t.n, Np = n * n;
+    std::vector<double> c(Np);
+    for (double& x : c) x = random(generator);
+    std::vector<double> dense(4 * n * n * 2), line(4 * n * n * 2), dense_trace(4 * n), trace(4 * n);
+    for (int l = 0; l < 4; ++l)
+      for (int a = 0; a < n; ++a) {
+        for (int j = 0; j < Np; ++j) dense_trace[l * n + a] += group.face_phi[(static_cast<std::size_t>(l) * n + a) * Np + j] * c[j];
+        const int s = l < 2 ? a : n - 1 - a, end = l == 1 || l == 2 ? 1 : 0;
+        const bool along_y = l % 2 == 0;
+        const int first = along_y ? s : n * s, stride = along_y ? n : 1;
+        std::vector<double> T(n, 0.0), dT(n, 0.0);
+        for (int u = 0; u < n; ++u)
+          for (int i = 0; i < n; ++i) {
+            const double value = c[along_y ? quadrilateral_mode(i, u) : quadrilateral_mode(u, i)];
+            T[u] += t.L[s * n + i] * value;
+            dT[u] += t.dL[s * n + i] * value;
+          }
+        for (int u = 0; u < n; ++u) trace[l * n + a] += t.ends[end * n + u] * T[u];
+        for (int m = 0; m < n; ++m) {
+          double along = 0, fixed = 0;
+          for (int u = 0; u < n; ++u) {
+            along += t.dL[m * n + u] * T[u];
+            fixed += t.L[m * n + u] * dT[u];
+          }
+          const std::size_t at = ((static_cast<std::size_t>(l) * n + a) * n + m) * 2;
+          line[at] = along_y ? fixed : along;      // d/dxi
+          line[at + 1] = along_y ? along : fixed;  // d/deta
+          const int k = first + m * stride;
+          for (int j = 0; j < Np; ++j)
+            for (int r = 0; r < 2; ++r) dense[at + r] += group.volume_dphi[(static_cast<std::size_t>(k) * 2 + r) * Np + j] * c[j];
+        }
+      }
+    EXPECT_LT(relative_difference(dense, line), 1e-13) << "p = " << order;
+    EXPECT_LT(relative_difference(dense_trace, trace), 1e-13) << "p = " << order;
+
+    // The kernel's face gradient sum_m edge[end][m] J^-T(k_m) grad_r U(k_m) on a bilinear map
+    // (x_xi = g0 + g2 eta, x_eta = g1 + g2 xi, y_xi = g3 + g5 eta, y_eta = g4 + g5 xi), taken as
+    // c_P P + c_0 Q0 + c_1 Q1 with the weights Wf, W0, W1 (J's entries affine along the line), against
+    // the sum over the dense gradients; and the diagonal sum_m edge^2 / (w_m w_s det J(k_m)).
+    const double g[6] = {1.1 + 0.1 * random(generator), 0.1 * random(generator), 0.1 * random(generator),
+                         0.1 * random(generator), 0.9 + 0.1 * random(generator), 0.1 * random(generator)};
+    const auto jacobian = [&](double xi, double eta, double (&J)[2][2]) {
+      J[0][0] = g[0] + g[2] * eta;  // x_xi
+      J[0][1] = g[1] + g[2] * xi;   // x_eta
+      J[1][0] = g[3] + g[5] * eta;  // y_xi
+      J[1][1] = g[4] + g[5] * xi;   // y_eta
+      return J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    };
+    std::vector<double> dense_gradient(4 * n * 2, 0.0), gradient(4 * n * 2), dense_diagonal(4 * n, 0.0), diagonal(4 * n, 0.0);
+    for (int l = 0; l < 4; ++l)
+      for (int a = 0; a < n; ++a) {
+        const int s = l < 2 ? a : n - 1 - a, end = l == 1 || l == 2 ? 1 : 0;
+        const bool along_y = l % 2 == 0;
+        const double xs = t.x[s];
+        std::vector<double> Wf(n, 0.0), W0(n, 0.0), W1(n, 0.0), T(n, 0.0), dT(n, 0.0);
+        for (int m = 0; m < n; ++m) {
+          double J[2][2];
+          const double xi = along_y ? xs : t.x[m], eta = along_y ? t.x[m] : xs;
+          const double det = jacobian(xi, eta, J), e = t.edge[end * n + m];
+          // dense: J^-T grad_r U at k_m
+          const std::size_t at = ((static_cast<std::size_t>(l) * n + a) * n + m) * 2;
+          const double d_xi = dense[at], d_eta = dense[at + 1];
+          dense_gradient[(l * n + a) * 2 + 0] += e * (J[1][1] * d_xi - J[1][0] * d_eta) / det;
+          dense_gradient[(l * n + a) * 2 + 1] += e * (J[0][0] * d_eta - J[0][1] * d_xi) / det;
+          dense_diagonal[l * n + a] += e * e / (t.w[m] * t.w[s] * det);
+          const double f = e / det;
+          diagonal[l * n + a] += e * f / t.w[m];
+          for (int u = 0; u < n; ++u) {
+            Wf[u] += f * t.L[m * n + u];
+            W0[u] += f * t.dL[m * n + u];
+            W1[u] += f * t.x[m] * t.dL[m * n + u];
+          }
+        }
+        diagonal[l * n + a] /= t.w[s];
+        for (int u = 0; u < n; ++u)
+          for (int i = 0; i < n; ++i) {
+            const double value = c[along_y ? quadrilateral_mode(i, u) : quadrilateral_mode(u, i)];
+            T[u] += t.L[s * n + i] * value;
+            dT[u] += t.dL[s * n + i] * value;
+          }
+        double P = 0, Q0 = 0, Q1 = 0;
+        for (int u = 0; u < n; ++u) {
+          P += Wf[u] * dT[u];
+          Q0 += W0[u] * T[u];
+          Q1 += W1[u] * T[u];
+        }
+        const double cxP = along_y ? g[4] + g[5] * xs : -(g[3] + g[5] * xs), cx0 = along_y ? -g[3] : g[4], cx1 = along_y ? -g[5] : g[5];
+        const double cyP = along_y ? -(g[1] + g[2] * xs) : g[0] + g[2] * xs, cy0 = along_y ? g[0] : -g[1], cy1 = along_y ? g[2] : -g[2];
+        gradient[(l * n + a) * 2 + 0] = cxP * P + cx0 * Q0 + cx1 * Q1;
+        gradient[(l * n + a) * 2 + 1] = cyP * P + cy0 * Q0 + cy1 * Q1;
+      }
+    EXPECT_LT(relative_difference(dense_gradient, gradient), 1e-12) << "p = " << order;
+    EXPECT_LT(relative_difference(dense_diagonal, diagonal), 1e-13) << "p = " << order;
+  }
+}
+
+TEST(SumFactor, BR2AtTheFacesBlocksFitThreeAnSm) {
+  // br2_factorised_kernels.hpp's shared memory (factorised.hpp): the face kernel's block of 128 / n
+  // faces (256 / n on a boundary) — both sides' coefficients, traces, gradients and diagonal, the
+  // bilinear Jacobians, the 1D tables — and the fused element kernel's values an element, by hand at
+  // p = 4; three face blocks an SM at p = 1..4 and three element blocks at p = 4 (E = 16).
+  using NS = physics::NavierStokes<2, double>;
+  const std::size_t face = (25 * (2 * (100 + 20 + 45 + 6)) + 2 * 25) * sizeof(double);
+  EXPECT_EQ(dg::br2_factorised_face_shared_bytes<NS>(5, false), face);
+  EXPECT_EQ(dg::br2_factorised_face_shared_bytes<NS>(5, true), (51 * (100 + 20 + 45 + 6) + 2 * 25) * sizeof(double));
+  EXPECT_EQ(dg::br2_factorised_element_values<NS>(5), 3 * 4 * 25 + 2 * 4 * 5 * 4 + 4 * 3 + 25 + 6);
+  for (int n = 2; n <= 5; ++n) {
+    for (bool boundary : {false, true}) EXPECT_LE(dg::br2_factorised_face_shared_bytes<NS>(n, boundary), dg::block_shared_limit) << n;
+    EXPECT_LE(3 * (dg::br2_factorised_face_shared_bytes<NS>(n, false) + dg::block_reserved_shared_bytes), dg::sm_shared_bytes) << "n = " << n;
+    const dg::FactorisedBlock block = dg::factorised_block<NS>(dg::br2_factorised_element_values<NS>(n), n);
+    EXPECT_EQ(block.E, n <= 3 ? 32 : 16) << "n = " << n;
+  }
+  const std::size_t element = 16 * sizeof(double) * static_cast<std::size_t>(dg::br2_factorised_element_values<NS>(5));
+  EXPECT_LE(3 * (element + dg::block_reserved_shared_bytes), dg::sm_shared_bytes);
+  // The face kernel's blocks an SM: two at p = 4 (128 registers), three below; FLOWDG_BR2_FACE_BLOCKS
+  // overrides with 2 or 3 and refuses anything else.
+  EXPECT_EQ(dg::br2_factorised_face_blocks(4), 2);
+  for (int order = 1; order <= 3; ++order) EXPECT_EQ(dg::br2_factorised_face_blocks(order), 3);
+  unsetenv("FLOWDG_BR2_FACE_BLOCKS");
+  EXPECT_EQ(dg::br2_face_kernel_blocks(), 0);
+  setenv("FLOWDG_BR2_FACE_BLOCKS", "2", 1);
+  EXPECT_EQ(dg::br2_face_kernel_blocks(), 2);
+  setenv("FLOWDG_BR2_FACE_BLOCKS", "3", 1);
+  EXPECT_EQ(dg::br2_face_kernel_blocks(), 3);
+  for (const char* bad : {"4", "two", "2x"}) {
+    setenv("FLOWDG_BR2_FACE_BLOCKS", bad, 1);
+    EXPECT_THROW(dg::br2_face_kernel_blocks(), InputError) << bad;
+  }
+  unsetenv("FLOWDG_BR2_FACE_BLOCKS");
+}

@@ -202,12 +202,12 @@ void launch_br2_face_block_kernel(const Br2FaceKernel<Physics, S, P, Boundary>& 
   const int Nfq = kernel.base.Nfq;
   constexpr int NfqC = br2_face_points(Physics::dim, P);
   FLOWDG_ASSERT(NfqC == 0 || Nfq == NfqC, "BR2 at the faces: the face kernel is compiled for ", NfqC, " face points, not ", Nfq);
-  constexpr auto function = br2_face_block_kernel<Physics, S, P, Boundary>;
-  allow_block_shared_limit<function>();
   const int Fb = br2_block_faces(Nfq, Boundary);
   const std::size_t shared = br2_face_shared_bytes<Physics>(S, n_basis(S, P), Nfq, Boundary);
   FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the face kernel's block needs ", shared, " bytes of shared memory");
   const auto blocks = static_cast<unsigned>((count + Fb - 1) / Fb);
+  constexpr auto function = br2_face_block_kernel<Physics, S, P, Boundary>;
+  allow_block_shared_limit<function>();
   detail::launch(false, function, blocks, 256, shared, kernel, count, Fb);
 }
 

@@ -32,6 +32,7 @@
 #include "flowdg/dg/lifting_block_kernels.hpp"
 #include "flowdg/dg/lifting_tensor_kernels.hpp"
 #include "flowdg/dg/br2_face_kernels.hpp"
+#include "flowdg/dg/br2_factorised_kernels.hpp"
 #endif
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -254,8 +255,10 @@ class DgOperator final : public Operator {
     /// CUDA, affine groups of a viscous physics on the block lifting and block element kernels: the
     /// lifting kernel takes the inviscid volume term too (ElementKernel::volume_in_rhs).
     bool fused_volume = false;
-    /// BR2 at the faces (br2_faces_): elements per block of the fused lifting and element kernel.
+    /// BR2 at the faces (br2_faces_): elements per block of the fused lifting and element kernel;
+    /// on collocated bilinear quadrilaterals (br2_factorised_kernels.hpp) the fused element kernel's block.
     int fused_lifting = 0;
+    FactorisedBlock br2_factorised{};
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity; smoothed: its largest vertex value)
     /// Smoothed artificial viscosity (ViscositySmoothingKernel): the field's modes [j Ks + e], the
@@ -439,6 +442,9 @@ class DgOperator final : public Operator {
   /// applies): a face kernel takes both sides' face gradients and the whole flux, a fused kernel per
   /// element the volume lifting, the volume and face sums and the update; no lifting pass.
   bool br2_faces_ = false;
+  /// BR2 at the faces on collocated bilinear quadrilaterals (br2_factorised_kernels.hpp: the
+  /// sum-factorised face and element kernels).
+  bool br2_factorised_ = false;
   /// The lifting kernel of group g (its element kernel's data with `update`).
   template <Shape S, GeometryKind G, int P>
   LiftingElementKernel<Physics, S, P, G> lifting_kernel(int g, const StageUpdate<Real>& update);
@@ -851,12 +857,29 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const bool block_elements = options.element_kernel == "automatic" || options.element_kernel == "block";
     br2_faces_ = applies && (lifting_name == "faces" || (lifting_name == "automatic" && block_elements &&
                                                          automatic_br2_faces(dim, order_) && br2_faces_allowed()));
+    // Collocated bilinear quadrilaterals on the sum-factorised element kernel (every group; faces
+    // of geometric order 1: straight, one normal a face): the factorised BR2 at the faces
+    // (br2_factorised_kernels.hpp), asked for or by "automatic" (automatic_br2_factorised).
+    bool quadrilaterals = options.backend == Backend::cuda && !elements_.empty() && dim == 2 && order_ >= 1;
+    for (const ElementData& d : elements_)
+      quadrilaterals = quadrilaterals && d.shape == Shape::quadrilateral && d.factor_tables.n == order_ + 1 && d.factorised_elements.E > 0 &&
+                       d.bilinear.size() > 0 && Nfq == d.factor_tables.n &&
+                       factorised_block<Physics>(br2_factorised_element_values<Physics>(d.factor_tables.n), d.factor_tables.n).E > 0;
+    for (const FaceGroup& group : setup_.groups.face_groups) quadrilaterals = quadrilaterals && group.geometry == GeometryKind::affine;
+    quadrilaterals = quadrilaterals && br2_factorised_face_shared_bytes<Physics>(Nfq, false) <= block_shared_limit &&
+                     br2_factorised_face_shared_bytes<Physics>(Nfq, true) <= block_shared_limit;
+    if (!applies && quadrilaterals) {
+      br2_factorised_ = lifting_name == "faces" || (lifting_name == "automatic" && automatic_br2_factorised(order_) && br2_faces_allowed());
+      br2_faces_ = br2_factorised_;
+      for (ElementData& d : elements_)
+        if (br2_factorised_) d.br2_factorised = factorised_block<Physics>(br2_factorised_element_values<Physics>(d.factor_tables.n), d.factor_tables.n);
+    }
     if (br2_faces_) {
       // Nothing reads the lifting pass's halves and volume moments then (about 0.77 GB on 798,848
       // triangles at p = 4).
       viscous_half_ = Array<Real>();
       for (std::size_t i = 0; i < elements_.size(); ++i) {
-        elements_[i].fused_lifting = fused_elements[i];
+        if (!br2_factorised_) elements_[i].fused_lifting = fused_elements[i];
         elements_[i].viscous_rhs = Array<Real>();
       }
     }
@@ -977,6 +1000,16 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && G == GeometryKind::affine) {
     if (op.br2_faces_) {
       launch_fused_lifting_block_kernel(op.lifting_kernel<S, G, P>(g, update), first, count, d.fused_lifting);
+      return;
+    }
+  }
+#endif
+#if defined(__CUDACC__)
+  if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && Physics::dim == 2 && S == Shape::quadrilateral &&
+                G == GeometryKind::curved && P >= 1) {
+    if (op.br2_factorised_) {
+      launch_element_br2_factorised_kernel(op.element_kernel<S, G, P>(g, update), op.lifting_output(), d.factor_tables, d.bilinear.view().data,
+                                           first, count, d.br2_factorised);
       return;
     }
   }
@@ -1111,6 +1144,17 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
     if (op.br2_faces_) {
       const ElementData& minus = op.elements_[group.group_m];
       const ElementData& plus = op.elements_[Boundary ? group.group_m : group.group_p];
+      if constexpr (SM == Shape::quadrilateral && Physics::dim == 2 && P >= 1) {
+        FLOWDG_ASSERT(op.br2_factorised_, "BR2 at the faces on quadrilaterals runs the factorised kernels");
+        Br2FactorisedFaceKernel<Physics, P, Boundary> br2;
+        br2.base = kernel;
+        br2.out = op.lifting_output();
+        br2.geometry_m = minus.bilinear.view().data;
+        br2.geometry_p = plus.bilinear.view().data;
+        br2.eta = op.eta(SM);
+        launch_br2_factorised_face_kernel(br2, minus.factor_tables, group.size());
+        return;
+      } else {
       Br2FaceKernel<Physics, SM, P, Boundary> br2;
       br2.base = kernel;
       br2.out = op.lifting_output();
@@ -1123,6 +1167,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
       br2.eta = op.eta(SM);
       launch_br2_face_block_kernel(br2, group.size());
       return;
+      }
     }
   }
   FLOWDG_ASSERT(!op.br2_faces_, "BR2 at the faces runs affine faces between elements of one shape");
@@ -1577,7 +1622,9 @@ double DgOperator<Physics>::stage_bytes(const RungeKuttaScheme& requested) const
     if (br2_faces_) {
       // BR2 at the faces: the face kernel also writes the jumps, reads the scaled normals and both
       // sides' metric, and writes the boundary faces' gradients.
-      bytes += static_cast<double>(setup_.groups.faces.size()) * (NV * Nfq + dim * Nfq + 2 * (dim * dim + 1.0)) * word;
+      // (bilinear quadrilaterals: both sides' six Jacobian coefficients)
+      const double side_geometry = br2_factorised_ ? 6.0 : dim * dim + 1.0;
+      bytes += static_cast<double>(setup_.groups.faces.size()) * (NV * Nfq + dim * Nfq + 2 * side_geometry) * word;
       bytes += static_cast<double>(n_boundary_faces_) * Nfq * NV * dim * word;
       return bytes;
     }
@@ -1607,8 +1654,9 @@ std::string DgOperator<Physics>::describe() const {
                          : d.block_elements > 0              ? ", block element kernel"
                                                              : "";
     const char* lifting = !Physics::has_viscous_flux || options_.backend != Backend::cuda ? ""
-                          : d.factorised_lifting.E > 0                                     ? ", sum-factorised lifting"
+                          : br2_factorised_                                                ? ", BR2 at the faces (sum-factorised face and element kernels)"
                           : br2_faces_                                                     ? ", BR2 at the faces (fused lifting and element kernel)"
+                          : d.factorised_lifting.E > 0                                     ? ", sum-factorised lifting"
                           : d.lifting_tensor                                               ? ", tensor-core lifting"
                           : d.fused_volume                                                 ? ", block lifting with the volume term"
                           : d.block_lifting > 0                                            ? ", block lifting"

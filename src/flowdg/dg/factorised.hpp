@@ -7,6 +7,7 @@
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/lifting.hpp"
 
 namespace flowdg::dg {
 
@@ -100,5 +101,32 @@ inline bool factorised_block_override(FactorisedBlock& element, FactorisedBlock&
   lifting = {values[2], values[3]};
   return true;
 }
+
+/// Faces a block of the factorised BR2 face kernel: a thread per (face, side, point) fills 256
+/// threads (br2_block_faces: 128 / n, a boundary 256 / n).
+/// Its shared memory a block: both sides' coefficients (NV Np; the jump and the flux, NV n each, in
+/// their place once read), traces (NV n), face gradients and diagonal (dim NV + 1 a point), the
+/// bilinear Jacobians (6 a side), the 1D tables L and dL (2 n^2): 69 KB at p = 4, three blocks an SM.
+template <class Physics>
+constexpr std::size_t br2_factorised_face_shared_bytes(int n, bool boundary) {
+  const std::size_t sides = boundary ? 1 : 2, NV = Physics::n_variables, dim = Physics::dim, Fb = br2_block_faces(n, boundary);
+  const std::size_t N = static_cast<std::size_t>(n);
+  const std::size_t per_face = sides * (NV * N * N + NV * N + (dim * NV + 1) * N + 6);
+  return sizeof(typename Physics::real) * (Fb * per_face + 2 * N * N);
+}
+/// The fused element kernel's values an element: coefficients / U / the sums (NV Np), the line
+/// temporaries / reference derivatives / fluxes (2 NV Np), the faces' jumps and fluxes (NV n each a
+/// face point), each face's unit normal and side, 1 / det J (Np), the bilinear Jacobian (6).
+template <class Physics>
+constexpr index_t br2_factorised_element_values(int n) {
+  constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
+  const index_t Np = static_cast<index_t>(n) * n;
+  return 3 * NV * Np + 2 * 4 * static_cast<index_t>(n) * NV + 4 * (dim + 1) + Np + 6;
+}
+
+/// Where "automatic" takes BR2 at the faces on collocated bilinear quadrilaterals (br2_factorised_kernels.hpp)
+/// instead of the sum-factorised lifting pass: at every order (session 37; FLOWDG_BR2_FACES=0 gives
+/// the lifting pass for A/B runs).
+constexpr bool automatic_br2_factorised(int order) { return order >= 1; }
 
 }  // namespace flowdg::dg

@@ -91,6 +91,16 @@ constexpr int lifting_block_elements(Shape shape, GeometryKind geometry, int Np,
 /// Shared memory of one SM on the H100 and H200 (228 KB; 1 KB of it reserved a block).
 constexpr std::size_t sm_shared_bytes = 228 * 1024, block_reserved_shared_bytes = 1024;
 
+/// Bytes of shared memory of one block of BR2 at the faces' fused kernel: E elements' values
+/// (lifting_block_values_per_element with fused) and the block's reference tables
+/// (fused_lifting_table_values).
+template <class Physics>
+constexpr std::size_t fused_block_shared_bytes(Shape shape, int Np, int Nq, int Nfq, int E) {
+  return sizeof(typename Physics::real) *
+         (static_cast<std::size_t>(E) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, GeometryKind::affine, Np, Nq, Nfq, false, true)) +
+          static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, shape, Np, Nq, Nfq)));
+}
+
 /// BR2 at the faces' fused kernel's elements a block: lifting_block_elements', and in 2D (wide) up
 /// to 64 where three blocks an SM (the kernel's launch bound there) still fit the SM's shared
 /// memory, in steps of 16 (the elements of a half-warp then in distinct banks): triangles at p = 1, 2,
@@ -99,11 +109,8 @@ template <class Physics>
 constexpr int fused_block_elements(Shape shape, int Np, int Nq, int Nfq, bool wide = true) {
   const int base = lifting_block_elements<Physics>(shape, GeometryKind::affine, Np, Nq, Nfq, false, true);
   if (!wide || Physics::dim != 2 || base < 32) return base;
-  const std::size_t word = sizeof(typename Physics::real);
-  const std::size_t per_element = word * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(shape, GeometryKind::affine, Np, Nq, Nfq, false, true));
-  const std::size_t tables = word * static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, shape, Np, Nq, Nfq));
   int E = 64;
-  const auto block = [&](int elements) { return static_cast<std::size_t>(elements) * per_element + tables; };
+  const auto block = [&](int elements) { return fused_block_shared_bytes<Physics>(shape, Np, Nq, Nfq, elements); };
   while (E > 32 && (block(E) > block_shared_limit || 3 * (block(E) + block_reserved_shared_bytes) > sm_shared_bytes)) E -= 16;
   return E;
 }
@@ -240,6 +247,25 @@ inline bool br2_faces_allowed() {
 inline bool fused_wide_allowed() {
   return environment_switch("FLOWDG_FUSED_WIDE", "32 elements a block", "up to 64 where three blocks an SM fit");
 }
+
+/// The factorised BR2 face kernel's blocks an SM by its launch bound at p >= 2
+/// (br2_factorised_kernels.hpp): FLOWDG_BR2_FACE_BLOCKS=2 (at most 128 registers a thread) or 3 (80)
+/// for A/B runs; 0 where unset: br2_factorised_face_blocks. (The affine face kernel,
+/// br2_face_kernels.hpp, keeps 3 at every order: with 2 at p = 3, 4 the 798,848-triangle vortex ran
+/// 8.8% and 7.6% slower, H100, session 37.)
+inline int br2_face_kernel_blocks() {
+  const char* value = std::getenv("FLOWDG_BR2_FACE_BLOCKS");
+  if (value == nullptr || *value == 0) return 0;
+  const std::string text(value);
+  if (text == "2") return 2;
+  if (text == "3") return 3;
+  throw InputError(cat("FLOWDG_BR2_FACE_BLOCKS='", text, "': expected 2 or 3 (the face kernel's blocks an SM)"));
+}
+/// The factorised BR2 face kernel's blocks an SM (br2_factorised_kernels.hpp): 2 at p >= 4, where
+/// under 80 registers it spilled 352 bytes a thread (ptxas) and with 128 ran the 640,000-quadrilateral
+/// vortex 17% faster (17.04 against 14.55e9 DOF-stage updates/s, H100, one call, session 37); 3 below
+/// (p = 3: 18.56 against 18.18 with 2).
+constexpr int br2_factorised_face_blocks(int order) { return order >= 4 ? 2 : 3; }
 
 /// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): at every
 /// order, from one call each on the H100 (Navier-Stokes vortex, docs/performance.md): 798,848

@@ -146,8 +146,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
                                        // collocated: the point factors w_k / det J_k [k E + el]
   // Fused: s_j [((l Nfq + point) NV + v) E + el] w |N| jump_v, then [(NF Nfq NV + l dim + d) E + el]
   // n_d; after C the faces' fluxes s_g and [(NF Nfq NV + l) E + el] the face's side; the tables after s_j.
-  constexpr bool compact = Fused;
-  if constexpr (compact) s_m = s_j + (NF * Nfq * NV + NF * dim) * E;
+  if constexpr (Fused) s_m = s_j + (NF * Nfq * NV + NF * dim) * E;
   Real* s_g = s_j;
   Real* s_side = s_j + NF * Nfq * NV * E;
   static_assert(!Fused || affine, "BR2 at the faces runs affine groups");
@@ -155,16 +154,16 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
   // The reference tables: fused, in shared memory (fused_lifting_table_values) after the elements' values.
   const int NFq = NF * Nfq, Nq8 = affine_lifting_rows(Nq);
-  const Real* t_c = compact ? s_m : k.point_tables.data;                      // C [lq Nq8 + k]
-  const Real* t_phi = compact ? t_c + NFq * Nq8 : b.volume_phi.data;           // [k Np + j]
-  const Real* t_dphi = compact ? t_phi + Nq * Np : b.volume_dphi.data;         // [(k dim + r) Np + j]
-  const Real* t_face_phi = compact ? t_dphi + Nq * dim * Np : b.face_phi.data;  // [lq Np + j]
-  const Real* t_weight = compact ? t_face_phi + NFq * Np : b.volume_weight.data;  // [k]
+  const Real* t_c = Fused ? s_m : k.point_tables.data;                      // C [lq Nq8 + k]
+  const Real* t_phi = Fused ? t_c + NFq * Nq8 : b.volume_phi.data;           // [k Np + j]
+  const Real* t_dphi = Fused ? t_phi + Nq * Np : b.volume_dphi.data;         // [(k dim + r) Np + j]
+  const Real* t_face_phi = Fused ? t_dphi + Nq * dim * Np : b.face_phi.data;  // [lq Np + j]
+  const Real* t_weight = Fused ? t_face_phi + NFq * Np : b.volume_weight.data;  // [k]
   detail::wait_for_previous_grid();
 
   // A, and B's face integrand S (it reads the face arrays only: no barrier between them); curved
   // groups also w det J grad U at the volume points, after a barrier.
-  if constexpr (compact) {
+  if constexpr (Fused) {
     for (int i = threadIdx.x; i < NV * Np * E; i += blockDim.x) {
       const int el = i % E, row = i / E;
       if (el < n_local) device::copy_async(s_u + i, b.u.data + static_cast<index_t>(row) * Ks + e0 + el);
@@ -196,7 +195,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     if (el >= n_local) continue;
     const index_t code = b.codes[l * Ks + e0 + el];
     const int point = code_own_point(code, b.permutation, Nfq, q);
-    if constexpr (compact) {
+    if constexpr (Fused) {
       // The face kernel's jumps times w |N|, and the face's unit normal n (the minus side's: both
       // sides lift w |N| n jump, lifting.hpp).
       const index_t f = code_face(code);
@@ -215,7 +214,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
     }
     k.out.template face_integrand<NV, dim>(Nfq, Fs, code_face(code), q, s_j + (l * Nfq + point) * T * E + el, E);
   }
-  if constexpr (compact) {
+  if constexpr (Fused) {
     device::copy_async_commit();
     device::copy_async_wait();
   }
@@ -248,7 +247,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
   if constexpr (affine) {
     // C (affine): a thread per (element, component t): the volume lifting at the points,
     // (1 / det J) sum_lq C[k][lq] S_lq, eight points at a time (each S read once per eight).
-    if constexpr (compact) {
+    if constexpr (Fused) {
       // Four points by J variables a thread: face by face the sums a = sum_q C[k][lq] (w |N| jump)(lq),
       // then Theta's lifting += n_d a (the face's normal is one a face).
       constexpr int K = 4, J = NV % 2 == 0 ? 2 : 1;
@@ -337,7 +336,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       }
     }
     __syncthreads();
-    if constexpr (compact) {  // the faces' whole fluxes where C's jumps were, while D runs (D does not read them)
+    if constexpr (Fused) {  // the faces' whole fluxes where C's jumps were, while D runs (D does not read them)
       for (int i = threadIdx.x; i < NF * Nfq * E; i += blockDim.x) {
         const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
         if (el >= n_local) continue;
@@ -416,7 +415,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
       for (int i = threadIdx.x; i < Nq * E; i += blockDim.x)
         if (i % E < n_local) volume_point(i % E, i / E);
     }
-    if constexpr (compact) device::copy_async_wait();  // the fluxes
+    if constexpr (Fused) device::copy_async_wait();  // the fluxes
     __syncthreads();
   } else {
     // C.
@@ -597,7 +596,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
             for (int m = 0; m < JM; ++m) rhs[m][v] -= flux * dphi[m][r];
           }
       }
-      if constexpr (compact) {
+      if constexpr (Fused) {
         for (int l = 0; l < NF; ++l) {
           Real face[JM][NV] = {};
           for (int q = 0; q < Nfq; ++q) {
@@ -639,7 +638,7 @@ __global__ void __launch_bounds__(256, (lifting_block_min_blocks<Physics::dim, P
         for (int r = 0; r < dim; ++r) sum += s_w[((v * dim + r) * Nq + kq) * E + el] * t_dphi[(kq * dim + r) * Np + j];
         rhs[v] -= sum;
       }
-    if constexpr (compact) {
+    if constexpr (Fused) {
       for (int l = 0; l < NF; ++l) {
         Real face[NV] = {};
         for (int q = 0; q < Nfq; ++q) {
@@ -698,10 +697,7 @@ void launch_fused_lifting_block_kernel(const LiftingElementKernel<Physics, S, P,
     if (n_elements <= 0) return;
     FLOWDG_ASSERT(kernel.point_tables.size() > 0, "the fused lifting kernel needs its point tables (affine_lifting_point_tables)");
     const int Np = n_basis(S, P), Nq = kernel.base.Nq, Nfq = kernel.base.Nfq;
-    const std::size_t shared =
-        sizeof(typename Physics::real) *
-        (static_cast<std::size_t>(E) * static_cast<std::size_t>(lifting_block_values_per_element<Physics>(S, G, Np, Nq, Nfq, false, true)) +
-         static_cast<std::size_t>(fused_lifting_table_values(Physics::dim, S, Np, Nq, Nfq)));
+    const std::size_t shared = fused_block_shared_bytes<Physics>(S, Np, Nq, Nfq, E);
     FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the fused kernel's block needs ", shared, " bytes of shared memory");
     const auto blocks = static_cast<unsigned>((n_elements + E - 1) / E);
     constexpr auto function = lifting_block_kernel<Physics, S, P, G, false, true>;
