@@ -54,7 +54,7 @@ struct Br2FactorisedFaceKernel {
 ///   3. each side's Theta_l = gradient + eta d_q n (w |N| jump) and its centred viscous flux (the plus
 ///      side's -> shared), the minus side's thread the face's whole flux -> global; boundary faces
 ///      the condition's viscous flux with Theta_m, and Theta_m -> the walls' face gradients.
-template <class Physics, int P, bool Boundary, int MinBlocks = 3>
+template <class Physics, int P, bool Boundary, int MinBlocks = 3, bool OneDivision = true>
 __global__ void __launch_bounds__(256, MinBlocks) br2_factorised_face_kernel(Br2FactorisedFaceKernel<Physics, P, Boundary> k,
                                                                      FactorTables<typename Physics::real, P + 1> tb, index_t count) {
   using Real = typename Physics::real;
@@ -134,13 +134,37 @@ __global__ void __launch_bounds__(256, MinBlocks) br2_factorised_face_kernel(Br2
     Real Wf[n], W0[n], W1[n], diagonal = 0;
 #pragma unroll
     for (int t = 0; t < n; ++t) Wf[t] = W0[t] = W1[t] = 0;
+    // OneDivision: the n reciprocals 1 / det J(k_m) from one division through the running products
+    // (a double division is a subroutine of dependent steps; the kernel waits on latency), and
+    // edge / w_m from the tables (lift).
+    Real inverse_det[n];
 #pragma unroll
     for (int m = 0; m < n; ++m) {
       const Real xi = along_y ? xs : tb.x[m], eta = along_y ? tb.x[m] : xs;
-      const Real det = (g0 + g2 * eta) * (g4 + g5 * xi) - (g1 + g2 * xi) * (g3 + g5 * eta);
+      inverse_det[m] = (g0 + g2 * eta) * (g4 + g5 * xi) - (g1 + g2 * xi) * (g3 + g5 * eta);  // det, for now
+    }
+    if constexpr (OneDivision) {
+      Real running[n];
+      running[0] = inverse_det[0];
+#pragma unroll
+      for (int m = 1; m < n; ++m) running[m] = running[m - 1] * inverse_det[m];
+      Real inverse = Real(1) / running[n - 1];
+#pragma unroll
+      for (int m = n - 1; m > 0; --m) {
+        const Real det = inverse_det[m];
+        inverse_det[m] = inverse * running[m - 1];
+        inverse *= det;
+      }
+      inverse_det[0] = inverse;
+    } else {
+#pragma unroll
+      for (int m = 0; m < n; ++m) inverse_det[m] = Real(1) / inverse_det[m];
+    }
+#pragma unroll
+    for (int m = 0; m < n; ++m) {
       const Real e = end == 1 ? tb.edge[1][m] : tb.edge[0][m];
-      const Real f = e / det, f_lambda = f * tb.x[m];
-      diagonal += e * f / tb.w[m];
+      const Real f = e * inverse_det[m], f_lambda = f * tb.x[m];
+      diagonal += (OneDivision ? (end == 1 ? tb.lift[1][m] : tb.lift[0][m]) * f : e * f / tb.w[m]);
 #pragma unroll
       for (int t = 0; t < n; ++t) {
         Wf[t] += f * tb.L[m][t];
@@ -458,6 +482,12 @@ __global__ void __launch_bounds__(256, 3)
     }
 }
 
+/// Whether the factorised BR2 face kernel takes its line's n reciprocals of det J from one division
+/// (OneDivision): yes unless FLOWDG_FACE_ONE_DIVISION=0 (n divisions, p = 2..4, for A/B runs).
+inline bool br2_factorised_face_one_division() {
+  return environment_switch("FLOWDG_FACE_ONE_DIVISION", "a division a point", "one division a line");
+}
+
 template <class Physics, int P, bool Boundary>
 void launch_br2_factorised_face_kernel(const Br2FactorisedFaceKernel<Physics, P, Boundary>& kernel, const SumFactorTables& tables, index_t count) {
   if (count <= 0) return;
@@ -471,7 +501,23 @@ void launch_br2_factorised_face_kernel(const Br2FactorisedFaceKernel<Physics, P,
   if constexpr (P >= 2) {
     const int asked = br2_face_kernel_blocks();
     if ((asked == 0 ? br2_factorised_face_blocks(P) : asked) == 2) {  // (128 registers a thread)
+      if constexpr (P >= 4) {
+        if (!br2_factorised_face_one_division()) {
+          constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, 2, false>;
+          allow_block_shared_limit<function>();
+          detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
+          return;
+        }
+      }
       constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, 2>;
+      allow_block_shared_limit<function>();
+      detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
+      return;
+    }
+  }
+  if constexpr (P >= 2 && P <= 3) {
+    if (!br2_factorised_face_one_division()) {
+      constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, 3, false>;
       allow_block_shared_limit<function>();
       detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
       return;
