@@ -120,6 +120,7 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           const bool faces = (l == "faces" && e != "tensor") ||
                              (l == "automatic" && (e == "automatic" || e == "block") && dg::automatic_br2_faces(2, order));
           ASSERT_EQ(described.find("BR2 at the faces") != std::string::npos, faces) << kernel << ": " << described;
+          ASSERT_EQ(described.find("BR2 face kernel") != std::string::npos, faces) << kernel << ": " << described;
           const char* expected_lifting = faces                                                                     ? "BR2 at the faces"
                                          : tensor_lifting                                                           ? "tensor-core lifting"
                                          : l == "block" || l == "factorised" || l == "faces" || (l == "automatic" && block_elements) ? "block lifting"
@@ -141,6 +142,7 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
             ASSERT_EQ(has_faces, l == "faces" || dg::automatic_br2_faces(3, order)) << kernel << ": " << described;
           if (l == "automatic" && e == "thread") ASSERT_FALSE(has_faces) << kernel << ": " << described;
           if (has_faces) ASSERT_EQ(described.find("block lifting"), std::string::npos) << kernel << ": " << described;
+          ASSERT_EQ(described.find("BR2 face kernel") != std::string::npos, has_faces) << kernel << ": " << described;
         }
         // Bilinear quadrilaterals invert their mass matrices through the points (setup.hpp:
         // ElementGroupSetup::collocated) in every element and lifting kernel; 9-node ones store them.
@@ -157,9 +159,11 @@ TEST(GpuNavierStokes, CudaAgreesWithTheCpuForEveryShapeAndGeometry) {
           const bool factorised_lifting = !faces && (l == "factorised" || (l == "automatic" && factorised_elements));
           ASSERT_EQ(described.find("sum-factorised element kernel") != std::string::npos, factorised_elements) << kernel << ": " << described;
           ASSERT_EQ(described.find("sum-factorised lifting") != std::string::npos, factorised_lifting) << kernel << ": " << described;
-          // (the face kernel: named, or by "automatic" from p = 2: factorised.hpp)
-          const bool factorised_faces = e == "factorised" || (e == "automatic" && dg::automatic_factorised_faces(order));
+          // (the face kernel: BR2's where BR2 runs at the faces, else the sum-factorised one where
+          // named, or by "automatic" from p = 2: factorised.hpp)
+          const bool factorised_faces = !faces && (e == "factorised" || (e == "automatic" && dg::automatic_factorised_faces(order)));
           ASSERT_EQ(described.find("sum-factorised face kernel") != std::string::npos, factorised_faces) << kernel << ": " << described;
+          ASSERT_EQ(described.find("BR2 face kernel (sum-factorised)") != std::string::npos, faces) << kernel << ": " << described;
         }
         if (std::string(c.name) == "curved 9-node quadrilaterals")
           ASSERT_EQ(described.find("mass inverted at the points"), std::string::npos) << kernel << ": " << described;

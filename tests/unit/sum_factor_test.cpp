@@ -38,18 +38,33 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
 
 }  // namespace
 
-TEST(SumFactor, LineSumsEqualTheDenseSumsOnBilinearQuadrilaterals) {
+/// The tests' mesh (a perturbed 4 x 3 rectangle of bilinear quadrilaterals: one collocated group)
+/// and, at an order, its set-up and sum-factorisation tables.
+class SumFactor : public ::testing::Test {
+ protected:
+  struct AtOrder {
+    dg::Setup setup;
+    dg::SumFactorTables tables;
+    const dg::ElementGroupSetup& group() const { return setup.element_groups.at(0); }
+  };
+  AtOrder at_order(int order) const {
+    AtOrder out{dg::build_setup(mesh, connectivity, order), {}};
+    out.tables = dg::sum_factor_tables(out.group(), Shape::quadrilateral, order, out.setup.n_face_points());
+    return out;
+  }
   const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
   const Connectivity connectivity = build_connectivity(mesh);
+};
+
+TEST_F(SumFactor, LineSumsEqualTheDenseSumsOnBilinearQuadrilaterals) {
   std::mt19937 generator(7);
   std::uniform_real_distribution<double> random(-1.0, 1.0);
   for (int order = 1; order <= 6; ++order) {
-    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
-    ASSERT_EQ(setup.element_groups.size(), 1u);
-    const dg::ElementGroupSetup& group = setup.element_groups[0];
+    const AtOrder tables_at = at_order(order);
+    ASSERT_EQ(tables_at.setup.element_groups.size(), 1u);
+    const dg::ElementGroupSetup& group = tables_at.group();
     ASSERT_TRUE(group.collocated);
-    const int Nfq = setup.n_face_points();
-    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, Nfq);
+    const dg::SumFactorTables& t = tables_at.tables;
     ASSERT_EQ(t.n, order + 1) << "p = " << order;
     const int n = t.n, Np = n * n;
     const auto L = [&](int a, int i) { return t.L[a * n + i]; };
@@ -179,7 +194,7 @@ TEST(SumFactor, LineSumsEqualTheDenseSumsOnBilinearQuadrilaterals) {
   }
 }
 
-TEST(SumFactor, GroupsWithoutTheLayoutGetNoTables) {
+TEST_F(SumFactor, GroupsWithoutTheLayoutGetNoTables) {
   // 9-node quadrilaterals (more points than modes), the stored inverse asked for, triangles.
   const Mesh bilinear = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
   const Mesh curved = elevate_order(bilinear, 2);
@@ -197,14 +212,14 @@ TEST(SumFactor, GroupsWithoutTheLayoutGetNoTables) {
   }
 }
 
-TEST(SumFactor, BilinearJacobiansReproduceTheStoredMetricAndRefuseOtherMaps) {
+TEST_F(SumFactor, BilinearJacobiansReproduceTheStoredMetricAndRefuseOtherMaps) {
   // The six coefficients per element give, at every point, the stored weighted metric w adj J and
   // the point factor w / det J (the factorised kernels read them instead); a metric that is not a
   // bilinear map's (one point moved by 1e-6 of its size) is refused.
-  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 5, 4, 0.25);
-  const Connectivity connectivity = build_connectivity(mesh);
+  const Mesh finer = rectangle_quadrilaterals(0, 2, 0, 1, 5, 4, 0.25);
+  const Connectivity finer_connectivity = build_connectivity(finer);
   for (int order = 1; order <= 5; ++order) {
-    dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    dg::Setup setup = dg::build_setup(finer, finer_connectivity, order);
     dg::ElementGroupSetup& group = setup.element_groups[0];
     const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, setup.n_face_points());
     ASSERT_EQ(t.n, order + 1);
@@ -243,18 +258,16 @@ TEST(SumFactor, BilinearJacobiansReproduceTheStoredMetricAndRefuseOtherMaps) {
   }
 }
 
-TEST(SumFactor, TheCollocatedLiftingIsTheEdgeTableAlongTheLines) {
+TEST_F(SumFactor, TheCollocatedLiftingIsTheEdgeTableAlongTheLines) {
   // The factorised lifting kernel takes BR2's C = V Phi_faces^T on a collocated quadrilateral from
   // the tables: C[k][face l, point q] = edge[side][m] / (w_m w_s) for the volume points k on the line
   // through the face point (m its index along the line, s the face point's along the face, side the
   // line's end), zero elsewhere. The group's own C (face_lifting_tables) must be exactly that.
-  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
-  const Connectivity connectivity = build_connectivity(mesh);
   for (int order = 1; order <= 6; ++order) {
-    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
-    const dg::ElementGroupSetup& group = setup.element_groups[0];
-    const int Nfq = setup.n_face_points();
-    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, Nfq);
+    const AtOrder tables_at = at_order(order);
+    const dg::ElementGroupSetup& group = tables_at.group();
+    const int Nfq = tables_at.setup.n_face_points();
+    const dg::SumFactorTables& t = tables_at.tables;
     ASSERT_EQ(t.n, order + 1);
     const int n = t.n, Np = n * n, NFq = 4 * n;
     const std::vector<double> C = dg::face_lifting_tables(group, Shape::quadrilateral, dg::GeometryKind::curved, Nfq,
@@ -279,7 +292,7 @@ TEST(SumFactor, TheCollocatedLiftingIsTheEdgeTableAlongTheLines) {
   }
 }
 
-TEST(SumFactor, BlocksAreWholeRowsOfSixteenAndTheOverridesRefuseBadValues) {
+TEST_F(SumFactor, BlocksAreWholeRowsOfSixteenAndTheOverridesRefuseBadValues) {
   // factorised.hpp: blocks of 32 elements up to n = 3 and 16 from n = 4 (a warp over whole shared
   // rows), at most 256 threads in warps, E <= threads; face blocks of 256 / n rounded down to a warp;
   // the environment overrides for sweeps take well-formed values and refuse others with an InputError.
@@ -324,7 +337,7 @@ TEST(SumFactor, BlocksAreWholeRowsOfSixteenAndTheOverridesRefuseBadValues) {
   unsetenv("FLOWDG_FACTORISED_BLOCK");
 }
 
-TEST(SumFactor, BR2FaceKernelsLineSumsGiveTheGradientsOnEachFacePointsLine) {
+TEST_F(SumFactor, BR2FaceKernelsLineSumsGiveTheGradientsOnEachFacePointsLine) {
   // BR2 at the faces on quadrilaterals (br2_factorised_kernels.hpp): the face kernel's thread for
   // the element's own point a of face l takes its line (the volume points k_m = first + m stride of
   // face_line, normal to the face through the point) from the coefficients: T[t] = sum_i L_i(x_s)
@@ -332,14 +345,12 @@ TEST(SumFactor, BR2FaceKernelsLineSumsGiveTheGradientsOnEachFacePointsLine) {
   // along the line (dL over T) and across it (L over dT), and the trace (the ends over T). They must be
   // the dense reference derivatives at k_m and the dense trace; a swapped direction, a wrong s or end
   // or a transposed mode moves them by O(1).
-  const Mesh mesh = rectangle_quadrilaterals(0, 2, 0, 1, 4, 3, 0.2);
-  const Connectivity connectivity = build_connectivity(mesh);
   std::mt19937 generator(11);
   std::uniform_real_distribution<double> random(-1.0, 1.0);
   for (int order = 1; order <= 6; ++order) {
-    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
-    const dg::ElementGroupSetup& group = setup.element_groups[0];
-    const dg::SumFactorTables t = dg::sum_factor_tables(group, Shape::quadrilateral, order, setup.n_face_points());
+    const AtOrder tables_at = at_order(order);
+    const dg::ElementGroupSetup& group = tables_at.group();
+    const dg::SumFactorTables& t = tables_at.tables;
     ASSERT_EQ(t.n, order + 1);
     const int n = t.n, Np = n * n;
     std::vector<double> c(Np);
@@ -437,7 +448,7 @@ TEST(SumFactor, BR2FaceKernelsLineSumsGiveTheGradientsOnEachFacePointsLine) {
   }
 }
 
-TEST(SumFactor, BR2AtTheFacesBlocksFitThreeAnSm) {
+TEST_F(SumFactor, BR2AtTheFacesBlocksFitThreeAnSm) {
   // br2_factorised_kernels.hpp's shared memory (factorised.hpp): the face kernel's block of 128 / n
   // faces (256 / n on a boundary) — both sides' coefficients, traces, gradients and diagonal, the
   // bilinear Jacobians, the 1D tables — and the fused element kernel's values an element, by hand at
@@ -453,21 +464,65 @@ TEST(SumFactor, BR2AtTheFacesBlocksFitThreeAnSm) {
     const dg::FactorisedBlock block = dg::factorised_block<NS>(dg::br2_factorised_element_values<NS>(n), n);
     EXPECT_EQ(block.E, n <= 3 ? 32 : 16) << "n = " << n;
   }
+  // The fused element kernel's block (br2_factorised_block): by default factorised_block's; the
+  // element part of FLOWDG_FACTORISED_BLOCK replaces it, and one past the block's shared memory is refused.
+  unsetenv("FLOWDG_FACTORISED_BLOCK");
+  for (int n = 2; n <= 5; ++n) {
+    const dg::FactorisedBlock d = dg::br2_factorised_block<NS>(n), f = dg::factorised_block<NS>(dg::br2_factorised_element_values<NS>(n), n);
+    EXPECT_EQ(d.E, f.E) << n;
+    EXPECT_EQ(d.threads, f.threads) << n;
+  }
+  setenv("FLOWDG_FACTORISED_BLOCK", "8,128,32,256", 1);
+  EXPECT_EQ(dg::br2_factorised_block<NS>(5).E, 8);
+  EXPECT_EQ(dg::br2_factorised_block<NS>(5).threads, 128);
+  setenv("FLOWDG_FACTORISED_BLOCK", "256,256,32,256", 1);
+  EXPECT_THROW(dg::br2_factorised_block<NS>(5), InputError);
+  unsetenv("FLOWDG_FACTORISED_BLOCK");
   const std::size_t element = 16 * sizeof(double) * static_cast<std::size_t>(dg::br2_factorised_element_values<NS>(5));
   EXPECT_LE(3 * (element + dg::block_reserved_shared_bytes), dg::sm_shared_bytes);
-  // The face kernel's blocks an SM: two at p = 4 (128 registers), three below; FLOWDG_BR2_FACE_BLOCKS
-  // overrides with 2 or 3 and refuses anything else.
+  // The boundary face kernel's blocks an SM: two at p = 4 (128 registers), three below.
   EXPECT_EQ(dg::br2_factorised_face_blocks(4), 2);
   for (int order = 1; order <= 3; ++order) EXPECT_EQ(dg::br2_factorised_face_blocks(order), 3);
+  // Smaller blocks: 128 threads hold 64 / n faces (two sides), half the shared memory of 256.
+  EXPECT_EQ(dg::br2_block_faces(5, false, 128), 12);
+  EXPECT_EQ(dg::br2_factorised_face_shared_bytes<NS>(5, false, 128), (12 * (2 * (100 + 20 + 45 + 6)) + 2 * 25) * sizeof(double));
+  // The interior face kernels' shapes (lifting.hpp: br2_face_shape): the defaults (every default
+  // compiled), and FLOWDG_BR2_FACE_THREADS / FLOWDG_BR2_FACE_BLOCKS for A/B runs: a shape compiled at
+  // that order is taken, one not compiled or a malformed value is an InputError.
+  unsetenv("FLOWDG_BR2_FACE_THREADS");
   unsetenv("FLOWDG_BR2_FACE_BLOCKS");
-  EXPECT_EQ(dg::br2_face_kernel_blocks(), 0);
+  for (const Shape shape : {Shape::triangle, Shape::quadrilateral})
+    for (int order = 1; order <= 6; ++order) {
+      const dg::Br2FaceShape d = dg::br2_face_shape(shape, order);
+      EXPECT_TRUE(dg::br2_face_shape_compiled(d, order)) << order;
+      EXPECT_EQ(d.threads, dg::br2_face_default_shape(shape, order).threads);
+      EXPECT_EQ(d.blocks, dg::br2_face_default_shape(shape, order).blocks);
+    }
+  // (the quadrilaterals' face kernel spills under 80 registers from p = 4: 128 a thread there)
+  for (int order = 4; order <= 6; ++order) {
+    const dg::Br2FaceShape d = dg::br2_face_default_shape(Shape::quadrilateral, order);
+    EXPECT_LE(d.threads * d.blocks, 512) << order;
+  }
   setenv("FLOWDG_BR2_FACE_BLOCKS", "2", 1);
-  EXPECT_EQ(dg::br2_face_kernel_blocks(), 2);
-  setenv("FLOWDG_BR2_FACE_BLOCKS", "3", 1);
-  EXPECT_EQ(dg::br2_face_kernel_blocks(), 3);
-  for (const char* bad : {"4", "two", "2x"}) {
+  EXPECT_EQ(dg::br2_face_shape(Shape::quadrilateral, 3).threads, 256);
+  EXPECT_EQ(dg::br2_face_shape(Shape::quadrilateral, 3).blocks, 2);
+  EXPECT_THROW(dg::br2_face_shape(Shape::quadrilateral, 1), InputError);  // 256 x 2 from p = 2
+  setenv("FLOWDG_BR2_FACE_THREADS", "128", 1);
+  EXPECT_THROW(dg::br2_face_shape(Shape::triangle, 4), InputError);  // 128 x 2
+  setenv("FLOWDG_BR2_FACE_BLOCKS", "5", 1);
+  EXPECT_EQ(dg::br2_face_shape(Shape::triangle, 4).threads, 128);
+  EXPECT_EQ(dg::br2_face_shape(Shape::triangle, 4).blocks, 5);
+  EXPECT_THROW(dg::br2_face_shape(Shape::triangle, 2), InputError);  // 128 threads at p = 3, 4 only
+  unsetenv("FLOWDG_BR2_FACE_BLOCKS");
+  EXPECT_EQ(dg::br2_face_shape(Shape::quadrilateral, 4).blocks, 5);  // 128 alone: five blocks
+  for (const char* bad : {"32", "two", "128x"}) {
+    setenv("FLOWDG_BR2_FACE_THREADS", bad, 1);
+    EXPECT_THROW(dg::br2_face_shape(Shape::quadrilateral, 4), InputError) << bad;
+  }
+  unsetenv("FLOWDG_BR2_FACE_THREADS");
+  for (const char* bad : {"1", "7", "2x"}) {
     setenv("FLOWDG_BR2_FACE_BLOCKS", bad, 1);
-    EXPECT_THROW(dg::br2_face_kernel_blocks(), InputError) << bad;
+    EXPECT_THROW(dg::br2_face_shape(Shape::quadrilateral, 4), InputError) << bad;
   }
   unsetenv("FLOWDG_BR2_FACE_BLOCKS");
 }

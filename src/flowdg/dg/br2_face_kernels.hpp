@@ -40,6 +40,58 @@ struct Br2FaceKernel {
   Real eta = Real(3);
 };
 
+/// The end of the BR2 face kernels' step 3 at a face point, from the side's Theta (br2_face_block_kernel,
+/// br2_factorised_face_kernel). br2_point_viscous_flux: boundary faces the condition's viscous flux
+/// with Theta (stored for the walls); interior faces the side's half of the centred viscous flux, the
+/// plus side's -> half[v stride] (its traces there are read). After the block's barrier the minus
+/// side's thread sums the face's whole flux, br2_store_face_flux: w|N| F* (flux[v stride]) minus the
+/// viscous values -> global.
+template <bool Boundary, class Physics, class Base>
+__device__ FLOWDG_FORCEINLINE typename Physics::State br2_point_viscous_flux(const Base& b, const LiftingFaceOutput<typename Physics::real>& out,
+                                                                             index_t local, index_t f, int q, int Nfq, int side,
+                                                                             const typename Physics::State& u,
+                                                                             const typename Physics::State (&theta)[Physics::dim],
+                                                                             const typename Physics::Direction& normal,
+                                                                             typename Physics::real measure, typename Physics::real* half, int stride) {
+  using Real = typename Physics::real;
+  using State = typename Physics::State;
+  using Direction = typename Physics::Direction;
+  constexpr int dim = Physics::dim, NV = Physics::n_variables;
+  State value{};
+  if constexpr (Boundary) {
+    for (int v = 0; v < NV; ++v)
+      for (int d = 0; d < dim; ++d) out.face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * out.Bs + f] = theta[d][v];
+    Direction nb;
+    Real measure_b;
+    const State ub = b.boundary_state_at(local, q, u, nb, measure_b);
+    const State flux = b.physics.boundary_viscous_flux(b.condition.kind, ub, theta, nb);
+    const Real scale = b.face_weight[q] * measure_b;
+    for (int v = 0; v < NV; ++v) value[v] = scale * flux[v];
+  } else {
+    (void)out;
+    (void)f;
+    Direction wn;
+    const Real scale = b.face_weight[q] * measure;
+    for (int d = 0; d < dim; ++d) wn[d] = scale * normal[d];
+    const State flux = b.physics.normal_viscous_flux(u, theta, wn);
+    for (int v = 0; v < NV; ++v) value[v] = Real(0.5) * flux[v];
+    if (side == 1)
+      for (int v = 0; v < NV; ++v) half[v * stride] = value[v];
+  }
+  return value;
+}
+template <bool Boundary, class Physics, class Base>
+__device__ FLOWDG_FORCEINLINE void br2_store_face_flux(const Base& b, index_t f, int q, int Nfq, const typename Physics::real* flux,
+                                                       const typename Physics::real* half, int stride, const typename Physics::State& value) {
+  using Real = typename Physics::real;
+  for (int v = 0; v < Physics::n_variables; ++v) {
+    Real total = flux[v * stride];
+    total -= value[v];
+    if constexpr (!Boundary) total -= half[v * stride];
+    b.flux[(static_cast<index_t>(v) * Nfq + q) * b.Fs + f] = total;
+  }
+}
+
 /// The face kernel: Fb = br2_block_faces(Nfq, Boundary) faces a block, a thread per (face, point,
 /// side) (threadIdx.x = (side Nfq + q) Fb + fl), each thread one item, so that a thread keeps its
 /// side's trace in registers across the phases (the gradient as well measured slower: 80 registers
@@ -56,8 +108,9 @@ struct Br2FaceKernel {
 /// face and orientation, fall in distinct banks). In 2D the face
 /// points (br2_face_points: P + 1) and so the block's faces and every shared-memory stride are
 /// compile-time constants (the kernel's addresses immediate offsets).
-template <class Physics, Shape S, int P, bool Boundary>
-__global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Physics, S, P, Boundary> k, index_t count, int faces_per_block) {
+/// Threads a block and MinBlocks an SM: br2_face_kernel_shape.
+template <class Physics, Shape S, int P, bool Boundary, int Threads = 256, int MinBlocks = 3>
+__global__ void __launch_bounds__(Threads, MinBlocks) br2_face_block_kernel(Br2FaceKernel<Physics, S, P, Boundary> k, index_t count, int faces_per_block) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   using Direction = typename Physics::Direction;
@@ -66,7 +119,7 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
   const FaceKernel<Physics, S, S, P, GeometryKind::affine, Boundary>& b = k.base;
   constexpr int NfqC = br2_face_points(dim, P);
   const int Nfq = NfqC > 0 ? NfqC : b.Nfq, NFq = NF * Nfq, SL = br2_face_row_stride(Nfq);
-  const int Fb = NfqC > 0 ? br2_block_faces(NfqC, Boundary) : faces_per_block;
+  const int Fb = NfqC > 0 ? br2_block_faces(NfqC, Boundary, Threads) : faces_per_block;
   const index_t Fs = b.Fs;
   extern __shared__ unsigned char shared_bytes[];
   Real* s_phi = reinterpret_cast<Real*>(shared_bytes);  // [lq SP + j]
@@ -77,7 +130,7 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
                                                           // 3: the plus side's viscous flux [(v Nfq + q) Fb + fl]
   Real* s_jump = s_t + sides * NV * Nfq * Fb;             // [(v Nfq + q) Fb + fl]: w_q |N| (H_aux - U_m)
   Real* s_flux = s_jump + NV * Nfq * Fb;                  // [(v Nfq + q) Fb + fl]: w_q |N| F*
-  __shared__ index_t s_element[2][256];
+  __shared__ index_t s_element[2][Threads];
   const index_t f0 = static_cast<index_t>(blockIdx.x) * Fb;
   const int n_local = static_cast<int>(count - f0 < Fb ? count - f0 : Fb);
   // The tables (set up once, not written by any kernel) before the previous grid ends.
@@ -86,7 +139,7 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
     device::copy_async(s_dphi + (i / (dim * Np)) * SD + i % (dim * Np), k.face_dphi.data + i);
   for (int i = threadIdx.x; i < NFq * Nfq; i += blockDim.x) device::copy_async(s_lifting + (i / Nfq) * SL + i % Nfq, k.lifting.data + i);
   detail::wait_for_previous_grid();
-  load_face_sides<Boundary>(b.index, b.begin + f0, n_local, 256, &s_element[0][0], static_cast<int*>(nullptr));
+  load_face_sides<Boundary>(b.index, b.begin + f0, n_local, Threads, &s_element[0][0], static_cast<int*>(nullptr));
   __syncthreads();
   for (int side = 0; side < sides; ++side) {
     const Real* u = side == 0 ? b.u_m.data : b.u_p.data;
@@ -166,49 +219,48 @@ __global__ void __launch_bounds__(256, 3) br2_face_block_kernel(Br2FaceKernel<Ph
     const Real factor = k.eta * inverse_det;
     for (int d = 0; d < dim; ++d)
       for (int v = 0; v < NV; ++v) theta[d][v] += factor * n[d] * lifted[v];
-    if constexpr (Boundary) {
-      for (int v = 0; v < NV; ++v)
-        for (int d = 0; d < dim; ++d) k.out.face_gradient[((static_cast<index_t>(v) * dim + d) * Nfq + q) * k.out.Bs + f] = theta[d][v];
-      Direction nb;
-      Real measure_b;
-      const State ub = b.boundary_state_at(local, q, u, nb, measure_b);
-      const State flux = b.physics.boundary_viscous_flux(b.condition.kind, ub, theta, nb);
-      const Real scale = b.face_weight[q] * measure_b;
-      for (int v = 0; v < NV; ++v) value[v] = scale * flux[v];
-    } else {
-      Direction wn;
-      const Real scale = b.face_weight[q] * measure;
-      for (int d = 0; d < dim; ++d) wn[d] = scale * n[d];
-      const State flux = b.physics.normal_viscous_flux(u, theta, wn);
-      for (int v = 0; v < NV; ++v) value[v] = Real(0.5) * flux[v];
-      if (side == 1)  // s_t's traces are read: the plus side's half in their place
-        for (int v = 0; v < NV; ++v) s_t[(v * Nfq + q) * Fb + fl] = value[v];
-    }
+    value = br2_point_viscous_flux<Boundary, Physics>(b, k.out, local, f, q, Nfq, side, u, theta, n, measure, s_t + q * Fb + fl, Nfq * Fb);
   }
   if constexpr (!Boundary) __syncthreads();
-  if (active && side == 0) {
-    for (int v = 0; v < NV; ++v) {
-      Real total = s_flux[(v * Nfq + q) * Fb + fl];
-      total -= value[v];
-      if constexpr (!Boundary) total -= s_t[(v * Nfq + q) * Fb + fl];
-      b.flux[(static_cast<index_t>(v) * Nfq + q) * Fs + f] = total;
-    }
-  }
+  if (active && side == 0) br2_store_face_flux<Boundary, Physics>(b, f, q, Nfq, s_flux + q * Fb + fl, s_t + q * Fb + fl, Nfq * Fb, value);
 }
 
+template <class Physics, Shape S, int P, bool Boundary, int Threads, int MinBlocks>
+void launch_br2_face_block_shape(const Br2FaceKernel<Physics, S, P, Boundary>& kernel, index_t count) {
+  const int Nfq = kernel.base.Nfq;
+  const int Fb = br2_block_faces(Nfq, Boundary, Threads);
+  const std::size_t shared = br2_face_shared_bytes<Physics>(S, n_basis(S, P), Nfq, Boundary, Threads);
+  FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the face kernel's block needs ", shared, " bytes of shared memory");
+  const auto blocks = static_cast<unsigned>((count + Fb - 1) / Fb);
+  constexpr auto function = br2_face_block_kernel<Physics, S, P, Boundary, Threads, MinBlocks>;
+  allow_block_shared_limit<function>();
+  detail::launch(false, function, blocks, Threads, shared, kernel, count, Fb);
+}
+
+/// The face kernel: 256 threads and three blocks an SM, or on 2D interior faces its shape
+/// (br2_face_shape).
 template <class Physics, Shape S, int P, bool Boundary>
 void launch_br2_face_block_kernel(const Br2FaceKernel<Physics, S, P, Boundary>& kernel, index_t count) {
   if (count <= 0) return;
-  const int Nfq = kernel.base.Nfq;
   constexpr int NfqC = br2_face_points(Physics::dim, P);
-  FLOWDG_ASSERT(NfqC == 0 || Nfq == NfqC, "BR2 at the faces: the face kernel is compiled for ", NfqC, " face points, not ", Nfq);
-  const int Fb = br2_block_faces(Nfq, Boundary);
-  const std::size_t shared = br2_face_shared_bytes<Physics>(S, n_basis(S, P), Nfq, Boundary);
-  FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the face kernel's block needs ", shared, " bytes of shared memory");
-  const auto blocks = static_cast<unsigned>((count + Fb - 1) / Fb);
-  constexpr auto function = br2_face_block_kernel<Physics, S, P, Boundary>;
-  allow_block_shared_limit<function>();
-  detail::launch(false, function, blocks, 256, shared, kernel, count, Fb);
+  FLOWDG_ASSERT(NfqC == 0 || kernel.base.Nfq == NfqC, "BR2 at the faces: the face kernel is compiled for ", NfqC, " face points, not ", kernel.base.Nfq);
+  if constexpr (NfqC > 0 && !Boundary && P >= 2) {
+    const Br2FaceShape shape = br2_face_shape(S, P);
+    if constexpr (P == 3 || P == 4) {
+      if (shape.threads == 128) {
+        if (shape.blocks == 4) return launch_br2_face_block_shape<Physics, S, P, Boundary, 128, 4>(kernel, count);
+        if (shape.blocks == 5) return launch_br2_face_block_shape<Physics, S, P, Boundary, 128, 5>(kernel, count);
+        return launch_br2_face_block_shape<Physics, S, P, Boundary, 128, 6>(kernel, count);
+      }
+      if (shape.threads == 64) {
+        if (shape.blocks == 8) return launch_br2_face_block_shape<Physics, S, P, Boundary, 64, 8>(kernel, count);
+        if (shape.blocks == 10) return launch_br2_face_block_shape<Physics, S, P, Boundary, 64, 10>(kernel, count);
+        return launch_br2_face_block_shape<Physics, S, P, Boundary, 64, 12>(kernel, count);
+      }
+    }
+    if (shape.blocks == 2) return launch_br2_face_block_shape<Physics, S, P, Boundary, 256, 2>(kernel, count);
+  }
+  launch_br2_face_block_shape<Physics, S, P, Boundary, 256, 3>(kernel, count);
 }
 
 }  // namespace flowdg::dg

@@ -54,15 +54,15 @@ struct Br2FactorisedFaceKernel {
 ///   3. each side's Theta_l = gradient + eta d_q n (w |N| jump) and its centred viscous flux (the plus
 ///      side's -> shared), the minus side's thread the face's whole flux -> global; boundary faces
 ///      the condition's viscous flux with Theta_m, and Theta_m -> the walls' face gradients.
-template <class Physics, int P, bool Boundary, int MinBlocks = 3, bool OneDivision = true>
-__global__ void __launch_bounds__(256, MinBlocks) br2_factorised_face_kernel(Br2FactorisedFaceKernel<Physics, P, Boundary> k,
+template <class Physics, int P, bool Boundary, int MinBlocks = 3, int Threads = 256>
+__global__ void __launch_bounds__(Threads, MinBlocks) br2_factorised_face_kernel(Br2FactorisedFaceKernel<Physics, P, Boundary> k,
                                                                      FactorTables<typename Physics::real, P + 1> tb, index_t count) {
   using Real = typename Physics::real;
   using State = typename Physics::State;
   using Direction = typename Physics::Direction;
   constexpr int n = P + 1, Np = n * n, NV = Physics::n_variables, dim = Physics::dim, sides = Boundary ? 1 : 2;
   static_assert(dim == 2, "quadrilaterals");
-  constexpr int Fb = br2_block_faces(n, Boundary), G = dim * NV + 1;
+  constexpr int Fb = br2_block_faces(n, Boundary, Threads), G = dim * NV + 1;
   static_assert(Np >= 2 * n, "the jump and the flux take the coefficients' place");
   const auto& b = k.base;
   const index_t Fs = b.Fs;
@@ -134,16 +134,16 @@ __global__ void __launch_bounds__(256, MinBlocks) br2_factorised_face_kernel(Br2
     Real Wf[n], W0[n], W1[n], diagonal = 0;
 #pragma unroll
     for (int t = 0; t < n; ++t) Wf[t] = W0[t] = W1[t] = 0;
-    // OneDivision: the n reciprocals 1 / det J(k_m) from one division through the running products
-    // (a double division is a subroutine of dependent steps; the kernel waits on latency), and
-    // edge / w_m from the tables (lift).
+    // The n reciprocals 1 / det J(k_m) from one division through the running products (a double
+    // division is a subroutine of dependent steps: n of them measured 0.5-2.8% slower, session 37),
+    // and edge / w_m from the tables (lift).
     Real inverse_det[n];
 #pragma unroll
     for (int m = 0; m < n; ++m) {
       const Real xi = along_y ? xs : tb.x[m], eta = along_y ? tb.x[m] : xs;
       inverse_det[m] = (g0 + g2 * eta) * (g4 + g5 * xi) - (g1 + g2 * xi) * (g3 + g5 * eta);  // det, for now
     }
-    if constexpr (OneDivision) {
+    {
       Real running[n];
       running[0] = inverse_det[0];
 #pragma unroll
@@ -156,15 +156,12 @@ __global__ void __launch_bounds__(256, MinBlocks) br2_factorised_face_kernel(Br2
         inverse *= det;
       }
       inverse_det[0] = inverse;
-    } else {
-#pragma unroll
-      for (int m = 0; m < n; ++m) inverse_det[m] = Real(1) / inverse_det[m];
     }
 #pragma unroll
     for (int m = 0; m < n; ++m) {
       const Real e = end == 1 ? tb.edge[1][m] : tb.edge[0][m];
       const Real f = e * inverse_det[m], f_lambda = f * tb.x[m];
-      diagonal += (OneDivision ? (end == 1 ? tb.lift[1][m] : tb.lift[0][m]) * f : e * f / tb.w[m]);
+      diagonal += (end == 1 ? tb.lift[1][m] : tb.lift[0][m]) * f;
 #pragma unroll
       for (int t = 0; t < n; ++t) {
         Wf[t] += f * tb.L[m][t];
@@ -244,34 +241,10 @@ __global__ void __launch_bounds__(256, MinBlocks) br2_factorised_face_kernel(Br2
     State theta[dim];
     for (int d = 0; d < dim; ++d)
       for (int v = 0; v < NV; ++v) theta[d][v] = in[(d * NV + v) * Fb] + lift * normal[d] * s_jump[(v * n + q) * Fb + fl];
-    if constexpr (Boundary) {
-      for (int v = 0; v < NV; ++v)
-        for (int d = 0; d < dim; ++d) k.out.face_gradient[((static_cast<index_t>(v) * dim + d) * n + q) * k.out.Bs + f] = theta[d][v];
-      Direction nb;
-      Real measure_b;
-      const State ub = b.boundary_state_at(local, q, u, nb, measure_b);
-      const State flux = b.physics.boundary_viscous_flux(b.condition.kind, ub, theta, nb);
-      const Real scale = b.face_weight[q] * measure_b;
-      for (int v = 0; v < NV; ++v) value[v] = scale * flux[v];
-    } else {
-      Direction wn;
-      const Real scale = b.face_weight[q] * measure;
-      for (int d = 0; d < dim; ++d) wn[d] = scale * normal[d];
-      const State flux = b.physics.normal_viscous_flux(u, theta, wn);
-      for (int v = 0; v < NV; ++v) value[v] = Real(0.5) * flux[v];
-      if (side == 1)  // s_t's minus traces are read: the plus side's half in their place
-        for (int v = 0; v < NV; ++v) s_t[(v * n + q) * Fb + fl] = value[v];
-    }
+    value = br2_point_viscous_flux<Boundary, Physics>(b, k.out, local, f, q, n, side, u, theta, normal, measure, s_t + q * Fb + fl, n * Fb);
   }
   if constexpr (!Boundary) __syncthreads();
-  if (active && side == 0) {
-    for (int v = 0; v < NV; ++v) {
-      Real total = s_flux[(v * n + q) * Fb + fl];
-      total -= value[v];
-      if constexpr (!Boundary) total -= s_t[(v * n + q) * Fb + fl];
-      b.flux[(static_cast<index_t>(v) * n + q) * Fs + f] = total;
-    }
-  }
+  if (active && side == 0) br2_store_face_flux<Boundary, Physics>(b, f, q, n, s_flux + q * Fb + fl, s_t + q * Fb + fl, n * Fb, value);
 }
 
 /// The fused element kernel (see the top of this file), blocks as element_factorised_kernel's
@@ -412,120 +385,46 @@ __global__ void __launch_bounds__(256, 3)
   device::copy_async_wait();  // the fluxes
   __syncthreads();
 
-  // P4a: along a, for each b: the x-volume term and faces 1 (x = 1: its point b) and 3 (x = -1: its
-  // point n - 1 - b), the faces' fluxes along the element's outward normal.
+  // P4, P5 (element_factorised_kernel's): the faces' fluxes along the element's outward normal.
   const Real* s_side = s_n + NF * dim * E;
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, bb = line % n;
-      Real fx[n];
-      load_line(s_t + ((v * dim + 0) * Np + n * bb) * E + el, E, fx);
-      const Real g1 = s_side[1 * E + el] * s_g[((1 * Nfq + bb) * NV + v) * E + el],
-                 g3 = s_side[3 * E + el] * s_g[((3 * Nfq + n - 1 - bb) * NV + v) * E + el];
-#pragma unroll
-      for (int a = 0; a < n; ++a) s_u[(v * Np + a + n * bb) * E + el] = line_sum<false>(tb.Qw, a, fx, tb.edge[1][a] * g1 + tb.edge[0][a] * g3);
-    }
-  __syncthreads();
-
-  // P4b: along b, for each a: the y-volume term, faces 0 (y = -1: its point a) and 2 (y = 1: its
-  // point n - 1 - a); times 1 / det J -> s_u, over the line this thread read.
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, a = line % n;
-      Real fy[n];
-      load_line(s_t + ((v * dim + 1) * Np + a) * E + el, n * E, fy);
-      const Real g0 = s_side[0 * E + el] * s_g[((0 * Nfq + a) * NV + v) * E + el],
-                 g2 = s_side[2 * E + el] * s_g[((2 * Nfq + n - 1 - a) * NV + v) * E + el];
-#pragma unroll
-      for (int bb = 0; bb < n; ++bb) {
-        const int kq = a + n * bb;
-        const Real init = s_u[(v * Np + kq) * E + el] + tb.edge[0][bb] * g0 + tb.edge[1][bb] * g2;
-        s_u[(v * Np + kq) * E + el] = line_sum<false>(tb.Qw, bb, fy, init) * s_m[kq * E + el];
-      }
-    }
-  __syncthreads();
-
-  // P5a: Z(i, b) = sum_a L[a][i] R(a, b).
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, bb = line % n;
-      Real y[n];
-      load_line(s_u + (v * Np + n * bb) * E + el, E, y);
-      line_pass<true>(tb.L, y, s_t + (v * Np + n * bb) * E + el, E);
-    }
-  __syncthreads();
-
-  // P5b: the modes (i, j) = sum_b L[b][j] Z(i, b), and the update.
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, mode = line % n;
-      Real z[n];
-      if constexpr (prefetch_update) {
-        Real u_s[n], q_k[n], u0_k[n];
-#pragma unroll
-        for (int j = 0; j < n; ++j) {
-          const index_t at = static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el;
-          u_s[j] = k.u[at];
-          q_k[j] = k.update.q_at(at);
-          u0_k[j] = k.update.u0_at(at);
-        }
-        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
-#pragma unroll
-        for (int j = 0; j < n; ++j)
-          k.update.apply_loaded(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z),
-                                u_s[j], q_k[j], u0_k[j]);
-      } else {
-        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
-#pragma unroll
-        for (int j = 0; j < n; ++j) k.update.apply(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z));
-      }
-    }
+  const auto face = [&](int l, int point, int v) { return s_side[l * E + el] * s_g[((l * Nfq + point) * NV + v) * E + el]; };
+  factorised_sums_and_update<Physics, n, prefetch_update>(k, tb, s_t, s_m, s_u, s_t, face, nullptr, e0, el, E, ty, Y, active);
 }
 
-/// Whether the factorised BR2 face kernel takes its line's n reciprocals of det J from one division
-/// (OneDivision): yes unless FLOWDG_FACE_ONE_DIVISION=0 (n divisions, p = 2..4, for A/B runs).
-inline bool br2_factorised_face_one_division() {
-  return environment_switch("FLOWDG_FACE_ONE_DIVISION", "a division a point", "one division a line");
+template <class Physics, int P, bool Boundary, int MinBlocks, int Threads>
+void launch_br2_factorised_face_shape(const Br2FactorisedFaceKernel<Physics, P, Boundary>& kernel, const SumFactorTables& tables, index_t count) {
+  constexpr int n = P + 1, Fb = br2_block_faces(n, Boundary, Threads);
+  const std::size_t shared = br2_factorised_face_shared_bytes<Physics>(n, Boundary, Threads);
+  FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the factorised face kernel's block needs ", shared, " bytes of shared memory");
+  constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, MinBlocks, Threads>;
+  allow_block_shared_limit<function>();
+  const auto blocks = static_cast<unsigned>((count + Fb - 1) / Fb);
+  detail::launch(false, function, blocks, Threads, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
 }
 
+/// The face kernel in its shape (br2_face_shape: interior faces; boundary faces 256 threads and
+/// br2_factorised_face_blocks).
 template <class Physics, int P, bool Boundary>
 void launch_br2_factorised_face_kernel(const Br2FactorisedFaceKernel<Physics, P, Boundary>& kernel, const SumFactorTables& tables, index_t count) {
   if (count <= 0) return;
-  constexpr int n = P + 1;
-  FLOWDG_ASSERT(kernel.base.Nfq == n && kernel.geometry_m != nullptr && kernel.geometry_p != nullptr,
+  FLOWDG_ASSERT(kernel.base.Nfq == P + 1 && kernel.geometry_m != nullptr && kernel.geometry_p != nullptr,
                 "BR2 at the faces on quadrilaterals: faces of P + 1 points between bilinear groups (setup.hpp: SumFactorTables, bilinear_jacobians)");
-  constexpr int Fb = br2_block_faces(n, Boundary);
-  const std::size_t shared = br2_factorised_face_shared_bytes<Physics>(n, Boundary);
-  FLOWDG_ASSERT(shared <= block_shared_limit, "BR2 at the faces: the factorised face kernel's block needs ", shared, " bytes of shared memory");
-  const auto blocks = static_cast<unsigned>((count + Fb - 1) / Fb);
-  if constexpr (P >= 2) {
-    const int asked = br2_face_kernel_blocks();
-    if ((asked == 0 ? br2_factorised_face_blocks(P) : asked) == 2) {  // (128 registers a thread)
-      if constexpr (P >= 4) {
-        if (!br2_factorised_face_one_division()) {
-          constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, 2, false>;
-          allow_block_shared_limit<function>();
-          detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
-          return;
-        }
-      }
-      constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, 2>;
-      allow_block_shared_limit<function>();
-      detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
-      return;
+  const Br2FaceShape shape = Boundary ? Br2FaceShape{256, br2_factorised_face_blocks(P)} : br2_face_shape(Shape::quadrilateral, P);
+  if constexpr (!Boundary && (P == 3 || P == 4)) {
+    if (shape.threads == 128) {
+      if (shape.blocks == 4) return launch_br2_factorised_face_shape<Physics, P, Boundary, 4, 128>(kernel, tables, count);
+      if (shape.blocks == 5) return launch_br2_factorised_face_shape<Physics, P, Boundary, 5, 128>(kernel, tables, count);
+      return launch_br2_factorised_face_shape<Physics, P, Boundary, 6, 128>(kernel, tables, count);
+    }
+    if (shape.threads == 64) {
+      if (shape.blocks == 8) return launch_br2_factorised_face_shape<Physics, P, Boundary, 8, 64>(kernel, tables, count);
+      if (shape.blocks == 10) return launch_br2_factorised_face_shape<Physics, P, Boundary, 10, 64>(kernel, tables, count);
+      return launch_br2_factorised_face_shape<Physics, P, Boundary, 12, 64>(kernel, tables, count);
     }
   }
-  if constexpr (P >= 2 && P <= 3) {
-    if (!br2_factorised_face_one_division()) {
-      constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary, 3, false>;
-      allow_block_shared_limit<function>();
-      detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
-      return;
-    }
-  }
-  constexpr auto function = br2_factorised_face_kernel<Physics, P, Boundary>;
-  allow_block_shared_limit<function>();
-  detail::launch(false, function, blocks, 256, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
+  if constexpr (P >= 2)
+    if (shape.blocks == 2) return launch_br2_factorised_face_shape<Physics, P, Boundary, 2, 256>(kernel, tables, count);
+  launch_br2_factorised_face_shape<Physics, P, Boundary, 3, 256>(kernel, tables, count);
 }
 
 template <class Physics, int P>

@@ -864,7 +864,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     for (const ElementData& d : elements_)
       quadrilaterals = quadrilaterals && d.shape == Shape::quadrilateral && d.factor_tables.n == order_ + 1 && d.factorised_elements.E > 0 &&
                        d.bilinear.size() > 0 && Nfq == d.factor_tables.n &&
-                       factorised_block<Physics>(br2_factorised_element_values<Physics>(d.factor_tables.n), d.factor_tables.n).E > 0;
+                       br2_factorised_block<Physics>(d.factor_tables.n).E > 0;
     for (const FaceGroup& group : setup_.groups.face_groups) quadrilaterals = quadrilaterals && group.geometry == GeometryKind::affine;
     quadrilaterals = quadrilaterals && br2_factorised_face_shared_bytes<Physics>(Nfq, false) <= block_shared_limit &&
                      br2_factorised_face_shared_bytes<Physics>(Nfq, true) <= block_shared_limit;
@@ -872,7 +872,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       br2_factorised_ = lifting_name == "faces" || (lifting_name == "automatic" && automatic_br2_factorised(order_) && br2_faces_allowed());
       br2_faces_ = br2_factorised_;
       for (ElementData& d : elements_)
-        if (br2_factorised_) d.br2_factorised = factorised_block<Physics>(br2_factorised_element_values<Physics>(d.factor_tables.n), d.factor_tables.n);
+        if (br2_factorised_) d.br2_factorised = br2_factorised_block<Physics>(d.factor_tables.n);
     }
     if (br2_faces_) {
       // Nothing reads the lifting pass's halves and volume moments then (about 0.77 GB on 798,848
@@ -1670,7 +1670,10 @@ std::string DgOperator<Physics>::describe() const {
     chunked_groups += d.chunked ? 1 : 0;
     factorised_groups += d.factorised_faces > 0 ? 1 : 0;
   }
-  const std::string face_kernels = factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
+  // (BR2 at the faces: its face kernel takes every face group's place)
+  const std::string face_kernels = br2_factorised_ ? ", BR2 face kernel (sum-factorised)"
+                                   : br2_faces_    ? ", BR2 face kernel"
+                                   : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"
                                                       : "";

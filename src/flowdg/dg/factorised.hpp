@@ -108,8 +108,8 @@ inline bool factorised_block_override(FactorisedBlock& element, FactorisedBlock&
 /// their place once read), traces (NV n), face gradients and diagonal (dim NV + 1 a point), the
 /// bilinear Jacobians (6 a side), the 1D tables L and dL (2 n^2): 69 KB at p = 4, three blocks an SM.
 template <class Physics>
-constexpr std::size_t br2_factorised_face_shared_bytes(int n, bool boundary) {
-  const std::size_t sides = boundary ? 1 : 2, NV = Physics::n_variables, dim = Physics::dim, Fb = br2_block_faces(n, boundary);
+constexpr std::size_t br2_factorised_face_shared_bytes(int n, bool boundary, int threads = 256) {
+  const std::size_t sides = boundary ? 1 : 2, NV = Physics::n_variables, dim = Physics::dim, Fb = br2_block_faces(n, boundary, threads);
   const std::size_t N = static_cast<std::size_t>(n);
   const std::size_t per_face = sides * (NV * N * N + NV * N + (dim * NV + 1) * N + 6);
   return sizeof(typename Physics::real) * (Fb * per_face + 2 * N * N);
@@ -122,6 +122,27 @@ constexpr index_t br2_factorised_element_values(int n) {
   constexpr index_t NV = Physics::n_variables, dim = Physics::dim;
   const index_t Np = static_cast<index_t>(n) * n;
   return 3 * NV * Np + 2 * 4 * static_cast<index_t>(n) * NV + 4 * (dim + 1) + Np + 6;
+}
+
+/// The fused BR2 element kernel's elements a block by default (setup.cpp, from the measurements).
+int br2_factorised_elements(int n);
+/// Its block: br2_factorised_elements (fewer where the shared memory holds fewer), min(256, E n^2
+/// rounded up to a warp) threads (its launch bound: 256 threads, three blocks an SM, so 80 registers
+/// whatever the block); FLOWDG_FACTORISED_BLOCK's element part replaces it (A/B runs; one that does
+/// not fit the block's shared memory is an InputError).
+template <class Physics>
+inline FactorisedBlock br2_factorised_block(int n) {
+  const std::size_t per_element = sizeof(typename Physics::real) * static_cast<std::size_t>(br2_factorised_element_values<Physics>(n));
+  FactorisedBlock element, lifting;
+  if (factorised_block_override(element, lifting)) {
+    if (static_cast<std::size_t>(element.E) * per_element > block_shared_limit)
+      throw InputError(cat("FLOWDG_FACTORISED_BLOCK: ", element.E, " elements of the fused BR2 element kernel need ",
+                           static_cast<std::size_t>(element.E) * per_element, " bytes of shared memory, more than a block's ", block_shared_limit));
+    return element;
+  }
+  const int E = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(br2_factorised_elements(n)), block_shared_limit / per_element));
+  if (E < 1) return {};
+  return {E, std::min(256, (E * n * n + 31) / 32 * 32)};
 }
 
 /// Where "automatic" takes BR2 at the faces on collocated bilinear quadrilaterals (br2_factorised_kernels.hpp)

@@ -336,6 +336,96 @@ __global__ void __launch_bounds__(256, 3) lifting_factorised_kernel(LiftingEleme
     }
 }
 
+/// Phases P4 and P5 of the sum-factorised element kernels (element_factorised_kernel and
+/// element_br2_factorised_kernel), after a barrier: over the reference fluxes s_f [((v dim + r) Np + kq)
+/// E + el] (dim = 2) and the faces' fluxes face(l, point, v) (along the element's outward normal),
+///   P4a. a thread per (element, variable, b): sum_a' Qw[a][a'] F_x(a', b) + faces 1 (x = 1: its point
+///        b) and 3 (x = -1: its point n - 1 - b) -> s_u;
+///   P4b. a thread per (element, variable, a): + sum_b' Qw[b][b'] F_y(a, b') + faces 0 (y = -1: its
+///        point a) and 2 (y = 1: its point n - 1 - a), + extra(v, kq) (the viscous values; none where
+///        Extra is std::nullptr_t), times 1 / det J (s_m) -> s_u over the line the thread read;
+///   P5a. Z(i, b) = sum_a L[a][i] R(a, b) -> s_t (s_f may be s_t: P4 read it);
+///   P5b. the modes (i, j) = sum_b L[b][j] Z(i, b) and the update (Prefetch: each thread's update
+///        registers loaded at once, ahead of its sums).
+template <class Physics, int n, bool Prefetch, class Kernel, class Face, class Extra>
+__device__ FLOWDG_FORCEINLINE void factorised_sums_and_update(const Kernel& k, const FactorTables<typename Physics::real, n>& tb,
+                                                              const typename Physics::real* s_f, const typename Physics::real* s_m,
+                                                              typename Physics::real* s_u, typename Physics::real* s_t, const Face& face,
+                                                              const Extra& extra, index_t e0, int el, int E, int ty, int Y, bool active) {
+  using Real = typename Physics::real;
+  constexpr int Np = n * n, NV = Physics::n_variables, dim = Physics::dim;
+  static_assert(dim == 2, "quadrilaterals");
+  const index_t Ks = k.Ks;
+
+  // P4a.
+  if (active)
+    for (int line = ty; line < NV * n; line += Y) {
+      const int v = line / n, bb = line % n;
+      Real fx[n];
+      load_line(s_f + ((v * dim + 0) * Np + n * bb) * E + el, E, fx);
+      const Real g1 = face(1, bb, v), g3 = face(3, n - 1 - bb, v);
+#pragma unroll
+      for (int a = 0; a < n; ++a)  // U is no longer read
+        s_u[(v * Np + a + n * bb) * E + el] = line_sum<false>(tb.Qw, a, fx, tb.edge[1][a] * g1 + tb.edge[0][a] * g3);
+    }
+  __syncthreads();
+
+  // P4b.
+  if (active)
+    for (int line = ty; line < NV * n; line += Y) {
+      const int v = line / n, a = line % n;
+      Real fy[n];
+      load_line(s_f + ((v * dim + 1) * Np + a) * E + el, n * E, fy);
+      const Real g0 = face(0, a, v), g2 = face(2, n - 1 - a, v);
+#pragma unroll
+      for (int bb = 0; bb < n; ++bb) {
+        const int kq = a + n * bb;
+        Real init = s_u[(v * Np + kq) * E + el] + tb.edge[0][bb] * g0 + tb.edge[1][bb] * g2;
+        if constexpr (!std::is_same_v<Extra, std::nullptr_t>) init += extra(v, kq);
+        s_u[(v * Np + kq) * E + el] = line_sum<false>(tb.Qw, bb, fy, init) * s_m[kq * E + el];
+      }
+    }
+  __syncthreads();
+
+  // P5a.
+  if (active)
+    for (int line = ty; line < NV * n; line += Y) {
+      const int v = line / n, bb = line % n;
+      Real y[n];
+      load_line(s_u + (v * Np + n * bb) * E + el, E, y);
+      line_pass<true>(tb.L, y, s_t + (v * Np + n * bb) * E + el, E);
+    }
+  __syncthreads();
+
+  // P5b.
+  if (active)
+    for (int line = ty; line < NV * n; line += Y) {
+      const int v = line / n, mode = line % n;
+      Real z[n];
+      if constexpr (Prefetch) {
+        // The registers this line's update reads, all in flight at once (apply's loads would wait
+        // one after another: its stores may alias the next loads).
+        Real u_s[n], q_k[n], u0_k[n];
+#pragma unroll
+        for (int j = 0; j < n; ++j) {
+          const index_t at = static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el;
+          u_s[j] = k.u[at];
+          q_k[j] = k.update.q_at(at);
+          u0_k[j] = k.update.u0_at(at);
+        }
+        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
+#pragma unroll
+        for (int j = 0; j < n; ++j)
+          k.update.apply_loaded(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z),
+                                u_s[j], q_k[j], u0_k[j]);
+      } else {
+        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
+#pragma unroll
+        for (int j = 0; j < n; ++j) k.update.apply(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z));
+      }
+    }
+}
+
 /// The element kernel (ElementKernel's work with the Runge-Kutta update) on a collocated
 /// quadrilateral group, through the points (setup.hpp: SumFactorTables), blocks as the lifting's:
 ///   A. coefficients, the viscous moments (canonical order) and the bilinear Jacobians -> shared;
@@ -425,75 +515,13 @@ __global__ void __launch_bounds__(256, P >= 4 ? 3 : 4) element_factorised_kernel
   }
   __syncthreads();
 
-  // P4a: along a, for each b: the x-volume term and faces 1 (x = 1: its point b) and 3 (x = -1:
-  // its point n - 1 - b).
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, bb = line % n;
-      Real fx[n];
-      load_line(s_f + ((v * dim + 0) * Np + n * bb) * E + el, E, fx);
-      const Real g1 = s_g[((1 * Nfq + bb) * NV + v) * E + el], g3 = s_g[((3 * Nfq + n - 1 - bb) * NV + v) * E + el];
-#pragma unroll
-      for (int a = 0; a < n; ++a)  // U is no longer read
-        s_u[(v * Np + a + n * bb) * E + el] = line_sum<false>(tb.Qw, a, fx, tb.edge[1][a] * g1 + tb.edge[0][a] * g3);
-    }
-  __syncthreads();
-
-  // P4b: along b, for each a: the y-volume term, faces 0 (y = -1: its point a) and 2 (y = 1: its
-  // point n - 1 - a), the viscous values; times 1 / det J -> s_u, over the line this thread read.
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, a = line % n;
-      Real fy[n];
-      load_line(s_f + ((v * dim + 1) * Np + a) * E + el, n * E, fy);
-      const Real g0 = s_g[((0 * Nfq + a) * NV + v) * E + el], g2 = s_g[((2 * Nfq + n - 1 - a) * NV + v) * E + el];
-#pragma unroll
-      for (int bb = 0; bb < n; ++bb) {
-        const int kq = a + n * bb;
-        Real init = s_u[(v * Np + kq) * E + el] + tb.edge[0][bb] * g0 + tb.edge[1][bb] * g2;
-        if constexpr (viscous) init += s_r[(v * Np + kq) * E + el];
-        s_u[(v * Np + kq) * E + el] = line_sum<false>(tb.Qw, bb, fy, init) * s_m[kq * E + el];
-      }
-    }
-  __syncthreads();
-
-  // P5a: Z(i, b) = sum_a L[a][i] R(a, b).
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, bb = line % n;
-      Real y[n];
-      load_line(s_u + (v * Np + n * bb) * E + el, E, y);
-      line_pass<true>(tb.L, y, s_t + (v * Np + n * bb) * E + el, E);
-    }
-  __syncthreads();
-
-  // P5b: the modes (i, j) = sum_b L[b][j] Z(i, b), and the update.
-  if (active)
-    for (int line = ty; line < NV * n; line += Y) {
-      const int v = line / n, mode = line % n;
-      Real z[n];
-      if constexpr (prefetch_update) {
-        // The registers this line's update reads, all in flight at once (apply's loads would wait
-        // one after another: its stores may alias the next loads).
-        Real u_s[n], q_k[n], u0_k[n];
-#pragma unroll
-        for (int j = 0; j < n; ++j) {
-          const index_t at = static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el;
-          u_s[j] = k.u[at];
-          q_k[j] = k.update.q_at(at);
-          u0_k[j] = k.update.u0_at(at);
-        }
-        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
-#pragma unroll
-        for (int j = 0; j < n; ++j)
-          k.update.apply_loaded(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z),
-                                u_s[j], q_k[j], u0_k[j]);
-      } else {
-        load_line(s_t + (v * Np + mode) * E + el, n * E, z);
-#pragma unroll
-        for (int j = 0; j < n; ++j) k.update.apply(k.u, static_cast<index_t>(v * Np + quadrilateral_mode(mode, j)) * Ks + e0 + el, line_sum<true>(tb.L, j, z));
-      }
-    }
+  // P4, P5.
+  const auto face = [&](int l, int point, int v) { return s_g[((l * Nfq + point) * NV + v) * E + el]; };
+  if constexpr (viscous)
+    factorised_sums_and_update<Physics, n, prefetch_update>(k, tb, s_f, s_m, s_u, s_t, face, [&](int v, int kq) { return s_r[(v * Np + kq) * E + el]; },
+                                                            e0, el, E, ty, Y, active);
+  else
+    factorised_sums_and_update<Physics, n, prefetch_update>(k, tb, s_f, s_m, s_u, s_t, face, nullptr, e0, el, E, ty, Y, active);
 }
 
 /// The face kernel (FaceKernel's work) on faces between collocated quadrilaterals and on their

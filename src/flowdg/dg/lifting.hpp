@@ -248,23 +248,33 @@ inline bool fused_wide_allowed() {
   return environment_switch("FLOWDG_FUSED_WIDE", "32 elements a block", "up to 64 where three blocks an SM fit");
 }
 
-/// The factorised BR2 face kernel's blocks an SM by its launch bound at p >= 2
-/// (br2_factorised_kernels.hpp): FLOWDG_BR2_FACE_BLOCKS=2 (at most 128 registers a thread) or 3 (80)
-/// for A/B runs; 0 where unset: br2_factorised_face_blocks. (The affine face kernel,
-/// br2_face_kernels.hpp, keeps 3 at every order: with 2 at p = 3, 4 the 798,848-triangle vortex ran
-/// 8.8% and 7.6% slower, H100, session 37.)
-inline int br2_face_kernel_blocks() {
-  const char* value = std::getenv("FLOWDG_BR2_FACE_BLOCKS");
-  if (value == nullptr || *value == 0) return 0;
-  const std::string text(value);
-  if (text == "2") return 2;
-  if (text == "3") return 3;
-  throw InputError(cat("FLOWDG_BR2_FACE_BLOCKS='", text, "': expected 2 or 3 (the face kernel's blocks an SM)"));
+/// The 2D interior BR2 face kernels' block shape (br2_face_kernels.hpp on affine triangles,
+/// br2_factorised_kernels.hpp on bilinear quadrilaterals): threads a block and blocks an SM, their
+/// launch bound (at most 65536 / (threads blocks) registers a thread: 256 x 3 -> 80, 256 x 2 -> 128,
+/// 128 x 4 -> 128, 128 x 5 -> 96, 128 x 6 -> 80, 64 x 8 -> 128, 64 x 10 -> 96, 64 x 12 -> 80). Smaller
+/// blocks give the register budgets between, and the SM more blocks in other phases of this kernel
+/// of barriers (load, traces, flux, Theta).
+struct Br2FaceShape {
+  int threads = 256;
+  int blocks = 3;
+};
+/// The shapes the interior face kernels are compiled with: 256 x 3 at every order, 256 x 2 from p = 2,
+/// 128 x 4, 5, 6 and 64 x 8, 10, 12 at p = 3, 4.
+constexpr bool br2_face_shape_compiled(Br2FaceShape shape, int order) {
+  if (shape.threads == 256) return shape.blocks == 3 || (shape.blocks == 2 && order >= 2);
+  const bool small = order == 3 || order == 4;
+  if (shape.threads == 128) return small && shape.blocks >= 4 && shape.blocks <= 6;
+  return shape.threads == 64 && small && (shape.blocks == 8 || shape.blocks == 10 || shape.blocks == 12);
 }
-/// The factorised BR2 face kernel's blocks an SM (br2_factorised_kernels.hpp): 2 at p >= 4, where
+/// The shape by default (setup.cpp, from the measurements noted there).
+Br2FaceShape br2_face_default_shape(Shape shape, int order);
+/// The shape a launch takes: the default, or FLOWDG_BR2_FACE_THREADS=64|128|256 and
+/// FLOWDG_BR2_FACE_BLOCKS=2..12 for A/B runs (one of them alone: the other 256 threads, or 3 blocks of
+/// 256, 5 of 128, 10 of 64); a shape not compiled at that order is an InputError (setup.cpp).
+Br2FaceShape br2_face_shape(Shape shape, int order);
+/// The boundary face kernels' blocks an SM (256 threads): the factorised kernel two at p >= 4, where
 /// under 80 registers it spilled 352 bytes a thread (ptxas) and with 128 ran the 640,000-quadrilateral
-/// vortex 17% faster (17.04 against 14.55e9 DOF-stage updates/s, H100, one call, session 37); 3 below
-/// (p = 3: 18.56 against 18.18 with 2).
+/// vortex 17% faster (session 37); three below and on triangles.
 constexpr int br2_factorised_face_blocks(int order) { return order >= 4 ? 2 : 3; }
 
 /// Where "automatic" takes BR2 at the faces (br2_face_kernels.hpp; solver.lifting_kernel): at every
@@ -282,7 +292,9 @@ constexpr bool automatic_br2_faces(int dim, int order) { return dim >= 2 && orde
 /// lifting matrices A_l, rows of br2_face_row_stride(Nfq)); per face both sides' coefficients and
 /// traces, w |N| times the jump and the inviscid flux at the points; the dynamic shared memory of a
 /// block (BR2 at the faces applies where it fits block_shared_limit: not on hexahedra from p = 2).
-constexpr int br2_block_faces(int Nfq, bool boundary) { return (boundary ? 256 : 128) / Nfq; }
+/// Threads: the block's threads (256, or 128 for the interior face kernels' smaller blocks: see
+/// br2_face_kernel_shape).
+constexpr int br2_block_faces(int Nfq, bool boundary, int threads = 256) { return (boundary ? threads : threads / 2) / Nfq; }
 /// The face points the face kernel is compiled for: in 2D P + 1 (setup.cpp's face_rule on affine
 /// meshes; BR2 at the faces applies only there), in 3D any (0: the kernel takes Nfq at run time).
 constexpr int br2_face_points(int dim, int P) { return dim == 2 ? P + 1 : 0; }
@@ -296,8 +308,8 @@ constexpr std::size_t br2_face_table_values(Shape shape, int Np, int Nfq) {
   return NFq * static_cast<std::size_t>(br2_face_row_stride(Np) + br2_face_row_stride(Physics::dim * Np) + br2_face_row_stride(Nfq));
 }
 template <class Physics>
-constexpr std::size_t br2_face_shared_bytes(Shape shape, int Np, int Nfq, bool boundary) {
-  const std::size_t sides = boundary ? 1 : 2, NV = Physics::n_variables, Fb = br2_block_faces(Nfq, boundary);
+constexpr std::size_t br2_face_shared_bytes(Shape shape, int Np, int Nfq, bool boundary, int threads = 256) {
+  const std::size_t sides = boundary ? 1 : 2, NV = Physics::n_variables, Fb = br2_block_faces(Nfq, boundary, threads);
   // Per face each side's coefficients and traces, and the jump and the flux at the points.
   const std::size_t per_block = Fb * (sides * NV * static_cast<std::size_t>(Np + Nfq) + 2 * NV * static_cast<std::size_t>(Nfq));
   return sizeof(typename Physics::real) * (br2_face_table_values<Physics>(shape, Np, Nfq) + per_block);

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
+#include <string>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/dg/factorised.hpp"
+#include "flowdg/dg/lifting.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
 
@@ -585,6 +590,58 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     }
   }
   return setup;
+}
+
+}  // namespace flowdg::dg
+
+namespace flowdg::dg {
+
+Br2FaceShape br2_face_default_shape(Shape shape, int order) {
+  // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
+  // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):
+  // quadrilaterals at p = 4 four blocks of 128 (128 registers) 18.26e9 DOF-stage updates/s against two
+  // of 256 17.26 and eight of 64 18.07 (three of 256 under 80 registers spilled: 14.9); at p = 3 ten
+  // of 64 (96 registers) 19.47 against three of 256 19.29. Triangles at p = 3 / 4 six blocks of 128
+  // (80 registers, as three of 256) 16.61 / 16.37 against 16.18 / 15.33 (ten or twelve of 64 slower).
+  if (shape == Shape::quadrilateral && order == 4) return {128, 4};
+  if (shape == Shape::quadrilateral && order == 3) return {64, 10};
+  if (shape == Shape::quadrilateral && order > 4) return {256, 2};
+  if (shape == Shape::triangle && (order == 3 || order == 4)) return {128, 6};
+  return {256, 3};
+}
+
+int br2_factorised_elements(int n) {
+  // As the sum-factorised element kernel's (factorised_block): 32 elements up to n = 3, 16 from n = 4.
+  return n <= 3 ? 32 : 16;
+}
+
+namespace {
+
+int shape_variable(const char* name, std::initializer_list<int> allowed, const char* what) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == 0) return 0;
+  const std::string text(value);
+  for (const int a : allowed)
+    if (text == std::to_string(a)) return a;
+  std::string list;
+  for (const int a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
+  throw InputError(cat(name, "='", text, "': expected one of ", list, " (", what, ")"));
+}
+
+}  // namespace
+
+Br2FaceShape br2_face_shape(Shape shape, int order) {
+  const int threads = shape_variable("FLOWDG_BR2_FACE_THREADS", {64, 128, 256}, "the BR2 face kernel's threads a block");
+  const int blocks = shape_variable("FLOWDG_BR2_FACE_BLOCKS", {2, 3, 4, 5, 6, 8, 10, 12}, "the BR2 face kernel's blocks an SM");
+  if (threads == 0 && blocks == 0) return br2_face_default_shape(shape, order);
+  Br2FaceShape asked;
+  asked.threads = threads != 0 ? threads : 256;
+  asked.blocks = blocks != 0 ? blocks : (asked.threads == 256 ? 3 : asked.threads == 128 ? 5 : 10);
+  if (!br2_face_shape_compiled(asked, order))
+    throw InputError(cat("FLOWDG_BR2_FACE_THREADS / FLOWDG_BR2_FACE_BLOCKS: ", asked.blocks, " blocks of ", asked.threads,
+                         " threads are not compiled at p = ", order,
+                         " (256 x 3 at every order, 256 x 2 from p = 2, 128 x 4..6 and 64 x 8, 10, 12 at p = 3, 4)"));
+  return asked;
 }
 
 }  // namespace flowdg::dg
