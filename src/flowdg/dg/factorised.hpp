@@ -124,11 +124,9 @@ constexpr index_t br2_factorised_element_values(int n) {
   return 3 * NV * Np + 2 * 4 * static_cast<index_t>(n) * NV + 4 * (dim + 1) + Np + 6;
 }
 
-/// The fused BR2 element kernel's elements a block by default (setup.cpp, from the measurements).
-int br2_factorised_elements(int n);
-/// Its block: br2_factorised_elements (fewer where the shared memory holds fewer), min(256, E n^2
-/// rounded up to a warp) threads (its launch bound: 256 threads, three blocks an SM, so 80 registers
-/// whatever the block); FLOWDG_FACTORISED_BLOCK's element part replaces it (A/B runs; one that does
+/// The fused BR2 element kernel's block: factorised_block's for its values an element (its launch
+/// bound: 256 threads, three blocks an SM, so 80 registers whatever the block; smaller blocks measured
+/// slower, session 38); FLOWDG_FACTORISED_BLOCK's element part replaces it (A/B runs; one that does
 /// not fit the block's shared memory is an InputError).
 template <class Physics>
 inline FactorisedBlock br2_factorised_block(int n) {
@@ -140,9 +138,7 @@ inline FactorisedBlock br2_factorised_block(int n) {
                            static_cast<std::size_t>(element.E) * per_element, " bytes of shared memory, more than a block's ", block_shared_limit));
     return element;
   }
-  const int E = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(br2_factorised_elements(n)), block_shared_limit / per_element));
-  if (E < 1) return {};
-  return {E, std::min(256, (E * n * n + 31) / 32 * 32)};
+  return factorised_block<Physics>(br2_factorised_element_values<Physics>(n), n);
 }
 
 /// Where "automatic" takes BR2 at the faces on collocated bilinear quadrilaterals (br2_factorised_kernels.hpp)

@@ -292,8 +292,8 @@ constexpr bool automatic_br2_faces(int dim, int order) { return dim >= 2 && orde
 /// lifting matrices A_l, rows of br2_face_row_stride(Nfq)); per face both sides' coefficients and
 /// traces, w |N| times the jump and the inviscid flux at the points; the dynamic shared memory of a
 /// block (BR2 at the faces applies where it fits block_shared_limit: not on hexahedra from p = 2).
-/// Threads: the block's threads (256, or 128 for the interior face kernels' smaller blocks: see
-/// br2_face_kernel_shape).
+/// threads: the block's threads (256; 128 or 64 for the interior face kernels' smaller blocks:
+/// br2_face_shape).
 constexpr int br2_block_faces(int Nfq, bool boundary, int threads = 256) { return (boundary ? threads : threads / 2) / Nfq; }
 /// The face points the face kernel is compiled for: in 2D P + 1 (setup.cpp's face_rule on affine
 /// meshes; BR2 at the faces applies only there), in 3D any (0: the kernel takes Nfq at run time).

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "flowdg/core/error.hpp"
-#include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/lifting.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -592,10 +591,6 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
   return setup;
 }
 
-}  // namespace flowdg::dg
-
-namespace flowdg::dg {
-
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):
@@ -608,11 +603,6 @@ Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   if (shape == Shape::quadrilateral && order > 4) return {256, 2};
   if (shape == Shape::triangle && (order == 3 || order == 4)) return {128, 6};
   return {256, 3};
-}
-
-int br2_factorised_elements(int n) {
-  // As the sum-factorised element kernel's (factorised_block): 32 elements up to n = 3, 16 from n = 4.
-  return n <= 3 ? 32 : 16;
 }
 
 namespace {
