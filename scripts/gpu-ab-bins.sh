@@ -63,16 +63,17 @@ for round in $(seq 1 ${ROUNDS:-2}); do
 done
 if [ "${SAME_BITS:-0}" = 1 ]; then
   set -- ${BINS:-flowdg_A flowdg}
+  a=${1//@/_}; a=${a//[+=.\"]/_}; b=${2//@/_}; b=${b//[+=.\"]/_}  # the runs' directory names (as above)
   for p in ${TET_ORDERS:-}; do
-    echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_tet$p/checkpoint.h5 /tmp/ab_${2//@/_}_tet$p/checkpoint.h5 2>&1)"
+    echo "tets p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${a}_tet$p/checkpoint.h5 /tmp/ab_${b}_tet$p/checkpoint.h5 2>&1)"
   done
   for p in ${TRI_ORDERS:-}; do
-    echo "tris p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_tri$p/checkpoint.h5 /tmp/ab_${2//@/_}_tri$p/checkpoint.h5 2>&1)"
+    echo "tris p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${a}_tri$p/checkpoint.h5 /tmp/ab_${b}_tri$p/checkpoint.h5 2>&1)"
   done
   for mesh in tri quad; do
     orders=NS_${mesh^^}_ORDERS
     for p in ${!orders:-}; do
-      echo "navier-stokes $mesh p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${1//@/_}_ns_$mesh$p/checkpoint.h5 /tmp/ab_${2//@/_}_ns_$mesh$p/checkpoint.h5 2>&1)"
+      echo "navier-stokes $mesh p=$p, $1 against $2: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${a}_ns_$mesh$p/checkpoint.h5 /tmp/ab_${b}_ns_$mesh$p/checkpoint.h5 2>&1)"
     done
   done
 fi

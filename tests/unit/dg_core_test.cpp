@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -593,6 +594,24 @@ TEST(DgCore, TheRegistryTakesTheMeasuredFaceKernels) {
   // Faces per round: by threads (256 / 15 = 17) unless the 74 KB chunked budget allows fewer.
   EXPECT_EQ(dg::core_block_faces<Euler3>(20, 20, 15, 4 * 15 * 20, true), 17);
   EXPECT_EQ(dg::core_block_faces<Euler3>(35, 35, 19, 4 * 19 * 35, true), 12);
+}
+
+TEST(DgCore, TheRegistryRunsThreeDimensionalBoundaryFacesOnASecondStream) {
+  // 3D: the boundary face groups on a second stream beside the interior ones (setup.cpp, from
+  // session 39's measurements); 2D on the kernels' stream; FLOWDG_BOUNDARY_STREAM for A/B runs.
+  unsetenv("FLOWDG_BOUNDARY_STREAM");
+  for (int order = 0; order <= 4; ++order) EXPECT_TRUE(dg::boundary_stream_allowed(3, order)) << order;
+  EXPECT_TRUE(dg::boundary_stream_allowed(3, 2));
+  EXPECT_FALSE(dg::boundary_stream_allowed(2, 2));
+  setenv("FLOWDG_BOUNDARY_STREAM", "0", 1);
+  EXPECT_FALSE(dg::boundary_stream_allowed(3, 2));
+  setenv("FLOWDG_BOUNDARY_STREAM", "1", 1);
+  EXPECT_TRUE(dg::boundary_stream_allowed(2, 2));
+  for (const char* bad : {"yes", "2", "on"}) {
+    setenv("FLOWDG_BOUNDARY_STREAM", bad, 1);
+    EXPECT_THROW(dg::boundary_stream_allowed(3, 2), InputError) << bad;
+  }
+  unsetenv("FLOWDG_BOUNDARY_STREAM");
 }
 
 TEST(DgCore, ResidualNormsAreTheL2NormsOfTheResidualThroughErrors) {

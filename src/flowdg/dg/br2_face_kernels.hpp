@@ -237,30 +237,17 @@ void launch_br2_face_block_shape(const Br2FaceKernel<Physics, S, P, Boundary>& k
   detail::launch(false, function, blocks, Threads, shared, kernel, count, Fb);
 }
 
-/// The face kernel: 256 threads and three blocks an SM, or on 2D interior faces its shape
-/// (br2_face_shape).
+/// The face kernel: 256 threads and three blocks an SM, or on 2D interior faces from p = 2 `shape`
+/// (DgOperator's br2_face_shape).
 template <class Physics, Shape S, int P, bool Boundary>
-void launch_br2_face_block_kernel(const Br2FaceKernel<Physics, S, P, Boundary>& kernel, index_t count) {
+void launch_br2_face_block_kernel(const Br2FaceKernel<Physics, S, P, Boundary>& kernel, index_t count, Br2FaceShape shape) {
   if (count <= 0) return;
   constexpr int NfqC = br2_face_points(Physics::dim, P);
   FLOWDG_ASSERT(NfqC == 0 || kernel.base.Nfq == NfqC, "BR2 at the faces: the face kernel is compiled for ", NfqC, " face points, not ", kernel.base.Nfq);
-  if constexpr (NfqC > 0 && !Boundary && P >= 2) {
-    const Br2FaceShape shape = br2_face_shape(S, P);
-    if constexpr (P == 3 || P == 4) {
-      if (shape.threads == 128) {
-        if (shape.blocks == 4) return launch_br2_face_block_shape<Physics, S, P, Boundary, 128, 4>(kernel, count);
-        if (shape.blocks == 5) return launch_br2_face_block_shape<Physics, S, P, Boundary, 128, 5>(kernel, count);
-        return launch_br2_face_block_shape<Physics, S, P, Boundary, 128, 6>(kernel, count);
-      }
-      if (shape.threads == 64) {
-        if (shape.blocks == 8) return launch_br2_face_block_shape<Physics, S, P, Boundary, 64, 8>(kernel, count);
-        if (shape.blocks == 10) return launch_br2_face_block_shape<Physics, S, P, Boundary, 64, 10>(kernel, count);
-        return launch_br2_face_block_shape<Physics, S, P, Boundary, 64, 12>(kernel, count);
-      }
-    }
-    if (shape.blocks == 2) return launch_br2_face_block_shape<Physics, S, P, Boundary, 256, 2>(kernel, count);
-  }
-  launch_br2_face_block_shape<Physics, S, P, Boundary, 256, 3>(kernel, count);
+  if constexpr (NfqC > 0 && !Boundary && P >= 2)
+    with_br2_face_shape<P>(shape, [&]<int Threads, int Blocks>() { launch_br2_face_block_shape<Physics, S, P, Boundary, Threads, Blocks>(kernel, count); });
+  else
+    launch_br2_face_block_shape<Physics, S, P, Boundary, 256, 3>(kernel, count);
 }
 
 }  // namespace flowdg::dg

@@ -402,29 +402,22 @@ void launch_br2_factorised_face_shape(const Br2FactorisedFaceKernel<Physics, P, 
   detail::launch(false, function, blocks, Threads, shared, kernel, factor_tables<typename Physics::real, n>(tables), count);
 }
 
-/// The face kernel in its shape (br2_face_shape: interior faces; boundary faces 256 threads and
-/// br2_factorised_face_blocks).
+/// The face kernel in its shape (interior faces `shape`, DgOperator's br2_face_shape; boundary faces
+/// 256 threads and br2_factorised_face_blocks).
 template <class Physics, int P, bool Boundary>
-void launch_br2_factorised_face_kernel(const Br2FactorisedFaceKernel<Physics, P, Boundary>& kernel, const SumFactorTables& tables, index_t count) {
+void launch_br2_factorised_face_kernel(const Br2FactorisedFaceKernel<Physics, P, Boundary>& kernel, const SumFactorTables& tables, index_t count,
+                                       Br2FaceShape shape) {
   if (count <= 0) return;
   FLOWDG_ASSERT(kernel.base.Nfq == P + 1 && kernel.geometry_m != nullptr && kernel.geometry_p != nullptr,
                 "BR2 at the faces on quadrilaterals: faces of P + 1 points between bilinear groups (setup.hpp: SumFactorTables, bilinear_jacobians)");
-  const Br2FaceShape shape = Boundary ? Br2FaceShape{256, br2_factorised_face_blocks(P)} : br2_face_shape(Shape::quadrilateral, P);
-  if constexpr (!Boundary && (P == 3 || P == 4)) {
-    if (shape.threads == 128) {
-      if (shape.blocks == 4) return launch_br2_factorised_face_shape<Physics, P, Boundary, 4, 128>(kernel, tables, count);
-      if (shape.blocks == 5) return launch_br2_factorised_face_shape<Physics, P, Boundary, 5, 128>(kernel, tables, count);
-      return launch_br2_factorised_face_shape<Physics, P, Boundary, 6, 128>(kernel, tables, count);
-    }
-    if (shape.threads == 64) {
-      if (shape.blocks == 8) return launch_br2_factorised_face_shape<Physics, P, Boundary, 8, 64>(kernel, tables, count);
-      if (shape.blocks == 10) return launch_br2_factorised_face_shape<Physics, P, Boundary, 10, 64>(kernel, tables, count);
-      return launch_br2_factorised_face_shape<Physics, P, Boundary, 12, 64>(kernel, tables, count);
-    }
+  if constexpr (Boundary) {
+    if constexpr (br2_factorised_face_blocks(P) == 2) launch_br2_factorised_face_shape<Physics, P, Boundary, 2, 256>(kernel, tables, count);
+    else launch_br2_factorised_face_shape<Physics, P, Boundary, 3, 256>(kernel, tables, count);
+  } else {
+    with_br2_face_shape<P>(shape, [&]<int Threads, int Blocks>() {
+      launch_br2_factorised_face_shape<Physics, P, Boundary, Blocks, Threads>(kernel, tables, count);
+    });
   }
-  if constexpr (P >= 2)
-    if (shape.blocks == 2) return launch_br2_factorised_face_shape<Physics, P, Boundary, 2, 256>(kernel, tables, count);
-  launch_br2_factorised_face_shape<Physics, P, Boundary, 3, 256>(kernel, tables, count);
 }
 
 template <class Physics, int P>

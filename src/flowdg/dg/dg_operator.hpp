@@ -79,13 +79,19 @@ constexpr int compiled_max_order() {
 /// inverse mass matrices); with the collocated mass (session 29) the thread element and lifting
 /// kernels are 40% faster there (9.87 against 7.04e9 DOF-stage updates/s on 640,000 bilinear
 /// quadrilaterals, H200, one call), so the rule is the same for every physics again.
-constexpr bool automatic_block(int dim, int order) { return dim == 2 ? order >= 2 : order >= 3; }
+/// Session 39 (998,250 tetrahedra, the 3D Euler vortex, RK4, Rusanov, H100): at p = 1 the block
+/// kernel 11.98e9 DOF-stage updates/s against the thread kernel's 11.07 in double (+8%, two rounds),
+/// 23.28 against 22.64 in float (+2.8%); at p = 2 10.1 against 11.2 (the thread kernel stays). So 3D
+/// inviscid physics take it at p = 1 too (viscous ones, not measured there, keep the thread kernel).
+constexpr bool automatic_block(int dim, int order, bool inviscid = false) {
+  return dim == 2 ? order >= 2 : order >= 3 || (order == 1 && inviscid);
+}
 /// Below those orders a group too small to fill the GPU with a thread per element (fewer elements
 /// than the device holds threads at once) takes the block kernel too: on the sphere (5,420
 /// tetrahedra, 1,350 of them curved with 145 volume points at p = 2), 3,000 SSP-RK3 steps took 0.83
 /// against 0.49 s at p = 1 and 2.45 against 1.43 s at p = 2 (thread against block, H100, session 33).
-inline bool automatic_block(int dim, int order, index_t elements, long long resident_threads) {
-  return automatic_block(dim, order) || elements < resident_threads;
+inline bool automatic_block(int dim, int order, index_t elements, long long resident_threads, bool inviscid = false) {
+  return automatic_block(dim, order, inviscid) || elements < resident_threads;
 }
 /// The FP64 tensor-core element kernel's automatic choice (double precision), by the same
 /// measurements (docs/performance.md, session 10): tetrahedra from p = 3 (+38% at p = 3, +47% at
@@ -259,6 +265,8 @@ class DgOperator final : public Operator {
     /// on collocated bilinear quadrilaterals (br2_factorised_kernels.hpp) the fused element kernel's block.
     int fused_lifting = 0;
     FactorisedBlock br2_factorised{};
+    /// BR2 at the faces in 2D: the interior face kernel's shape (br2_face_shape, resolved once here).
+    Br2FaceShape br2_face_shape{};
     Array<Real> local_dt;     ///< local time stepping: each element's step (set_local_time_steps)
     Array<Real> viscosity;    ///< artificial viscosity: each element's eps (update_viscosity; smoothed: its largest vertex value)
     /// Smoothed artificial viscosity (ViscositySmoothingKernel): the field's modes [j Ks + e], the
@@ -480,6 +488,11 @@ class DgOperator final : public Operator {
   }
   /// Every launch of the operator goes on this stream (each launching method opens a StreamScope).
   std::unique_ptr<Stream> stream_;
+  /// An inviscid physics' boundary face groups on boundary_stream_ beside the interior groups
+  /// (boundary_stream_allowed): faces_start_ (the stage's start, on stream_) orders them after the
+  /// last stage's element kernels, boundary_done_ the element kernels after them.
+  std::unique_ptr<Stream> boundary_stream_;
+  std::unique_ptr<Event> faces_start_, boundary_done_;
   double last_change_ = 0;
 
   // ---- distributed runs (OperatorOptions::distribution) ----
@@ -591,6 +604,11 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                            "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
+  if (options.backend == Backend::cuda && !Physics::has_viscous_flux && boundary_stream_allowed(dim, order_)) {
+    boundary_stream_ = std::make_unique<Stream>(options.backend);
+    faces_start_ = std::make_unique<Event>(options.backend);
+    boundary_done_ = std::make_unique<Event>(options.backend);
+  }
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
                        options.collocated_mass);
@@ -875,6 +893,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         if (br2_factorised_) d.br2_factorised = br2_factorised_block<Physics>(d.factor_tables.n);
     }
     if (br2_faces_) {
+      if (dim == 2)
+        for (ElementData& d : elements_) d.br2_face_shape = br2_face_shape(d.shape, order_);
       // Nothing reads the lifting pass's halves and volume moments then (about 0.77 GB on 798,848
       // triangles at p = 4).
       viscous_half_ = Array<Real>();
@@ -1061,7 +1081,7 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
   if (options_.backend != Backend::cuda) return 0;
   const std::string& name = options_.element_kernel;
   const bool block = name == "block" || name == "tensor" || name == "factorised" ||
-                     (name != "thread" && automatic_block(dim, order_, elements, device_resident_threads()));
+                     (name != "thread" && automatic_block(dim, order_, elements, device_resident_threads(), !Physics::has_viscous_flux));
   return block ? core_block_elements<Physics>(shape, Np, Nq, Nfq) : 0;
 }
 
@@ -1152,7 +1172,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
         br2.geometry_m = minus.bilinear.view().data;
         br2.geometry_p = plus.bilinear.view().data;
         br2.eta = op.eta(SM);
-        launch_br2_factorised_face_kernel(br2, minus.factor_tables, group.size());
+        launch_br2_factorised_face_kernel(br2, minus.factor_tables, group.size(), minus.br2_face_shape);
         return;
       } else {
       Br2FaceKernel<Physics, SM, P, Boundary> br2;
@@ -1165,7 +1185,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
       br2.face_dphi = View<const Real>{points.data + offset, points.n - offset};
       br2.lifting = minus.face_lifting.view();
       br2.eta = op.eta(SM);
-      launch_br2_face_block_kernel(br2, group.size());
+      launch_br2_face_block_kernel(br2, group.size(), minus.br2_face_shape);
       return;
       }
     }
@@ -1196,7 +1216,28 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
 template <class Physics>
 void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only,
                                     const StageRegisters& registers) {
+  // An inviscid physics' boundary face groups on the second stream, beside the interior groups
+  // (boundary_stream_allowed; they write other faces' fluxes), the element kernels after both.
+  bool side = boundary_stream_ != nullptr;
+  std::size_t n_boundary = 0;
+  for (std::size_t g = 0; side && g < faces_.size(); ++g) {
+    if constexpr (has_tuned_triangles) side = side && !faces_[g].tuned;
+    n_boundary += setup_.groups.face_groups[g].boundary() ? 1 : 0;
+  }
+  side = side && n_boundary > 0 && n_boundary < faces_.size();
+  if (side) {
+    faces_start_->record(*stream_);
+    faces_start_->make_wait(*boundary_stream_);
+    const StreamScope on_side(*boundary_stream_);
+    for (std::size_t g = 0; g < faces_.size(); ++g)
+      if (setup_.groups.face_groups[g].boundary()) faces_[g].launch(*this, static_cast<int>(g), t, Pass::stage);
+    boundary_done_->record(*boundary_stream_);
+  }
   for (std::size_t g = 0; g < faces_.size();) {
+    if (side && setup_.groups.face_groups[g].boundary()) {
+      ++g;
+      continue;
+    }
     if constexpr (has_tuned_triangles) {
       if (faces_[g].tuned) {  // one launch for a run of tuned face groups (boundary ranges, then interior)
         std::size_t last = g;
@@ -1213,6 +1254,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     faces_[g].launch(*this, static_cast<int>(g), t, Pass::stage);
     ++g;
   }
+  if (side) boundary_done_->make_wait(*stream_);
   // The viscous seam. A physics with has_viscous_flux (Navier-Stokes; artificial viscosity) runs
   // its second-order pass here, between the inviscid face fluxes and the element kernels (DESIGN.md:
   // its own module, dg/lifting, not fused into the inviscid element kernel):

@@ -266,11 +266,33 @@ constexpr bool br2_face_shape_compiled(Br2FaceShape shape, int order) {
   if (shape.threads == 128) return small && shape.blocks >= 4 && shape.blocks <= 6;
   return shape.threads == 64 && small && (shape.blocks == 8 || shape.blocks == 10 || shape.blocks == 12);
 }
+/// f.template operator()<Threads, Blocks>() in the compiled shape `shape` at order P
+/// (br2_face_shape_compiled; anything else 256 x 3): the one place that turns a run-time shape
+/// into the kernels' template arguments.
+template <int P, class F>
+decltype(auto) with_br2_face_shape(Br2FaceShape shape, F&& f) {
+  if constexpr (P == 3 || P == 4) {
+    if (shape.threads == 128) {
+      if (shape.blocks == 4) return f.template operator()<128, 4>();
+      if (shape.blocks == 5) return f.template operator()<128, 5>();
+      return f.template operator()<128, 6>();
+    }
+    if (shape.threads == 64) {
+      if (shape.blocks == 8) return f.template operator()<64, 8>();
+      if (shape.blocks == 10) return f.template operator()<64, 10>();
+      return f.template operator()<64, 12>();
+    }
+  }
+  if constexpr (P >= 2)
+    if (shape.blocks == 2) return f.template operator()<256, 2>();
+  return f.template operator()<256, 3>();
+}
 /// The shape by default (setup.cpp, from the measurements noted there).
 Br2FaceShape br2_face_default_shape(Shape shape, int order);
 /// The shape a launch takes: the default, or FLOWDG_BR2_FACE_THREADS=64|128|256 and
 /// FLOWDG_BR2_FACE_BLOCKS=2..12 for A/B runs (one of them alone: the other 256 threads, or 3 blocks of
 /// 256, 5 of 128, 10 of 64); a shape not compiled at that order is an InputError (setup.cpp).
+/// The operator resolves it once, when it is built (ElementData::br2_face_shape).
 Br2FaceShape br2_face_shape(Shape shape, int order);
 /// The boundary face kernels' blocks an SM (256 threads): the factorised kernel two at p >= 4, where
 /// under 80 registers it spilled 352 bytes a thread (ptxas) and with 128 ran the 640,000-quadrilateral

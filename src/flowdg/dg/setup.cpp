@@ -591,6 +591,18 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
   return setup;
 }
 
+bool boundary_stream_allowed(int dim, int order) {
+  (void)order;
+  const char* value = std::getenv("FLOWDG_BOUNDARY_STREAM");
+  // Session 39 (the 3D Euler vortex, RK4, Rusanov, double, H100): +0.4 to +1.6% at p = 1..4 (998,250
+  // tetrahedra at p = 1, 2, 384,000 at p = 3, 4: four boundary groups of 43-62 blocks a stage).
+  if (value == nullptr || *value == 0) return dim == 3;
+  const std::string text(value);
+  if (text == "0") return false;
+  if (text == "1") return true;
+  throw InputError(cat("FLOWDG_BOUNDARY_STREAM='", text, "': expected 0 (boundary faces on the kernels' stream) or 1 (on a second stream)"));
+}
+
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):

@@ -140,4 +140,11 @@ std::vector<double> vertex_function_modes(Shape shape, int n_modes);
 /// it is not positive definite.
 bool invert_spd(std::vector<double>& matrix, int n);
 
+/// Whether an inviscid physics' boundary face groups run on a second stream beside the interior
+/// ones (DgOperator::run_stage; their small grids otherwise leave most of the GPU idle for their
+/// length): by default in 3D (session 39, docs/performance.md; kept here, in a host file, so that
+/// the measured default changes without rebuilding the kernels); FLOWDG_BOUNDARY_STREAM=0|1
+/// replaces it for A/B runs (anything else an InputError).
+bool boundary_stream_allowed(int dim, int order);
+
 }  // namespace flowdg::dg
