@@ -13,6 +13,7 @@
 
 #include "flowdg/backend/fragment_order.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/core_variable_kernels.hpp"
 #include "flowdg/dg/euler2d.hpp"
 #include "flowdg/dg/operator.hpp"
 #include "flowdg/dg/setup.hpp"
@@ -600,18 +601,66 @@ TEST(DgCore, TheRegistryRunsThreeDimensionalBoundaryFacesOnASecondStream) {
   // 3D: the boundary face groups on a second stream beside the interior ones (setup.cpp, from
   // session 39's measurements); 2D on the kernels' stream; FLOWDG_BOUNDARY_STREAM for A/B runs.
   unsetenv("FLOWDG_BOUNDARY_STREAM");
-  for (int order = 0; order <= 4; ++order) EXPECT_TRUE(dg::boundary_stream_allowed(3, order)) << order;
-  EXPECT_TRUE(dg::boundary_stream_allowed(3, 2));
-  EXPECT_FALSE(dg::boundary_stream_allowed(2, 2));
+  EXPECT_TRUE(dg::boundary_stream_allowed(3));
+  EXPECT_FALSE(dg::boundary_stream_allowed(2));
   setenv("FLOWDG_BOUNDARY_STREAM", "0", 1);
-  EXPECT_FALSE(dg::boundary_stream_allowed(3, 2));
+  EXPECT_FALSE(dg::boundary_stream_allowed(3));
   setenv("FLOWDG_BOUNDARY_STREAM", "1", 1);
-  EXPECT_TRUE(dg::boundary_stream_allowed(2, 2));
+  EXPECT_TRUE(dg::boundary_stream_allowed(2));
   for (const char* bad : {"yes", "2", "on"}) {
     setenv("FLOWDG_BOUNDARY_STREAM", bad, 1);
-    EXPECT_THROW(dg::boundary_stream_allowed(3, 2), InputError) << bad;
+    EXPECT_THROW(dg::boundary_stream_allowed(3), InputError) << bad;
   }
   unsetenv("FLOWDG_BOUNDARY_STREAM");
+}
+
+TEST(DgCore, TheVariableElementKernelsTablesFoldTheWeightsIntoTheDerivatives) {
+  // The tables of 3D Euler's element kernel with a warp per variable (core_variable_kernels.hpp):
+  // built for the affine tetrahedra's default rules at p = 1..3 — phi, then w_k dphi_j/dr_r, then the
+  // face phi, in the kernel's compile-time layout — and empty elsewhere, so that another kernel runs.
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 1, 1, 1);
+  const Connectivity connectivity = build_connectivity(mesh);
+  const int expected_nq[4] = {0, 4, 14, 24}, expected_nfq[4] = {0, 6, 7, 15};
+  for (int order = 0; order <= 4; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    const dg::ElementGroupSetup& group = setup.element_groups.at(0);
+    const int Np = group.n_basis, Nq = group.volume_rule.size(), Nfq = setup.n_face_points();
+    const dg::VariableKernelTables tables =
+        dg::variable_kernel_tables(order, Nq, Nfq, group.volume_phi, group.volume_dphi, group.volume_rule.weights, group.face_phi);
+    EXPECT_EQ(dg::variable_kernel_order(order), order >= 1 && order <= 3) << order;
+    if (!dg::variable_kernel_order(order)) {
+      EXPECT_TRUE(tables.empty()) << order;
+      continue;
+    }
+    EXPECT_EQ(Nq, expected_nq[order]);
+    EXPECT_EQ(Nfq, expected_nfq[order]);
+    ASSERT_EQ(tables.values.size(), static_cast<std::size_t>(Nq * Np + 3 * Nq * Np + 4 * Nfq * Np)) << order;
+    EXPECT_EQ(tables.order, order);
+    for (int k = 0; k < Nq; ++k)
+      for (int j = 0; j < Np; ++j) {
+        EXPECT_EQ(tables.values[k * Np + j], group.volume_phi[k * Np + j]);
+        for (int r = 0; r < 3; ++r)
+          EXPECT_EQ(tables.values[Nq * Np + (k * 3 + r) * Np + j], group.volume_rule.weights[k] * group.volume_dphi[(k * 3 + r) * Np + j]);
+      }
+    for (int i = 0; i < 4 * Nfq * Np; ++i) EXPECT_EQ(tables.values[4 * Nq * Np + i], group.face_phi[i]);
+    // Another rule (a curved group's, or a refined one) has no compiled kernel.
+    EXPECT_TRUE(dg::variable_kernel_tables(order, Nq + 1, Nfq, std::vector<double>((Nq + 1) * Np), std::vector<double>((Nq + 1) * 3 * Np),
+                                           std::vector<double>(Nq + 1), group.face_phi)
+                    .empty());
+  }
+  // "automatic" takes it where it measured faster (setup.cpp): p = 1, 2 in double, p = 1..3 in float.
+  for (int order = 0; order <= 4; ++order) {
+    EXPECT_EQ(dg::automatic_variable_elements(order, true), order == 1 || order == 2) << order;
+    EXPECT_EQ(dg::automatic_variable_elements(order, false), order >= 1 && order <= 3) << order;
+  }
+  // The option is valid, on the CPU too (where the thread kernel runs).
+  dg::OperatorOptions options;
+  options.order = 2;
+  options.element_kernel = "variable";
+  dg::BoundarySpec boundary;
+  boundary.kind = physics::BoundaryKind::farfield;
+  options.boundary.assign(mesh.boundary_names.size(), boundary);
+  EXPECT_NO_THROW((void)dg::make_operator(mesh, connectivity, options));
 }
 
 TEST(DgCore, ResidualNormsAreTheL2NormsOfTheResidualThroughErrors) {

@@ -19,6 +19,7 @@
 #include "flowdg/core/error.hpp"
 #include "flowdg/parallel/communicator.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/core_variable_kernels.hpp"
 #include "flowdg/dg/factorised.hpp"
 #include "flowdg/dg/lifting.hpp"
 #include "flowdg/dg/operator.hpp"
@@ -291,6 +292,10 @@ class DgOperator final : public Operator {
     bool tensor = false;
     CoreTensorLayout tensor_layout{};
     Array<double> tensor_tables;
+    /// CUDA, 3D Euler on affine tetrahedra: the element kernel with a warp per variable
+    /// (core_variable_kernels.hpp) and its tables, where chosen (variable_elements_allowed); empty
+    /// otherwise.
+    VariableKernelTables variable;
     /// BR2's lifting on the tensor cores (lifting_tensor_kernels.hpp): affine groups of a viscous
     /// physics without a viscosity per element that run the tensor-core element kernel, where its
     /// shared memory fits; its tables (lifting_tensor_tables).
@@ -589,8 +594,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   }
   {
     const std::string& name = options.element_kernel;
-    if (name != "automatic" && name != "thread" && name != "block" && name != "tensor" && name != "factorised")
-      throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor, factorised)"));
+    if (name != "automatic" && name != "thread" && name != "block" && name != "tensor" && name != "factorised" && name != "variable")
+      throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor, factorised, variable)"));
     const std::string& faces = options.face_kernel;
     if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked" && faces != "factorised")
       throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked, factorised)"));
@@ -604,11 +609,6 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                            "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
-  if (options.backend == Backend::cuda && !Physics::has_viscous_flux && boundary_stream_allowed(dim, order_)) {
-    boundary_stream_ = std::make_unique<Stream>(options.backend);
-    faces_start_ = std::make_unique<Event>(options.backend);
-    boundary_done_ = std::make_unique<Event>(options.backend);
-  }
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
                        options.collocated_mass);
@@ -681,8 +681,17 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                                (lifting_name == "automatic" && (d.block_elements > 0 || d.factorised_elements.E > 0));
     if (Physics::has_viscous_flux && options.backend == Backend::cuda && block_lifting)
       d.block_lifting = lifting_block_elements<Physics>(group.shape, group.geometry, d.Np, d.Nq, Nfq, d.collocated);
+    // The element kernel with a warp per variable (3D Euler, affine tetrahedra, p = 1..3): asked
+    // for ("variable"; other groups and orders the automatic choice) or the registry's measured choice.
+    if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
+      const bool asked = options.element_kernel == "variable" ||
+                         (options.element_kernel == "automatic" && automatic_variable_elements(order_, std::is_same_v<Real, double>));
+      if (options.backend == Backend::cuda && asked && group.shape == Shape::tetrahedron && group.geometry == GeometryKind::affine)
+        d.variable = variable_kernel_tables(order_, d.Nq, Nfq, host.volume_phi, host.volume_dphi, host.volume_rule.weights, host.face_phi);
+      if (!d.variable.empty()) d.block_elements = 0;
+    }
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
-    d.tensor = portable_tensor(d.tensor_layout);
+    d.tensor = d.variable.empty() && portable_tensor(d.tensor_layout);
     if (d.tensor)
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
     if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
@@ -910,6 +919,21 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       for (std::size_t fg = 0; fg < faces_.size(); ++fg) faces_[fg].tuned = tuned_->runs(setup_.groups.face_groups[fg]);
     }
   }
+  // The boundary face groups on a second stream (run_stage): an inviscid physics on the GPU where
+  // the registry allows it, with both boundary and interior groups and none of them tuned.
+  if (options.backend == Backend::cuda && !Physics::has_viscous_flux && boundary_stream_allowed(dim)) {
+    std::size_t n_boundary = 0;
+    bool any_tuned = false;
+    for (std::size_t g = 0; g < faces_.size(); ++g) {
+      if constexpr (has_tuned_triangles) any_tuned = any_tuned || faces_[g].tuned;
+      n_boundary += setup_.groups.face_groups[g].boundary() ? 1 : 0;
+    }
+    if (!any_tuned && n_boundary > 0 && n_boundary < faces_.size()) {
+      boundary_stream_ = std::make_unique<Stream>(options.backend);
+      faces_start_ = std::make_unique<Event>(options.backend);
+      boundary_done_ = std::make_unique<Event>(options.backend);
+    }
+  }
 }
 
 template <class Physics>
@@ -1043,6 +1067,13 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       return;
     }
   }
+  if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>> && S == Shape::tetrahedron && G == GeometryKind::affine &&
+                variable_kernel_order(P)) {
+    if (!d.variable.empty()) {
+      launch_core_element_variable_kernel<Real, P>(kernel, first, count, d.variable);
+      return;
+    }
+  }
   if constexpr (std::is_same_v<Real, double>) {
     if (d.tensor) {
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data);
@@ -1092,7 +1123,7 @@ bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const 
   // kernel adds BR2's volume term; session 28: slower than the block kernel at p = 1..3 on triangles,
   // docs/performance.md). BR2's lifting has its own choice (lifting_tensor).
   const std::string& name = options_.element_kernel;
-  const bool asked = name == "tensor" || (name == "automatic" && automatic_tensor(dim, order_) && !Physics::has_viscous_flux);
+  const bool asked = name == "tensor" || ((name == "automatic" || name == "variable") && automatic_tensor(dim, order_) && !Physics::has_viscous_flux);
   return asked && core_tensor_shared_bytes(layout) <= block_shared_limit;
 }
 
@@ -1217,14 +1248,8 @@ template <class Physics>
 void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only,
                                     const StageRegisters& registers) {
   // An inviscid physics' boundary face groups on the second stream, beside the interior groups
-  // (boundary_stream_allowed; they write other faces' fluxes), the element kernels after both.
-  bool side = boundary_stream_ != nullptr;
-  std::size_t n_boundary = 0;
-  for (std::size_t g = 0; side && g < faces_.size(); ++g) {
-    if constexpr (has_tuned_triangles) side = side && !faces_[g].tuned;
-    n_boundary += setup_.groups.face_groups[g].boundary() ? 1 : 0;
-  }
-  side = side && n_boundary > 0 && n_boundary < faces_.size();
+  // (decided when the operator is built; they write other faces' fluxes), the element kernels after both.
+  const bool side = boundary_stream_ != nullptr;
   if (side) {
     faces_start_->record(*stream_);
     faces_start_->make_wait(*boundary_stream_);
@@ -1692,6 +1717,7 @@ std::string DgOperator<Physics>::describe() const {
     const ElementData& d = elements_[g];
     const char* kernel = static_cast<int>(g) == tuned_group_ ? ", tuned kernels"
                          : d.factorised_elements.E > 0       ? ", sum-factorised element kernel"
+                         : !d.variable.empty()               ? ", element kernel with a warp per variable"
                          : d.tensor                          ? ", tensor-core element kernel"
                          : d.block_elements > 0              ? ", block element kernel"
                                                              : "";

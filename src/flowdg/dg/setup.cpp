@@ -7,6 +7,7 @@
 #include <string>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/dg/core_variable_kernels.hpp"
 #include "flowdg/dg/lifting.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/geometry/element_geometry.hpp"
@@ -591,8 +592,7 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
   return setup;
 }
 
-bool boundary_stream_allowed(int dim, int order) {
-  (void)order;
+bool boundary_stream_allowed(int dim) {
   const char* value = std::getenv("FLOWDG_BOUNDARY_STREAM");
   // Session 39 (the 3D Euler vortex, RK4, Rusanov, double, H100): +0.4 to +1.6% at p = 1..4 (998,250
   // tetrahedra at p = 1, 2, 384,000 at p = 3, 4: four boundary groups of 43-62 blocks a stage).
@@ -601,6 +601,15 @@ bool boundary_stream_allowed(int dim, int order) {
   if (text == "0") return false;
   if (text == "1") return true;
   throw InputError(cat("FLOWDG_BOUNDARY_STREAM='", text, "': expected 0 (boundary faces on the kernels' stream) or 1 (on a second stream)"));
+}
+
+bool automatic_variable_elements(int order, bool double_precision) {
+  // Session 40 (the 3D Euler vortex, RK4, Rusanov, H100, `flowdg run`; 998,250 tetrahedra at p = 1,
+  // 2, 384,000 at p = 3; docs/performance.md): against the automatic kernels of session 39, in double
+  // 15.4 against 11.9e9 DOF-stage updates/s at p = 1, 17.2 against 11.2 at p = 2, but 8.5 against the
+  // tensor-core kernel's 11.1 at p = 3; in float 27.6 against 23.1, 29.6 against 19.4 and 13.3
+  // against 11.7 (p = 1, 2, 3).
+  return variable_kernel_order(order) && (order <= 2 || !double_precision);
 }
 
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {

@@ -145,6 +145,11 @@ bool invert_spd(std::vector<double>& matrix, int n);
 /// length): by default in 3D (session 39, docs/performance.md; kept here, in a host file, so that
 /// the measured default changes without rebuilding the kernels); FLOWDG_BOUNDARY_STREAM=0|1
 /// replaces it for A/B runs (anything else an InputError).
-bool boundary_stream_allowed(int dim, int order);
+bool boundary_stream_allowed(int dim);
+
+/// Whether "automatic" takes the element kernel with a warp per variable (core_variable_kernels.hpp:
+/// 3D Euler on affine tetrahedra, p = 1..3) at this order and precision, by measurement (in a host
+/// file, so that the default changes without rebuilding the kernels).
+bool automatic_variable_elements(int order, bool double_precision);
 
 }  // namespace flowdg::dg

@@ -1,0 +1,47 @@
+#pragma once
+// 3D Euler's element kernel on affine tetrahedra with a warp per variable (solver.element_kernel =
+// "variable"): a block of five warps takes 32 elements, warp v variable v of all 32, lane l element
+// l. Each thread holds one variable's Np coefficients, then its Np residual sums — 2 Np values, where
+// the thread kernel holds 2 NV Np (100 doubles at p = 2: 254 registers and spills) — and every row
+// it reads or writes (coefficients, Runge-Kutta registers) is 32 consecutive elements: coalesced.
+//   1. each thread: its variable at every volume point -> shared;
+//   2. each thread, at every volume point: the state from shared, its variable's flux F_d (v), the
+//      reference fluxes sum_d (dr_r/dx_d) F_d and the volume sums with w_k dphi_j/dr_r;
+//   3. each thread, face by face: its variable's stored face fluxes at the element's own face points
+//      (through shared: the plus side's permutation), the surface sums;
+//   4. times 1 / det J and the Runge-Kutta update.
+// The reference tables (phi, w dphi, the face phi) are the kernel's parameters, compile-time sized
+// and fully unrolled, so that every table value is a constant-bank operand of its multiply-add
+// (CUDA 12.1's 32 KB parameters: p = 1..3 fit in double precision; p = 4's 73 KB do not).
+// Declarations only: the kernel is compiled in euler3d_variable_kernels.cpp alone (its changes
+// rebuild that file, not the DG core's translation units).
+#include <vector>
+
+#include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/physics/euler/euler.hpp"
+
+namespace flowdg::dg {
+
+/// The orders the kernel is built for (its tables must fit the kernel's 32 KB of parameters).
+constexpr bool variable_kernel_order(int order) { return order >= 1 && order <= 3; }
+
+/// The kernel's tables for one order, from the group's reference tables (volume_phi [k Np + j],
+/// volume_dphi [(k 3 + r) Np + j], weights [k], face_phi [(l Nfq + q) Np + j]): empty where the
+/// kernel is not built for (order, Nq, Nfq) — another rule than the affine defaults (volume degree
+/// 2p, face degree 2p + 1) — so that the caller takes another kernel.
+struct VariableKernelTables {
+  int order = 0, Nq = 0, Nfq = 0;
+  std::vector<double> values;  ///< phi [Nq][Np], w dphi [Nq][3][Np], face phi [4][Nfq][Np]
+  bool empty() const { return values.empty(); }
+};
+VariableKernelTables variable_kernel_tables(int order, int Nq, int Nfq, const std::vector<double>& volume_phi,
+                                            const std::vector<double>& volume_dphi, const std::vector<double>& weights,
+                                            const std::vector<double>& face_phi);
+
+/// Elements [first, first + count) of an affine tetrahedron group through the kernel (CUDA;
+/// tables from variable_kernel_tables for this order and this group's rules).
+template <class Real, int P>
+void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel,
+                                         index_t first, index_t count, const VariableKernelTables& tables);
+
+}  // namespace flowdg::dg
