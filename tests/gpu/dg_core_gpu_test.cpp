@@ -107,7 +107,7 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         // The face kernel of the same kind: a thread per point with the thread element kernel, the
         // block face kernel with the block and tensor ones.
         const std::string name = element_kernel;
-        options.face_kernel = name == "thread" ? "point" : name == "tensor" ? "block" : name == "variable" ? "automatic" : element_kernel;
+        options.face_kernel = name == "thread" ? "point" : name == "tensor" ? "block" : element_kernel;
         if (std::string(element_kernel) == "automatic") options.implementation = dg::Implementation::automatic;
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
         // The tensor-core kernel runs where it is asked for in double precision, unless its block
@@ -118,8 +118,13 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
           EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
         // The element kernel with a warp per variable runs the affine tetrahedra where asked for, at
         // p = 1..3 in both precisions (3D Euler: the other physics have their own tests' kernels).
-        if (name == "variable" && std::string(c.name) == "affine tetrahedra")
-          EXPECT_EQ(cuda->describe().find("warp per variable") != std::string::npos, order >= 1 && order <= 3) << c.name << " p = " << order << ": " << cuda->describe();
+        if (name == "variable" && std::string(c.name) == "affine tetrahedra") {
+          EXPECT_EQ(cuda->describe().find("element kernel with a warp per variable") != std::string::npos, order >= 1 && order <= 3)
+              << c.name << " p = " << order << ": " << cuda->describe();
+          // and its face kernel on the interior faces at p = 1..4
+          EXPECT_EQ(cuda->describe().find("face kernel with a warp per variable on ") != std::string::npos, order >= 1)
+              << c.name << " p = " << order << ": " << cuda->describe();
+        }
         // The sum-factorised element kernel runs the bilinear quadrilaterals (collocated: their Gauss
         // points) where asked for and by "automatic", in both precisions, from p = 1.
         if ((name == "factorised" || name == "automatic") && std::string(c.name) == "bilinear quadrilaterals" && order >= 1) {
@@ -168,7 +173,7 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(3, {0.5, 0.5, 0});
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
-      for (const char* faces : {"block", "chunked"})
+      for (const char* faces : {"block", "chunked", "variable"})
         for (int order = 1; order <= 4; ++order) {
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
@@ -182,7 +187,10 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             options.face_kernel = faces;
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (std::string(c.name) == "affine tetrahedra")
-              EXPECT_NE(cuda->describe().find(std::string(faces) + " face kernel"), std::string::npos) << cuda->describe();
+              EXPECT_NE(cuda->describe().find(std::string(faces) == "variable" ? std::string("face kernel with a warp per variable")
+                                                                               : std::string(faces) + " face kernel"),
+                        std::string::npos)
+                  << cuda->describe();
             cpu->project(flow, 0.0);
             std::vector<double> rough = cpu->coefficients();
             std::uint32_t seed = 12345;

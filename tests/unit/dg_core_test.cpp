@@ -661,6 +661,14 @@ TEST(DgCore, TheVariableElementKernelsTablesFoldTheWeightsIntoTheDerivatives) {
   boundary.kind = physics::BoundaryKind::farfield;
   options.boundary.assign(mesh.boundary_names.size(), boundary);
   EXPECT_NO_THROW((void)dg::make_operator(mesh, connectivity, options));
+  options.face_kernel = "variable";  // its face kernel too
+  EXPECT_NO_THROW((void)dg::make_operator(mesh, connectivity, options));
+  // "automatic" takes the face kernel at p = 1..4 in both precisions (setup.cpp: faster everywhere, the same bits).
+  for (int order = 0; order <= 4; ++order)
+    for (const bool double_precision : {true, false})
+      EXPECT_EQ(dg::automatic_variable_faces(order, double_precision), order >= 1) << order;
+  EXPECT_TRUE(dg::variable_face_kernel_order(4));
+  EXPECT_EQ(dg::variable_face_points(4), 19);
 }
 
 TEST(DgCore, ResidualNormsAreTheL2NormsOfTheResidualThroughErrors) {

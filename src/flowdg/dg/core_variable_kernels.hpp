@@ -24,6 +24,10 @@ namespace flowdg::dg {
 
 /// The orders the kernel is built for (its tables must fit the kernel's 32 KB of parameters).
 constexpr bool variable_kernel_order(int order) { return order >= 1 && order <= 3; }
+/// The affine defaults' rule sizes on tetrahedra (setup.cpp: volume degree 2p, face degree 2p + 1;
+/// quadrature_tables.cpp), the kernels' compile-time Nq and Nfq; 0 past the orders built.
+constexpr int variable_volume_points(int order) { return order == 1 ? 4 : order == 2 ? 14 : order == 3 ? 24 : 0; }
+constexpr int variable_face_points(int order) { return order == 1 ? 6 : order == 2 ? 7 : order == 3 ? 15 : order == 4 ? 19 : 0; }
 
 /// The kernel's tables for one order, from the group's reference tables (volume_phi [k Np + j],
 /// volume_dphi [(k 3 + r) Np + j], weights [k], face_phi [(l Nfq + q) Np + j]): empty where the
@@ -43,5 +47,19 @@ VariableKernelTables variable_kernel_tables(int order, int Nq, int Nfq, const st
 template <class Real, int P>
 void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel,
                                          index_t first, index_t count, const VariableKernelTables& tables);
+
+/// 3D Euler's interior faces between affine tetrahedra in the same form (solver.face_kernel =
+/// "variable"): a block of five warps takes 32 faces, warp v variable v, lane l face l. Each thread
+/// loads its variable's Np coefficients of both sides once (the point kernel loads them at every
+/// face point) and sums both traces at the Nfq points (the face table in shared memory, the plus
+/// side's points through the orientation's permutation) into shared memory; then a thread per
+/// (face, point) takes the five-variable traces and runs FaceKernel::finish, the other kernels'
+/// flux and store. The same sums in the same order as the point and block kernels: the same bits.
+/// Built for p = 1..4 (Nfq = variable_face_points) and a kernel per numerical flux.
+constexpr bool variable_face_kernel_order(int order) { return order >= 1 && order <= 4; }
+template <class Real, int P>
+void launch_core_face_variable_kernel(
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
+    index_t n_faces);
 
 }  // namespace flowdg::dg

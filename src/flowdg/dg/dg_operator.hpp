@@ -319,6 +319,9 @@ class DgOperator final : public Operator {
     /// thread-per-face-point kernel; whether it runs the chunked traces (face kernel "chunked").
     int block_faces = 0;
     bool chunked = false;
+    /// CUDA, 3D Euler's interior faces between affine tetrahedra: the face kernel with a warp per
+    /// variable (core_variable_kernels.hpp), where chosen.
+    bool variable = false;
     bool tuned = false;  ///< computed by the tuned triangle kernels (with the face groups next to it)
     /// CUDA: faces per block of the sum-factorised face kernel (factorised_kernels.hpp: faces between
     /// collocated quadrilaterals and their boundary faces), or 0; the minus side's tables.
@@ -597,8 +600,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     if (name != "automatic" && name != "thread" && name != "block" && name != "tensor" && name != "factorised" && name != "variable")
       throw InputError(cat("unknown element kernel '", name, "' (valid: automatic, thread, block, tensor, factorised, variable)"));
     const std::string& faces = options.face_kernel;
-    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked" && faces != "factorised")
-      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked, factorised)"));
+    if (faces != "automatic" && faces != "point" && faces != "block" && faces != "warp" && faces != "chunked" && faces != "factorised" &&
+        faces != "variable")
+      throw InputError(cat("unknown face kernel '", faces, "' (valid: automatic, point, block, warp, chunked, factorised, variable)"));
     const std::string& lifting = options.lifting_kernel;
     if (lifting != "automatic" && lifting != "thread" && lifting != "block" && lifting != "tensor" && lifting != "factorised" &&
         lifting != "faces")
@@ -833,7 +837,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     const Shape shape_p = group.boundary() ? shape_m : setup_.groups.element_groups[group.group_p].shape;
     d.launch = face_launch(shape_m, shape_p, group.geometry, group.boundary());
     if (options.backend == Backend::cuda) {
-      const std::string& name = options.face_kernel;
+      // "variable" where its kernel does not apply (boundary faces, other shapes and orders) is "automatic"
+      const std::string name = options.face_kernel == "variable" ? "automatic" : options.face_kernel;
       constexpr bool double_precision = std::is_same_v<Real, double>;
       // The chunked traces on interior faces (boundary faces, a few per cent of a mesh's, keep the
       // block form): asked for, or the registry's measured choice.
@@ -846,6 +851,20 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         d.block_faces = core_block_faces<Physics>(n_basis(shape_m, order_), group.boundary() ? 0 : n_basis(shape_p, order_), Nfq,
                                                   face_table_values(shape_m, shape_p, group.boundary(), order_, Nfq), d.chunked);
       if (d.block_faces == 0) d.chunked = false;
+      // The warp-per-variable face kernel: 3D Euler's interior faces between affine tetrahedra of
+      // one face table (the kernel reads the minus side's for both), at the affine default rule;
+      // asked for ("variable"; other groups the automatic choice) or by the registry's measurement.
+      if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
+        const bool asked = options.face_kernel == "variable" ||
+                           (options.face_kernel == "automatic" && automatic_variable_faces(order_, double_precision));
+        if (asked && !group.boundary() && group.geometry == GeometryKind::affine && shape_m == Shape::tetrahedron &&
+            shape_p == Shape::tetrahedron && variable_face_kernel_order(order_) && Nfq == variable_face_points(order_) &&
+            setup_.element_groups[group.group_m].face_phi == setup_.element_groups[group.group_p].face_phi) {
+          d.variable = true;
+          d.block_faces = 0;
+          d.chunked = false;
+        }
+      }
       // The sum-factorised face kernel: faces between collocated quadrilaterals (both sides' groups
       // with sum-factorisation tables) and their boundary faces, asked for or by "automatic"
       // (factorised.hpp: automatic_factorised_faces).
@@ -1226,6 +1245,13 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
     if (d.factorised_faces > 0) {
       launch_face_factorised_kernel(kernel, d.factor_tables, group.size(), d.factorised_faces,
                                     op.options_.chained_launches && automatic_chained_factorised(op.order_));
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>> && SM == Shape::tetrahedron && SP == Shape::tetrahedron &&
+                FG == GeometryKind::affine && !Boundary && variable_face_kernel_order(P)) {
+    if (d.variable) {
+      launch_core_face_variable_kernel<Real, P>(kernel, group.size());
       return;
     }
   }
@@ -1732,8 +1758,9 @@ std::string DgOperator<Physics>::describe() const {
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
                d.collocated ? ", mass inverted at the points" : "", kernel, lifting, ")");
   }
-  int block_groups = 0, chunked_groups = 0, factorised_groups = 0;
+  int block_groups = 0, chunked_groups = 0, factorised_groups = 0, variable_groups = 0;
   for (const FaceData& d : faces_) {
+    variable_groups += d.variable ? 1 : 0;
     block_groups += d.block_faces > 0 ? 1 : 0;
     chunked_groups += d.chunked ? 1 : 0;
     factorised_groups += d.factorised_faces > 0 ? 1 : 0;
@@ -1742,6 +1769,8 @@ std::string DgOperator<Physics>::describe() const {
   const std::string face_kernels = br2_factorised_ ? ", BR2 face kernel (sum-factorised)"
                                    : br2_faces_    ? ", BR2 face kernel"
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
+                                   : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups, " interior groups",
+                                                               block_groups > 0 ? ", block face kernel on the others" : "")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"
                                                       : "";

@@ -17,15 +17,6 @@
 
 namespace flowdg::dg {
 
-namespace {
-
-/// The affine defaults' rule sizes on tetrahedra (setup.cpp: volume degree 2p, face degree 2p + 1;
-/// quadrature_tables.cpp): the kernel's compile-time Nq and Nfq.
-constexpr int variable_volume_points(int order) { return order == 1 ? 4 : order == 2 ? 14 : 24; }
-constexpr int variable_face_points(int order) { return order == 1 ? 6 : order == 2 ? 7 : 15; }
-
-}  // namespace
-
 VariableKernelTables variable_kernel_tables(int order, int Nq, int Nfq, const std::vector<double>& volume_phi,
                                             const std::vector<double>& volume_dphi, const std::vector<double>& weights,
                                             const std::vector<double>& face_phi) {
@@ -202,6 +193,133 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
     default: launch_variable<Real, P, 5>(kernel, first, count, tables); break;
   }
 }
+
+namespace {
+
+template <class Real, int P, int Nfq, int Riemann, int MinBlocks>
+__global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_variable_kernel(
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false> k, index_t n) {
+  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, table = 4 * Nfq * Np;
+  extern __shared__ __align__(16) unsigned char variable_face_shared[];
+  Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l Nfq + q) Np + j]
+  Real* s_trace = s_phi + table;                                 // [((side Nfq + q) NV + v) E + lane]
+  for (int i = static_cast<int>(threadIdx.x); i < table; i += 5 * E) s_phi[i] = k.face_phi_m[i];
+  const int v = static_cast<int>(threadIdx.x) / E;  // the same in a warp
+  const int lane = static_cast<int>(threadIdx.x) % E;
+  const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
+  const index_t f = k.begin + (local < n ? local : 0);  // a lane past the end sums face `begin`'s traces, stores nothing
+  const index_t element_m = k.index.element_m[f], element_p = k.index.element_p[f];
+  const int local_m = k.index.local_m[f], local_p = k.index.local_p[f], orientation = k.index.orientation[f];
+  __syncthreads();  // the table
+  // One side at a time (its Np coefficients in registers): the minus side at the face's points, the
+  // plus side at its own points of them (the orientation's permutation).
+#pragma unroll
+  for (int side = 0; side < 2; ++side) {
+    const View<const Real>& u = side == 0 ? k.u_m : k.u_p;
+    const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, element = side == 0 ? element_m : element_p;
+    Real c[Np];
+#pragma unroll
+    for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + element];
+    const Real* phi = s_phi + (side == 0 ? local_m : local_p) * Nfq * Np;
+    const int* permutation = &k.permutation[orientation * Nfq];
+#pragma unroll
+    for (int q = 0; q < Nfq; ++q) {
+      const Real* row = phi + (side == 0 ? q : permutation[q]) * Np;
+      Real sum = 0;
+#pragma unroll
+      for (int j = 0; j < Np; ++j) sum += c[j] * row[j];
+      s_trace[((side * Nfq + q) * NV + v) * E + lane] = sum;
+    }
+  }
+  __syncthreads();  // the traces
+  // A thread per (face, point), the faces of a point in consecutive lanes (the stores coalesce).
+  for (int i = static_cast<int>(threadIdx.x); i < Nfq * E; i += 5 * E) {
+    const int q = i / E, face = i % E;
+    const index_t at = static_cast<index_t>(blockIdx.x) * E + face;
+    if (at >= n) continue;
+    typename physics::Euler<3, Real>::State um, up;
+#pragma unroll
+    for (int w = 0; w < NV; ++w) {
+      um[w] = s_trace[(q * NV + w) * E + face];
+      up[w] = s_trace[((Nfq + q) * NV + w) * E + face];
+    }
+    k.template finish<Riemann>(at, q, um, up);
+  }
+}
+
+/// Blocks an SM the face kernel's registers are bounded for: FLOWDG_VARIABLE_FACE_BLOCKS for A/B
+/// runs (3..6), else 4.
+int variable_face_blocks() {
+  static const int blocks = [] {
+    const char* value = std::getenv("FLOWDG_VARIABLE_FACE_BLOCKS");
+    if (value == nullptr || *value == 0) return 4;
+    const std::string text(value);
+    if (text == "3" || text == "4" || text == "5" || text == "6") return std::stoi(text);
+    throw InputError(cat("FLOWDG_VARIABLE_FACE_BLOCKS='", text, "': expected 3, 4, 5 or 6 (blocks of 160 threads an SM)"));
+  }();
+  return blocks;
+}
+
+template <class Real, int P, int Riemann, int MinBlocks>
+void launch_variable_faces(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
+                           index_t n_faces) {
+  constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P);
+  FLOWDG_ASSERT(kernel.Nfq == Nfq, "the variable face kernel is built for ", Nfq, " face points at p = ", P, ", not ", kernel.Nfq);
+  constexpr std::size_t shared = sizeof(Real) * (4 * Nfq * Np + 2 * Nfq * 5 * variable_lanes);
+  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks>;
+  static const bool configured = [] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    return true;
+  }();
+  (void)configured;
+  const auto blocks = static_cast<unsigned>((n_faces + variable_lanes - 1) / variable_lanes);
+  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, n_faces);
+}
+
+template <class Real, int P, int Riemann>
+void launch_variable_faces_blocks(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
+                                  index_t n_faces) {
+  switch (variable_face_blocks()) {
+    case 3: launch_variable_faces<Real, P, Riemann, 3>(kernel, n_faces); break;
+    case 5: launch_variable_faces<Real, P, Riemann, 5>(kernel, n_faces); break;
+    case 6: launch_variable_faces<Real, P, Riemann, 6>(kernel, n_faces); break;
+    default: launch_variable_faces<Real, P, Riemann, 4>(kernel, n_faces); break;
+  }
+}
+
+}  // namespace
+
+template <class Real, int P>
+void launch_core_face_variable_kernel(
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
+    index_t n_faces) {
+  if (n_faces <= 0) return;
+  switch (kernel.riemann) {  // a kernel per numerical flux (as the block face kernel's)
+    case physics::RiemannKind::rusanov:
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov)>(kernel, n_faces);
+      return;
+    case physics::RiemannKind::roe:
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe)>(kernel, n_faces);
+      return;
+    case physics::RiemannKind::hllc:
+    default:  // numerical_flux's own default
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc)>(kernel, n_faces);
+      return;
+  }
+}
+
+#define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P)                                                                                                   \
+  template void launch_core_face_variable_kernel<Real, P>(                                                                                      \
+      const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>&, index_t);
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 1)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 2)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 3)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 4)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 1)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 2)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 3)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 4)
+#undef FLOWDG_VARIABLE_FACE_INSTANCE
 
 #define FLOWDG_VARIABLE_INSTANCE(Real, P)                                                                                                        \
   template void launch_core_element_variable_kernel<Real, P>(                                                                                   \

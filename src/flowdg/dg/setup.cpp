@@ -612,6 +612,15 @@ bool automatic_variable_elements(int order, bool double_precision) {
   return variable_kernel_order(order) && (order <= 2 || !double_precision);
 }
 
+bool automatic_variable_faces(int order, bool double_precision) {
+  // Session 40 (as above; against the automatic face kernels: point at p = 1, block at p = 2 and 4,
+  // chunked at p = 3 in double; the same bits): double 16.79 against 15.32e9 at p = 1, 20.81 against
+  // 17.25 at p = 2, 12.41 against 11.16 at p = 3, 11.91 against 10.82 at p = 4; float 30.86 against
+  // 27.03, 38.33 against 29.73, 15.88 against 13.40, 10.52 against 9.43 (p = 1..4).
+  (void)double_precision;
+  return variable_face_kernel_order(order);
+}
+
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):

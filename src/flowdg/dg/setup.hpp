@@ -151,5 +151,8 @@ bool boundary_stream_allowed(int dim);
 /// 3D Euler on affine tetrahedra, p = 1..3) at this order and precision, by measurement (in a host
 /// file, so that the default changes without rebuilding the kernels).
 bool automatic_variable_elements(int order, bool double_precision);
+/// The same for the face kernel with a warp per variable (3D Euler's interior faces between affine
+/// tetrahedra, p = 1..4).
+bool automatic_variable_faces(int order, bool double_precision);
 
 }  // namespace flowdg::dg
