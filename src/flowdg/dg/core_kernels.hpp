@@ -497,7 +497,9 @@ constexpr int core_block_faces(int Np_m, int Np_p, int Nfq, int table_values, bo
 /// thread per face point is faster at every order measured but quadrilaterals at p = 4
 /// (docs/performance.md), and a viscous physics takes the block faces in 2D at p = 4 (session 28:
 /// +2.6% for the whole run on 798,848 triangles beside the tensor lifting, +6.7% on 640,000
-/// quadrilaterals; -1.4 to -1.7% at p = 1, 2).
+/// quadrilaterals; -1.4 to -1.7% at p = 1, 2). 3D Euler's interior faces between affine tetrahedra
+/// take the warp-per-variable face kernel before these (automatic_variable_faces, setup.cpp: faster
+/// at every order, session 40).
 constexpr bool automatic_block_faces(int dim, int order, bool double_precision, bool viscous = false) {
   return (dim == 3 && (order >= 3 || (order == 2 && double_precision))) || (viscous && dim == 2 && order >= 4);
 }

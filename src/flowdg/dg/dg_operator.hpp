@@ -84,6 +84,8 @@ constexpr int compiled_max_order() {
 /// kernel 11.98e9 DOF-stage updates/s against the thread kernel's 11.07 in double (+8%, two rounds),
 /// 23.28 against 22.64 in float (+2.8%); at p = 2 10.1 against 11.2 (the thread kernel stays). So 3D
 /// inviscid physics take it at p = 1 too (viscous ones, not measured there, keep the thread kernel).
+/// 3D Euler's affine tetrahedra take the warp-per-variable kernel before it where that measured
+/// faster (automatic_variable_elements, setup.cpp: p = 1, 2 in double, p = 1..3 in float).
 constexpr bool automatic_block(int dim, int order, bool inviscid = false) {
   return dim == 2 ? order >= 2 : order >= 3 || (order == 1 && inviscid);
 }

@@ -93,6 +93,9 @@ struct OperatorOptions {
   /// side's coefficients read once per face); "automatic" takes the block element kernel from p = 2
   /// in 2D and p = 3 in 3D, the block face kernel in 3D
   /// from p = 3 (and for Navier-Stokes in 2D at p = 4): automatic_block, automatic_block_faces.
+  /// "variable": 3D Euler on affine tetrahedra, a warp per variable (dg/core_variable_kernels.hpp;
+  /// elsewhere the automatic choice), which "automatic" takes there where it measured faster
+  /// (automatic_variable_elements, automatic_variable_faces).
   std::string element_kernel = "automatic", face_kernel = "automatic";
   /// BR2's lifting pass (a viscous physics on CUDA): "thread", "block", "tensor" (FP64 tensor cores,
   /// affine groups in double precision where it fits; other groups the block kernel); "automatic"
