@@ -1,6 +1,6 @@
-// 3D Euler's element kernel on affine tetrahedra with a warp per variable (core_variable_kernels.hpp
-// says what it does; compiled by nvcc when the CUDA backend is on, by the host compiler otherwise,
-// where only the tables are built).
+// 3D Euler's element and interior face kernels on affine tetrahedra with a warp per variable
+// (core_variable_kernels.hpp says what they do; compiled by nvcc when the CUDA backend is on, by the
+// host compiler otherwise, where only the element kernel's tables are built).
 #include "flowdg/dg/core_variable_kernels.hpp"
 
 #include <cstdlib>
