@@ -535,7 +535,7 @@ TEST(DgCore, TheChunkedFaceKernelIsRefusedWhereItIsNotBuilt) {
     (void)dg::make_operator(triangles, build_connectivity(triangles), options);
     ADD_FAILURE() << "an unknown face kernel was accepted";
   } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown face kernel 'chunk' (valid: automatic, point, block, warp, chunked, factorised)"),
+    EXPECT_NE(std::string(error.what()).find("unknown face kernel 'chunk' (valid: automatic, point, block, warp, chunked, factorised, variable)"),
               std::string::npos)
         << error.what();
   }
