@@ -295,7 +295,7 @@ class DgOperator final : public Operator {
     CoreTensorLayout tensor_layout{};
     Array<double> tensor_tables;
     /// CUDA, 3D Euler on affine tetrahedra: the element kernel with a warp per variable
-    /// (core_variable_kernels.hpp) and its tables, where chosen (variable_elements_allowed); empty
+    /// (core_variable_kernels.hpp) and its tables, where chosen (asked for, or automatic_variable_elements); empty
     /// otherwise.
     VariableKernelTables variable;
     /// BR2's lifting on the tensor cores (lifting_tensor_kernels.hpp): affine groups of a viscous
