@@ -144,20 +144,35 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks)
     for (int j = 0; j < Np; ++j) k.update.apply(k.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[j]);
 }
 
-/// Blocks an SM the kernel's registers are bounded for (__launch_bounds__): FLOWDG_VARIABLE_BLOCKS
-/// for A/B runs (3..6), else the measured default. Session 40 (H100, `flowdg run`, the 3D vortex,
-/// Rusanov; docs/performance.md): in double at p = 2 four blocks (96 registers, no spills) 17.2e9
-/// DOF-stage updates/s against five's 16.0 (72 registers, 56 bytes spilled) and six's 15.6; at p = 1
-/// four and five alike (15.3, 15.4); at p = 3 five 8.5, four 8.1, three 7.2. In float five: p = 1
-/// 27.6 against four's 25.7, p = 2 29.6 against 29.5, p = 3 13.3 against 12.6.
+/// The blocks an SM a kernel's registers are bounded for (__launch_bounds__), as an environment
+/// variable asks for them in A/B runs: 3..6, or 0 where it is unset (anything else an InputError).
+int blocks_asked(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == 0) return 0;
+  const std::string text(value);
+  if (text == "3" || text == "4" || text == "5" || text == "6") return std::stoi(text);
+  throw InputError(cat(name, "='", text, "': expected 3, 4, 5 or 6 (blocks of 160 threads an SM)"));
+}
+
+/// f.template operator()<Blocks>() for the run-time blocks an SM (3..6; 4 otherwise).
+template <class F>
+void with_min_blocks(int blocks, F&& f) {
+  switch (blocks) {
+    case 3: f.template operator()<3>(); break;
+    case 5: f.template operator()<5>(); break;
+    case 6: f.template operator()<6>(); break;
+    default: f.template operator()<4>(); break;
+  }
+}
+
+/// The element kernel's blocks an SM: FLOWDG_VARIABLE_BLOCKS for A/B runs, else the measured default.
+/// Session 40 (H100, `flowdg run`, the 3D vortex, Rusanov; docs/performance.md): in double at p = 2
+/// four blocks (96 registers, no spills) 17.2e9 DOF-stage updates/s against five's 16.0 (72
+/// registers, 56 bytes spilled) and six's 15.6; at p = 1 four and five alike (15.3, 15.4); at p = 3
+/// five 8.5, four 8.1, three 7.2. In float five: p = 1 27.6 against four's 25.7, p = 2 29.6 against
+/// 29.5, p = 3 13.3 against 12.6.
 int variable_blocks(bool double_precision, int order) {
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_VARIABLE_BLOCKS");
-    if (value == nullptr || *value == 0) return 0;
-    const std::string text(value);
-    if (text == "3" || text == "4" || text == "5" || text == "6") return std::stoi(text);
-    throw InputError(cat("FLOWDG_VARIABLE_BLOCKS='", text, "': expected 3, 4, 5 or 6 (blocks of 160 threads an SM)"));
-  }();
+  static const int asked = blocks_asked("FLOWDG_VARIABLE_BLOCKS");
   if (asked > 0) return asked;
   return double_precision && order >= 2 ? 4 : 5;
 }
@@ -186,12 +201,8 @@ template <class Real, int P>
 void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel,
                                          index_t first, index_t count, const VariableKernelTables& tables) {
   if (count <= 0) return;
-  switch (variable_blocks(std::is_same_v<Real, double>, P)) {
-    case 3: launch_variable<Real, P, 3>(kernel, first, count, tables); break;
-    case 4: launch_variable<Real, P, 4>(kernel, first, count, tables); break;
-    case 6: launch_variable<Real, P, 6>(kernel, first, count, tables); break;
-    default: launch_variable<Real, P, 5>(kernel, first, count, tables); break;
-  }
+  with_min_blocks(variable_blocks(std::is_same_v<Real, double>, P),
+                  [&]<int Blocks>() { launch_variable<Real, P, Blocks>(kernel, first, count, tables); });
 }
 
 namespace {
@@ -247,17 +258,10 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   }
 }
 
-/// Blocks an SM the face kernel's registers are bounded for: FLOWDG_VARIABLE_FACE_BLOCKS for A/B
-/// runs (3..6), else 4.
+/// The face kernel's blocks an SM: FLOWDG_VARIABLE_FACE_BLOCKS for A/B runs, else 4.
 int variable_face_blocks() {
-  static const int blocks = [] {
-    const char* value = std::getenv("FLOWDG_VARIABLE_FACE_BLOCKS");
-    if (value == nullptr || *value == 0) return 4;
-    const std::string text(value);
-    if (text == "3" || text == "4" || text == "5" || text == "6") return std::stoi(text);
-    throw InputError(cat("FLOWDG_VARIABLE_FACE_BLOCKS='", text, "': expected 3, 4, 5 or 6 (blocks of 160 threads an SM)"));
-  }();
-  return blocks;
+  static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
+  return asked > 0 ? asked : 4;
 }
 
 template <class Real, int P, int Riemann, int MinBlocks>
@@ -279,12 +283,7 @@ void launch_variable_faces(const FaceKernel<physics::Euler<3, Real>, Shape::tetr
 template <class Real, int P, int Riemann>
 void launch_variable_faces_blocks(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
                                   index_t n_faces) {
-  switch (variable_face_blocks()) {
-    case 3: launch_variable_faces<Real, P, Riemann, 3>(kernel, n_faces); break;
-    case 5: launch_variable_faces<Real, P, Riemann, 5>(kernel, n_faces); break;
-    case 6: launch_variable_faces<Real, P, Riemann, 6>(kernel, n_faces); break;
-    default: launch_variable_faces<Real, P, Riemann, 4>(kernel, n_faces); break;
-  }
+  with_min_blocks(variable_face_blocks(), [&]<int Blocks>() { launch_variable_faces<Real, P, Riemann, Blocks>(kernel, n_faces); });
 }
 
 }  // namespace
