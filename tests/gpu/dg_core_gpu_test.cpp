@@ -94,7 +94,10 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
     // (3D only), "factorised" (sum factorisation on collocated quadrilaterals, element and face
     // kernels; the block kernels elsewhere), then the registry's automatic choice (the tuned kernels for affine triangles in
     // double precision, the mixed mesh's triangles among them).
-    for (const char* element_kernel : {"thread", "block", "tensor", "chunked", "factorised", "variable", "automatic"})
+    // "variable": both warp-per-variable kernels, the face fluxes as nodal moments where every group
+    // takes them (the affine tetrahedra at p = 1..3, boundary faces too); "variable points": the same
+    // with FLOWDG_FACE_MOMENTS=0 (the point values).
+    for (const char* element_kernel : {"thread", "block", "tensor", "chunked", "factorised", "variable", "variable points", "automatic"})
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
       for (int order = 0; order <= 4; ++order) {
         const bool chunked = std::string(element_kernel) == "chunked";
@@ -103,13 +106,16 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         if (std::string(element_kernel) == "automatic") cpu_options.implementation = dg::Implementation::automatic;
         const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
         dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
-        options.element_kernel = chunked ? "tensor" : element_kernel;
+        const bool points = std::string(element_kernel) == "variable points";
+        const std::string name = points ? "variable" : element_kernel;
+        options.element_kernel = chunked ? "tensor" : name;
         // The face kernel of the same kind: a thread per point with the thread element kernel, the
         // block face kernel with the block and tensor ones.
-        const std::string name = element_kernel;
-        options.face_kernel = name == "thread" ? "point" : name == "tensor" ? "block" : element_kernel;
+        options.face_kernel = name == "thread" ? "point" : name == "tensor" ? "block" : name;
         if (std::string(element_kernel) == "automatic") options.implementation = dg::Implementation::automatic;
+        if (points) setenv("FLOWDG_FACE_MOMENTS", "0", 1);
         const auto cuda = dg::make_operator(c.mesh, connectivity, options);
+        if (points) unsetenv("FLOWDG_FACE_MOMENTS");
         // The tensor-core kernel runs where it is asked for in double precision, unless its block
         // outgrows the shared memory (curved tetrahedra at p = 4: 145 volume points; hexahedra
         // from p = 2): every 2D case and the affine tetrahedra must run it.
@@ -123,6 +129,9 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
               << c.name << " p = " << order << ": " << cuda->describe();
           // and its face kernel on the interior faces at p = 1..4
           EXPECT_EQ(cuda->describe().find("face kernel with a warp per variable on ") != std::string::npos, order >= 1)
+              << c.name << " p = " << order << ": " << cuda->describe();
+          // the face fluxes as nodal moments where both run (p = 1..3), unless turned off
+          EXPECT_EQ(cuda->describe().find("fluxes as nodal moments") != std::string::npos, !points && order >= 1 && order <= 3)
               << c.name << " p = " << order << ": " << cuda->describe();
         }
         // The sum-factorised element kernel runs the bilinear quadrilaterals (collocated: their Gauss
@@ -173,8 +182,12 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
     const Connectivity connectivity = build_connectivity(c.mesh);
     const physics::FlowSpec flow = vortex(3, {0.5, 0.5, 0});
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
-      for (const char* faces : {"block", "chunked", "variable"})
+      // "moments": both warp-per-variable kernels, the face fluxes as nodal moments (p = 1..3; the
+      // boundary faces' kernel with moments, a kernel per solver too).
+      for (const char* faces : {"block", "chunked", "variable", "moments"})
         for (int order = 1; order <= 4; ++order) {
+          const bool moments = std::string(faces) == "moments";
+          if (moments && order > 3) continue;
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
                {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
@@ -183,12 +196,13 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
             dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
             options.flux = riemann;
-            options.element_kernel = "thread";
-            options.face_kernel = faces;
+            options.element_kernel = moments ? "variable" : "thread";
+            options.face_kernel = moments ? "variable" : faces;
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (std::string(c.name) == "affine tetrahedra")
-              EXPECT_NE(cuda->describe().find(std::string(faces) == "variable" ? std::string("face kernel with a warp per variable")
-                                                                               : std::string(faces) + " face kernel"),
+              EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")
+                                              : std::string(faces) == "variable" ? std::string("face kernel with a warp per variable")
+                                                                                 : std::string(faces) + " face kernel"),
                         std::string::npos)
                   << cuda->describe();
             cpu->project(flow, 0.0);

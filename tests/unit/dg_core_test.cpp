@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -669,6 +670,74 @@ TEST(DgCore, TheVariableElementKernelsTablesFoldTheWeightsIntoTheDerivatives) {
       EXPECT_EQ(dg::automatic_variable_faces(order, double_precision), order >= 1) << order;
   EXPECT_TRUE(dg::variable_face_kernel_order(4));
   EXPECT_EQ(dg::variable_face_points(4), 19);
+}
+
+TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
+  // The face term sum_q s_q phi_j(x_q) of every basis function on every local face of a tetrahedron,
+  // from the minus side's point order and through every orientation's permutation on the plus side,
+  // equals sum_i phi_j(y_i) m_i with the moments m_i = sum_q L_i(y_q) s_q (core_variable_kernels.hpp:
+  // FaceMomentTables) — p = 1..4, the default face rules, pseudo-random point fluxes s_q.
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 1, 1, 1);
+  const Connectivity connectivity = build_connectivity(mesh);
+  const int expected_nodes[5] = {1, 3, 6, 10, 15};
+  for (int order = 1; order <= 4; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    const dg::ElementGroupSetup& group = setup.element_groups.at(0);
+    const int Np = group.n_basis, Nfq = setup.n_face_points(), Nn = dg::face_moment_nodes(order);
+    EXPECT_EQ(Nn, expected_nodes[order]);
+    EXPECT_LT(Nn, Nfq) << order;  // fewer values a face: the point of it
+    const dg::FaceMomentTables tables = dg::face_moment_tables(order, setup.face_rule);
+    ASSERT_EQ(tables.interpolation.size(), static_cast<std::size_t>(Nn * Nfq));
+    ASSERT_EQ(tables.node_phi.size(), static_cast<std::size_t>(4 * Nn * Np));
+    const int orientations = dg::orientation_count(Shape::triangle);
+    ASSERT_EQ(tables.node_permutation.size(), static_cast<std::size_t>(orientations * Nn));
+    ASSERT_EQ(setup.permutation.size(), static_cast<std::size_t>(orientations * Nfq));
+    std::vector<double> s(Nfq);
+    std::uint32_t seed = 2024u + static_cast<std::uint32_t>(order);
+    for (double& x : s) {
+      seed = seed * 1664525u + 1013904223u;
+      x = static_cast<double>(seed >> 8) / 8388608.0 - 1.0;
+    }
+    std::vector<double> m(Nn, 0.0);
+    for (int i = 0; i < Nn; ++i)
+      for (int q = 0; q < Nfq; ++q) m[i] += tables.interpolation[i * Nfq + q] * s[q];
+    double largest_error = 0, largest_value = 0;
+    for (int l = 0; l < 4; ++l)
+      for (int j = 0; j < Np; ++j) {
+        // The minus side (identity), then the plus side under each orientation.
+        for (int o = -1; o < orientations; ++o) {
+          double expected = 0, moments = 0;
+          for (int q = 0; q < Nfq; ++q)
+            expected += s[q] * group.face_phi[(l * Nfq + (o < 0 ? q : setup.permutation[o * Nfq + q])) * Np + j];
+          for (int i = 0; i < Nn; ++i)
+            moments += m[i] * tables.node_phi[(l * Nn + (o < 0 ? i : tables.node_permutation[o * Nn + i])) * Np + j];
+          largest_error = std::max(largest_error, std::abs(moments - expected));
+          largest_value = std::max(largest_value, std::abs(expected));
+        }
+      }
+    EXPECT_GT(largest_value, 0.1) << order;
+    EXPECT_LT(largest_error, 1e-12 * largest_value) << "p = " << order;
+    // The element kernel's tables with moments: phi and w dphi kept, the face rows phi_j(y_i).
+    if (dg::variable_kernel_order(order)) {
+      const dg::VariableKernelTables points = dg::variable_kernel_tables(order, group.volume_rule.size(), Nfq, group.volume_phi,
+                                                                          group.volume_dphi, group.volume_rule.weights, group.face_phi);
+      const dg::VariableKernelTables with = dg::with_face_moments(points, tables);
+      EXPECT_TRUE(with.moments);
+      const std::size_t volume = static_cast<std::size_t>(4 * group.volume_rule.size() * Np);
+      ASSERT_EQ(with.values.size(), volume + tables.node_phi.size());
+      EXPECT_TRUE(std::equal(points.values.begin(), points.values.begin() + volume, with.values.begin()));
+      EXPECT_TRUE(std::equal(tables.node_phi.begin(), tables.node_phi.end(), with.values.begin() + volume));
+      EXPECT_EQ(with.node_permutation, tables.node_permutation);
+    }
+  }
+  // FLOWDG_FACE_MOMENTS turns them off for A/B runs; anything but 0 or 1 is refused.
+  unsetenv("FLOWDG_FACE_MOMENTS");
+  EXPECT_TRUE(dg::face_moments_allowed());
+  setenv("FLOWDG_FACE_MOMENTS", "0", 1);
+  EXPECT_FALSE(dg::face_moments_allowed());
+  setenv("FLOWDG_FACE_MOMENTS", "on", 1);
+  EXPECT_THROW(dg::face_moments_allowed(), InputError);
+  unsetenv("FLOWDG_FACE_MOMENTS");
 }
 
 TEST(DgCore, ResidualNormsAreTheL2NormsOfTheResidualThroughErrors) {

@@ -4,8 +4,9 @@
 // physics of the core: the tuned triangle kernel's structure (dg/euler2d/element_kernels.hpp)
 // with the shape, the dimension and the geometry kind as template parameters. A block of E = 8
 // elements; columns n = v * E + element (a column tile of 8 = one variable of the block's
-// elements); warp w owns column tile w % NV and every second row tile from w / NV
-// (core_tensor_row_groups = 2: 2 NV warps). Shared memory (CoreTensorLayout, core_kernels.hpp):
+// elements); in phase 1 warp w owns column tile w % NV and every second row tile from w / NV
+// (core_tensor_row_groups = 2: 2 NV warps), in phase 3 a row tile and a share of the k range for
+// every column tile (each A fragment loaded once for NV products). Shared memory (CoreTensorLayout, core_kernels.hpp):
 //   rows [0, K3)         the right side of the residual product: the values at the volume points
 //                        (rows [0, Nq)), then in place the reference fluxes (row r Nq + k), the
 //                        face fluxes (row dim Nq + l Nfq + point: in the element's point order,
@@ -18,7 +19,7 @@
 //   1. values at the volume points = A2 x coefficients (B fragments from shared; A2 and A3 in
 //      fragment order, backend/fragment_order.hpp: a warp's A fragment is 256 contiguous bytes);
 //   2. a thread per (element, point): the flux and the reference fluxes sum_d m_rd F_d, in place;
-//   3. residual = A3 x rows -> shared (a viscous physics adds BR2's volume term, the lifting pass's
+//   3. residual = A3 x rows -> shared (the k range's splits summed in order; a viscous physics adds BR2's volume term, the lifting pass's
 //      moments, there; its face rows hold the stored flux less the centred viscous halves), then a
 //      thread per (element, mode) in element order: affine: times 1 / det J; curved: the inverse
 //      mass matrix row times it; the Runge-Kutta update.
@@ -47,7 +48,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
   constexpr int E = core_tensor_elements, R = core_tensor_row_groups, threads = core_tensor_threads<Physics>();
-  constexpr int MT3 = (Np + 7) / 8, MT3W = (MT3 + R - 1) / R;  // row tiles of the residual, per warp
+  constexpr int MT3 = (Np + 7) / 8;                                // row tiles of the residual
   constexpr int MT2W = 4;                                         // row tiles of the values per pass
   const int Nq = k.Nq, Nfq = k.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
   extern __shared__ double shared[];  // [row * ST + v * E + el]
@@ -171,27 +172,52 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
   }
   __syncthreads();
 
-  // 3. The residual: A3 x rows, the warp's row tiles at once (one B fragment per k step).
-  double acc[MT3W][2] = {};
-#pragma unroll 4
-  for (int ks = 0; ks < K3 / 4; ++ks) {
-    const double b = shared[(ks * 4 + fragment_col) * ST + b_column];
+  // 3. The residual: A3 x rows. Unit (row tile mt, split s) sums the k steps [s KS / S, (s + 1) KS / S)
+  //    (S = splits) for all NV column tiles: each A fragment is loaded once for NV products (a warp
+  //    per column tile loaded it NV times: the kernel's L1 traffic, session 41); the S splits of the k range
+  //    spread the row tiles over the W warps, warp w taking units w, w + W, ...; each split's partial
+  //    sums go to rows s 8 MT3 + j, summed in order of s into rows [0, Np).
+  constexpr int W = R * NV, UW = (MT3 + W - 1) / W;
+  const int KS = K3 / 4;
+  const int splits = MT3 > W ? 1 : (W / MT3 < K3 / (8 * MT3) ? W / MT3 : (K3 / (8 * MT3) > 0 ? K3 / (8 * MT3) : 1));
+  double acc[UW][NV][2] = {};
 #pragma unroll
-    for (int i = 0; i < MT3W; ++i) {
-      const int mt = row_group + i * R;
-      if (mt < MT3) device::dmma_8x8x4(acc[i], __ldg(a3 + fragment_index(mt, ks, lane, K3)), b);
+  for (int i = 0; i < UW; ++i) {
+    const int u = warp + i * W;
+    if (u >= MT3 * splits) continue;
+    const int mt = u % MT3, split = u / MT3, k0 = split * KS / splits, k1 = (split + 1) * KS / splits;
+#pragma unroll 2
+    for (int ks = k0; ks < k1; ++ks) {
+      const double a = __ldg(a3 + fragment_index(mt, ks, lane, K3));
+      const double* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+#pragma unroll
+      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][ct], a, b[ct * 8]);
     }
   }
-  // The residual -> shared rows [0, Np), then a thread per (element, mode) in element order
-  // (coalesced): affine: times 1 / det J; curved: the inverse mass matrix row times it; the update.
+  // The partial sums -> shared (rows [0, 8 MT3 S) within [0, K3)), then a thread per (mode, column)
+  // sums them into rows [0, Np); then a thread per (element, mode) in element order (coalesced):
+  // affine: times 1 / det J; curved: the inverse mass matrix row times it; the update.
   __syncthreads();  // every warp is past its reads of rows [0, K3)
 #pragma unroll
-  for (int i = 0; i < MT3W; ++i) {
-    const int j = (row_group + i * R) * 8 + fragment_row;
-    if (row_group + i * R < MT3 && j < Np)
-      *reinterpret_cast<double2*>(shared + j * ST + column_tile * 8 + 2 * fragment_col) = make_double2(acc[i][0], acc[i][1]);
+  for (int i = 0; i < UW; ++i) {
+    const int u = warp + i * W;
+    if (u >= MT3 * splits) continue;
+    const int mt = u % MT3, split = u / MT3, j = mt * 8 + fragment_row;
+    if (j < Np)
+#pragma unroll
+      for (int ct = 0; ct < NV; ++ct)
+        *reinterpret_cast<double2*>(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col) = make_double2(acc[i][ct][0], acc[i][ct][1]);
   }
   __syncthreads();
+  if (splits > 1) {
+    for (int i = threadIdx.x; i < Np * NV * E; i += threads) {
+      const int row = i / (NV * E), column = i % (NV * E);
+      double sum = shared[row * ST + column];
+      for (int split = 1; split < splits; ++split) sum += shared[(split * 8 * MT3 + row) * ST + column];
+      shared[row * ST + column] = sum;
+    }
+    __syncthreads();
+  }
   if constexpr (Physics::has_viscous_flux) {
     // BR2's volume term (the lifting pass's moments) joins the residual before the inverse mass.
     for (int i = threadIdx.x; i < Np * E; i += threads) {

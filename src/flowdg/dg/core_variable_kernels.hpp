@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/element/quadrature.hpp"
 #include "flowdg/physics/euler/euler.hpp"
 
 namespace flowdg::dg {
@@ -29,18 +30,45 @@ constexpr bool variable_kernel_order(int order) { return order >= 1 && order <= 
 constexpr int variable_volume_points(int order) { return order == 1 ? 4 : order == 2 ? 14 : order == 3 ? 24 : 0; }
 constexpr int variable_face_points(int order) { return order == 1 ? 6 : order == 2 ? 7 : order == 3 ? 15 : order == 4 ? 19 : 0; }
 
+/// Face fluxes as nodal moments. On a face, phi_j restricted to it is a polynomial of degree p in the
+/// face's coordinates, so with L_i the Lagrange basis of P_p on the face's equispaced nodes y_i
+/// ((p + 1)(p + 2) / 2 of them: 3, 6, 10, 15 at p = 1..4, against Nfq = 6, 7, 15, 19 points)
+///   sum_q s_q phi_j(x_q) = sum_i phi_j(y_i) m_i,   m_i = sum_q s_q L_i(y_q),
+/// s_q the scaled flux w_q |N| F*_q: exact up to rounding. Where every element group runs the
+/// warp-per-variable element kernel and every face group (boundary ones too) the warp-per-variable
+/// face kernel (DgOperator: face_moments_), the face kernels store m_i in the flux array's first Nn
+/// rows of each variable ([(v Nfq + i) Fs + f]) instead of the Nfq point values, and the element
+/// kernel sums phi_j(y_i) m_i: less flux written and read (half at p = 1).
+constexpr int face_moment_nodes(int order) { return (order + 1) * (order + 2) / 2; }
+struct FaceMomentTables {
+  int order = 0, Nfq = 0;
+  std::vector<double> interpolation;  ///< L_i(y_q) at the face rule's points, [i Nfq + q] (the face kernel's)
+  std::vector<double> node_phi;       ///< phi_j at local face l's node i, [(l Nn + i) Np + j] (the element kernel's)
+  std::vector<int> node_permutation;  ///< [orientation Nn + i]: the minus side's node i is the plus side's node ...
+  bool empty() const { return interpolation.empty(); }
+};
+/// The tables for one order and face rule (a tetrahedron's triangular faces); InputError where the
+/// nodes' Vandermonde matrix is singular (it is not for p = 1..4).
+FaceMomentTables face_moment_tables(int order, const QuadratureRule& face_rule);
+
 /// The kernel's tables for one order, from the group's reference tables (volume_phi [k Np + j],
 /// volume_dphi [(k 3 + r) Np + j], weights [k], face_phi [(l Nfq + q) Np + j]): empty where the
 /// kernel is not built for (order, Nq, Nfq) — another rule than the affine defaults (volume degree
 /// 2p, face degree 2p + 1) — so that the caller takes another kernel.
 struct VariableKernelTables {
   int order = 0, Nq = 0, Nfq = 0;
-  std::vector<double> values;  ///< phi [Nq][Np], w dphi [Nq][3][Np], face phi [4][Nfq][Np]
+  std::vector<double> values;  ///< phi [Nq][Np], w dphi [Nq][3][Np], face phi [4][Nfq][Np] (moments: [4][Nn][Np])
+  /// The face term from nodal moments (with_face_moments): the face rows are FaceMomentTables::node_phi.
+  bool moments = false;
+  std::vector<int> node_permutation;  ///< moments: FaceMomentTables::node_permutation
   bool empty() const { return values.empty(); }
 };
 VariableKernelTables variable_kernel_tables(int order, int Nq, int Nfq, const std::vector<double>& volume_phi,
                                             const std::vector<double>& volume_dphi, const std::vector<double>& weights,
                                             const std::vector<double>& face_phi);
+
+/// The tables with the face term from nodal moments (the face rows replaced by moments.node_phi).
+VariableKernelTables with_face_moments(const VariableKernelTables& tables, const FaceMomentTables& moments);
 
 /// Elements [first, first + count) of an affine tetrahedron group through the kernel (CUDA;
 /// tables from variable_kernel_tables for this order and this group's rules).
@@ -55,11 +83,15 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
 /// side's points through the orientation's permutation) into shared memory; then a thread per
 /// (face, point) takes the five-variable traces and runs FaceKernel::finish, the other kernels'
 /// flux and store. The same sums in the same order as the point and block kernels: the same bits.
-/// Built for p = 1..4 (Nfq = variable_face_points) and a kernel per numerical flux.
+/// Built for p = 1..4 (Nfq = variable_face_points) and a kernel per numerical flux. With `moments`
+/// (not null) it stores the nodal moments m_i (FaceMomentTables) instead of the point values: a third
+/// phase, thread (v, face) summing its scaled point fluxes from shared memory. Boundary faces
+/// (Boundary = true: the condition's ghost state for the plus trace) are built with moments only —
+/// the face groups that must write moments where the element kernel reads them.
 constexpr bool variable_face_kernel_order(int order) { return order >= 1 && order <= 4; }
-template <class Real, int P>
+template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
-    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
-    index_t n_faces);
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
+    index_t n_faces, const FaceMomentTables* moments);
 
 }  // namespace flowdg::dg

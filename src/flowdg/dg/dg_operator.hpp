@@ -447,6 +447,11 @@ class DgOperator final : public Operator {
   Array<int> permutation_;
   Array<Real> face_weight_;
   Array<Real> flux_;
+  /// CUDA, 3D Euler: the face fluxes stored as nodal moments (core_variable_kernels.hpp:
+  /// FaceMomentTables) where every element group runs the warp-per-variable element kernel and every
+  /// face group the warp-per-variable face kernel; their tables.
+  bool face_moments_ = false;
+  FaceMomentTables face_moment_tables_;
   /// Viscous physics (lifting.hpp): BR2's lifting jumps (with BR2 at the faces times w |N|: the face
   /// kernel's) and the faces' scaled normals per face point,
   /// both sides' halves of the centred viscous flux (interior faces), the boundary faces' gradients
@@ -808,6 +813,8 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   }
 
   faces_.resize(setup_.face_groups.size());
+  // Boundary groups the warp-per-variable face kernel could take (with face moments only, below).
+  std::vector<bool> variable_boundary(faces_.size(), false);
   for (std::size_t fg = 0; fg < faces_.size(); ++fg) {
     const FaceGroup& group = setup_.groups.face_groups[fg];
     FaceGroupSetup& host = setup_.face_groups[fg];
@@ -859,9 +866,11 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
         const bool asked = options.face_kernel == "variable" ||
                            (options.face_kernel == "automatic" && automatic_variable_faces(order_, double_precision));
-        if (asked && !group.boundary() && group.geometry == GeometryKind::affine && shape_m == Shape::tetrahedron &&
-            shape_p == Shape::tetrahedron && variable_face_kernel_order(order_) && Nfq == variable_face_points(order_) &&
-            setup_.element_groups[group.group_m].face_phi == setup_.element_groups[group.group_p].face_phi) {
+        const bool fits = asked && group.geometry == GeometryKind::affine && shape_m == Shape::tetrahedron &&
+                          shape_p == Shape::tetrahedron && variable_face_kernel_order(order_) && Nfq == variable_face_points(order_);
+        if (fits && group.boundary()) {
+          variable_boundary[fg] = variable_kernel_order(order_);
+        } else if (fits && setup_.element_groups[group.group_m].face_phi == setup_.element_groups[group.group_p].face_phi) {
           d.variable = true;
           d.block_faces = 0;
           d.chunked = false;
@@ -880,6 +889,26 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       }
     }
     host = {};
+  }
+  // Face fluxes as nodal moments (core_variable_kernels.hpp: FaceMomentTables): where every element
+  // group runs the warp-per-variable element kernel and every face group can take the
+  // warp-per-variable face kernel — every face the element kernel reads then holds moments; the
+  // boundary groups take that face kernel too. FLOWDG_FACE_MOMENTS=0 keeps the point values (A/B runs).
+  if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
+    bool moments = options.backend == Backend::cuda && !elements_.empty() && face_moments_allowed();
+    for (const ElementData& d : elements_) moments = moments && !d.variable.empty();
+    for (std::size_t fg = 0; fg < faces_.size(); ++fg) moments = moments && (faces_[fg].variable || variable_boundary[fg]);
+    if (moments) {
+      face_moments_ = true;
+      face_moment_tables_ = face_moment_tables(order_, setup_.face_rule);
+      for (ElementData& d : elements_) d.variable = with_face_moments(d.variable, face_moment_tables_);
+      for (std::size_t fg = 0; fg < faces_.size(); ++fg)
+        if (variable_boundary[fg]) {
+          faces_[fg].variable = true;
+          faces_[fg].block_faces = 0;
+          faces_[fg].chunked = false;
+        }
+    }
   }
   // BR2 at the faces: where every element group is affine, of one shape (the face kernel's shared
   // memory within block_shared_limit: not hexahedra from p = 2), on CUDA, for a physics
@@ -1251,9 +1280,9 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
     }
   }
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>> && SM == Shape::tetrahedron && SP == Shape::tetrahedron &&
-                FG == GeometryKind::affine && !Boundary && variable_face_kernel_order(P)) {
+                FG == GeometryKind::affine && variable_face_kernel_order(P) && (!Boundary || variable_kernel_order(P))) {
     if (d.variable) {
-      launch_core_face_variable_kernel<Real, P>(kernel, group.size());
+      launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr);
       return;
     }
   }
@@ -1771,7 +1800,8 @@ std::string DgOperator<Physics>::describe() const {
   const std::string face_kernels = br2_factorised_ ? ", BR2 face kernel (sum-factorised)"
                                    : br2_faces_    ? ", BR2 face kernel"
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
-                                   : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups, " interior groups",
+                                   : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups,
+                                                               face_moments_ ? " groups, fluxes as nodal moments" : " interior groups",
                                                                block_groups > 0 ? ", block face kernel on the others" : "")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"

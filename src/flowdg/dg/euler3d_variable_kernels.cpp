@@ -3,12 +3,16 @@
 // host compiler otherwise, where only the element kernel's tables are built).
 #include "flowdg/dg/core_variable_kernels.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/dg/groups.hpp"
 #include "flowdg/element/basis.hpp"
+#include "flowdg/element/reference_element.hpp"
 
 #if defined(__CUDACC__)
 #include "flowdg/backend/cuda_check.hpp"
@@ -38,28 +42,120 @@ VariableKernelTables variable_kernel_tables(int order, int Nq, int Nfq, const st
   return tables;
 }
 
+FaceMomentTables face_moment_tables(int order, const QuadratureRule& face_rule) {
+  FLOWDG_ASSERT(order >= 1 && face_rule.shape == Shape::triangle, "face moments: p = ", order, " on a ", shape_name(face_rule.shape),
+                " rule (expected p >= 1 and a triangle)");
+  const int Nn = face_moment_nodes(order), Nfq = face_rule.size(), Np = n_basis(Shape::tetrahedron, order);
+  // The equispaced nodes, vertex weights (a, b, c) / p on the face's reference triangle (-1, -1),
+  // (1, -1), (-1, 1); the monomials b^m c^n (m + n <= p) in the weights b, c of vertices 1 and 2.
+  std::vector<Point3> nodes;
+  for (int c = 0; c <= order; ++c)
+    for (int b = 0; b + c <= order; ++b)
+      nodes.push_back(Point3{-1.0 + 2.0 * b / order, -1.0 + 2.0 * c / order, 0.0});
+  const auto monomials = [&](Point3 y, double* out) {
+    const double b = 0.5 * (1.0 + y.x), c = 0.5 * (1.0 + y.y);
+    int k = 0;
+    for (int n = 0; n <= order; ++n)
+      for (int m = 0; m + n <= order; ++m) out[k++] = std::pow(b, m) * std::pow(c, n);
+  };
+  // V [i][k] = monomial k at node i; its inverse C by Gauss-Jordan with partial pivoting; then
+  // L_i(y) = sum_k monomial_k(y) C[k][i].
+  std::vector<double> V(static_cast<std::size_t>(Nn) * Nn), C(static_cast<std::size_t>(Nn) * Nn, 0.0);
+  for (int i = 0; i < Nn; ++i) {
+    monomials(nodes[i], &V[static_cast<std::size_t>(i) * Nn]);
+    C[static_cast<std::size_t>(i) * Nn + i] = 1.0;
+  }
+  for (int col = 0; col < Nn; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < Nn; ++r)
+      if (std::abs(V[static_cast<std::size_t>(r) * Nn + col]) > std::abs(V[static_cast<std::size_t>(pivot) * Nn + col])) pivot = r;
+    if (std::abs(V[static_cast<std::size_t>(pivot) * Nn + col]) < 1e-12)
+      throw InputError(cat("face moments at p = ", order, ": the nodes' Vandermonde matrix is singular"));
+    for (int k = 0; k < Nn; ++k) {
+      std::swap(V[static_cast<std::size_t>(col) * Nn + k], V[static_cast<std::size_t>(pivot) * Nn + k]);
+      std::swap(C[static_cast<std::size_t>(col) * Nn + k], C[static_cast<std::size_t>(pivot) * Nn + k]);
+    }
+    const double scale = 1.0 / V[static_cast<std::size_t>(col) * Nn + col];
+    for (int k = 0; k < Nn; ++k) {
+      V[static_cast<std::size_t>(col) * Nn + k] *= scale;
+      C[static_cast<std::size_t>(col) * Nn + k] *= scale;
+    }
+    for (int r = 0; r < Nn; ++r) {
+      const double factor = V[static_cast<std::size_t>(r) * Nn + col];
+      if (r == col || factor == 0.0) continue;
+      for (int k = 0; k < Nn; ++k) {
+        V[static_cast<std::size_t>(r) * Nn + k] -= factor * V[static_cast<std::size_t>(col) * Nn + k];
+        C[static_cast<std::size_t>(r) * Nn + k] -= factor * C[static_cast<std::size_t>(col) * Nn + k];
+      }
+    }
+  }
+  FaceMomentTables tables;
+  tables.order = order;
+  tables.Nfq = Nfq;
+  tables.interpolation.assign(static_cast<std::size_t>(Nn) * Nfq, 0.0);
+  std::vector<double> m(static_cast<std::size_t>(Nn));
+  for (int q = 0; q < Nfq; ++q) {
+    monomials(face_rule.points[q], m.data());
+    for (int i = 0; i < Nn; ++i) {
+      double sum = 0;
+      for (int k = 0; k < Nn; ++k) sum += m[k] * C[static_cast<std::size_t>(k) * Nn + i];
+      tables.interpolation[static_cast<std::size_t>(i) * Nfq + q] = sum;
+    }
+  }
+  tables.node_phi.resize(static_cast<std::size_t>(4) * Nn * Np);
+  for (int l = 0; l < 4; ++l)
+    for (int i = 0; i < Nn; ++i)
+      basis_values(Shape::tetrahedron, order, face_to_element(Shape::tetrahedron, l, nodes[i]),
+                   &tables.node_phi[(static_cast<std::size_t>(l) * Nn + i) * Np]);
+  tables.node_permutation = face_point_permutations(Shape::triangle, nodes);
+  return tables;
+}
+
+VariableKernelTables with_face_moments(const VariableKernelTables& tables, const FaceMomentTables& moments) {
+  FLOWDG_ASSERT(!tables.empty() && !tables.moments && moments.order == tables.order && moments.Nfq == tables.Nfq,
+                "face moments for p = ", moments.order, " (", moments.Nfq, " face points) on the variable kernel's tables of p = ",
+                tables.order, " (", tables.Nfq, ")");
+  const int Np = n_basis(Shape::tetrahedron, tables.order);
+  VariableKernelTables out = tables;
+  out.values.resize(static_cast<std::size_t>(tables.Nq) * 4 * Np);  // phi and w dphi
+  out.values.insert(out.values.end(), moments.node_phi.begin(), moments.node_phi.end());
+  out.moments = true;
+  out.node_permutation = moments.node_permutation;
+  return out;
+}
+
 #if defined(__CUDACC__)
 
 namespace {
 
-template <class Real, int Np, int Nq, int Nfq>
+/// NF: the face rows, Nfq point values or Nn nodal moments (node_permutation then filled).
+template <class Real, int Np, int Nq, int NF>
 struct VariableTables {
   Real phi[Nq][Np];
   Real dphi[Nq][3][Np];  ///< times the point's weight
-  Real face[4][Nfq][Np];
+  Real face[4][NF][Np];
+  int node_permutation[6][NF];
 };
 
 constexpr int variable_lanes = 32;  // elements a block: a warp's lanes
 
-template <class Real, int P, int Nq, int Nfq, int MinBlocks>
-__global__ void __launch_bounds__(5 * variable_lanes, MinBlocks)
-    core_element_variable_kernel(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine> k, index_t first,
-                                 index_t count, const __grid_constant__ VariableTables<Real, n_basis(Shape::tetrahedron, P), Nq, Nfq> t) {
-  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes;
+/// The number of face rows: Nn nodal moments or Nfq point values.
+constexpr int variable_face_rows(int order, int Nfq, bool moments) { return moments ? face_moment_nodes(order) : Nfq; }
+
+template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments>
+__global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_variable_kernel(
+    const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine> k, index_t first, index_t count,
+    const __grid_constant__ VariableTables<Real, n_basis(Shape::tetrahedron, P), Nq, variable_face_rows(P, Nfq, Moments)> t) {
+  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, NF = variable_face_rows(P, Nfq, Moments);
   // The values at the volume points (step 2 reads other warps' rows), then this thread's face fluxes
   // (step 3: its own slots only) in the same rows.
   constexpr int rows = Nq > Nfq ? Nq : Nfq;
   __shared__ Real s_u[rows][NV][E];
+  // Moments: the nodes' permutations (a lane's orientation indexes them: shared memory, not the
+  // parameters' constant bank).
+  __shared__ int s_permutation[Moments ? 6 * NF : 1];
+  if constexpr (Moments)
+    for (int i = static_cast<int>(threadIdx.x); i < 6 * NF; i += 5 * E) s_permutation[i] = t.node_permutation[i / NF][i % NF];
   const int v = static_cast<int>(threadIdx.x) / E;  // the same in a warp
   const int lane = static_cast<int>(threadIdx.x) % E;
   const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
@@ -113,9 +209,9 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks)
     for (int j = 0; j < Np; ++j) rhs[j] += reference[0] * t.dphi[q][0][j] + reference[1] * t.dphi[q][1][j] + reference[2] * t.dphi[q][2][j];
   }
 
-  // 3. Faces: the stored flux is along the minus side's normal, in its point order; put at the
-  // element's own point through this thread's slots in shared memory (once every warp is done with
-  // the volume points).
+  // 3. Faces: the stored flux (point values or nodal moments) is along the minus side's normal, in
+  // its point (node) order; put at the element's own point (node) through this thread's slots in
+  // shared memory (once every warp is done with the volume points).
   __syncthreads();
 #pragma unroll
   for (int l = 0; l < 4; ++l) {
@@ -123,14 +219,14 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks)
     const index_t f = code_face(code);
     const bool plus = code_plus_side(code);
     const Real sign = plus ? Real(1) : Real(-1);
-    const int* permutation = &k.permutation[code_orientation(code) * Nfq];
+    const int* permutation = Moments ? &s_permutation[code_orientation(code) * NF] : &k.permutation[code_orientation(code) * Nfq];
 #pragma unroll
-    for (int q = 0; q < Nfq; ++q) {
+    for (int q = 0; q < NF; ++q) {
       const Real value = k.flux[(static_cast<index_t>(v) * Nfq + q) * k.Fs + f];
       s_u[plus ? permutation[q] : q][v][lane] = sign * value;
     }
 #pragma unroll
-    for (int point = 0; point < Nfq; ++point) {
+    for (int point = 0; point < NF; ++point) {
       const Real value = s_u[point][v][lane];
 #pragma unroll
       for (int j = 0; j < Np; ++j) rhs[j] += value * t.face[l][point][j];
@@ -177,22 +273,27 @@ int variable_blocks(bool double_precision, int order) {
   return double_precision && order >= 2 ? 4 : 5;
 }
 
-template <class Real, int P, int MinBlocks>
+template <class Real, int P, int MinBlocks, bool Moments>
 void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel, index_t first,
                      index_t count, const VariableKernelTables& tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nq = variable_volume_points(P), Nfq = variable_face_points(P);
-  using Tables = VariableTables<Real, Np, Nq, Nfq>;
+  constexpr int NF = variable_face_rows(P, Nfq, Moments);
+  using Tables = VariableTables<Real, Np, Nq, NF>;
   static_assert(sizeof(Tables) + sizeof(kernel) + 2 * sizeof(index_t) <= 32764, "the kernel's parameters exceed CUDA's 32,764 bytes");
+  constexpr std::size_t n_values = static_cast<std::size_t>(Np) * (4 * Nq + 4 * NF);
   FLOWDG_ASSERT(tables.order == P && tables.Nq == Nq && tables.Nfq == Nfq && kernel.Nq == Nq && kernel.Nfq == Nfq &&
-                    tables.values.size() * sizeof(Real) == sizeof(Tables),
+                    tables.values.size() == n_values && tables.moments == Moments &&
+                    (!Moments || tables.node_permutation.size() == static_cast<std::size_t>(6 * NF)),
                 "the variable element kernel's tables were built for p = ", tables.order, ", Nq = ", tables.Nq, ", Nfq = ", tables.Nfq,
-                "; the launch is p = ", P, ", Nq = ", kernel.Nq, ", Nfq = ", kernel.Nfq);
-  Tables values;
+                tables.moments ? " (moments)" : "", "; the launch is p = ", P, ", Nq = ", kernel.Nq, ", Nfq = ", kernel.Nfq);
+  Tables values{};
   Real* out = &values.phi[0][0];
-  for (std::size_t i = 0; i < tables.values.size(); ++i) out[i] = static_cast<Real>(tables.values[i]);
+  for (std::size_t i = 0; i < n_values; ++i) out[i] = static_cast<Real>(tables.values[i]);
+  if constexpr (Moments)
+    for (int i = 0; i < 6 * NF; ++i) values.node_permutation[i / NF][i % NF] = tables.node_permutation[i];
   const auto blocks = static_cast<unsigned>((count + variable_lanes - 1) / variable_lanes);
-  detail::launch(false, core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks>, blocks, 5 * variable_lanes, 0, kernel, first, count,
-                 values);
+  detail::launch(false, core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments>, blocks, 5 * variable_lanes, 0, kernel, first,
+                 count, values);
 }
 
 }  // namespace
@@ -201,16 +302,26 @@ template <class Real, int P>
 void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel,
                                          index_t first, index_t count, const VariableKernelTables& tables) {
   if (count <= 0) return;
-  with_min_blocks(variable_blocks(std::is_same_v<Real, double>, P),
-                  [&]<int Blocks>() { launch_variable<Real, P, Blocks>(kernel, first, count, tables); });
+  with_min_blocks(variable_blocks(std::is_same_v<Real, double>, P), [&]<int Blocks>() {
+    if (tables.moments) launch_variable<Real, P, Blocks, true>(kernel, first, count, tables);
+    else launch_variable<Real, P, Blocks, false>(kernel, first, count, tables);
+  });
 }
 
 namespace {
 
-template <class Real, int P, int Nfq, int Riemann, int MinBlocks>
+/// The face kernel's interpolation table L_i(y_q) (moments; one row where unused).
+template <class Real, int Nn, int Nfq>
+struct FaceMomentParameters {
+  Real L[Nn][Nfq];
+};
+
+template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_variable_kernel(
-    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false> k, index_t n) {
-  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, table = 4 * Nfq * Np;
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary> k, index_t n,
+    const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments) {
+  static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
+  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, table = 4 * Nfq * Np, sides = Boundary ? 1 : 2;
   extern __shared__ __align__(16) unsigned char variable_face_shared[];
   Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l Nfq + q) Np + j]
   Real* s_trace = s_phi + table;                                 // [((side Nfq + q) NV + v) E + lane]
@@ -219,20 +330,18 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   const int lane = static_cast<int>(threadIdx.x) % E;
   const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
   const index_t f = k.begin + (local < n ? local : 0);  // a lane past the end sums face `begin`'s traces, stores nothing
-  const index_t element_m = k.index.element_m[f], element_p = k.index.element_p[f];
-  const int local_m = k.index.local_m[f], local_p = k.index.local_p[f], orientation = k.index.orientation[f];
   __syncthreads();  // the table
   // One side at a time (its Np coefficients in registers): the minus side at the face's points, the
-  // plus side at its own points of them (the orientation's permutation).
+  // plus side at its own points of them (the orientation's permutation); a boundary face its minus side.
 #pragma unroll
-  for (int side = 0; side < 2; ++side) {
+  for (int side = 0; side < sides; ++side) {
     const View<const Real>& u = side == 0 ? k.u_m : k.u_p;
-    const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, element = side == 0 ? element_m : element_p;
+    const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, element = side == 0 ? k.index.element_m[f] : k.index.element_p[f];
     Real c[Np];
 #pragma unroll
     for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + element];
-    const Real* phi = s_phi + (side == 0 ? local_m : local_p) * Nfq * Np;
-    const int* permutation = &k.permutation[orientation * Nfq];
+    const Real* phi = s_phi + (side == 0 ? k.index.local_m[f] : k.index.local_p[f]) * Nfq * Np;
+    const int* permutation = side == 0 ? nullptr : &k.permutation[k.index.orientation[f] * Nfq];
 #pragma unroll
     for (int q = 0; q < Nfq; ++q) {
       const Real* row = phi + (side == 0 ? q : permutation[q]) * Np;
@@ -248,13 +357,38 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     const int q = i / E, face = i % E;
     const index_t at = static_cast<index_t>(blockIdx.x) * E + face;
     if (at >= n) continue;
-    typename physics::Euler<3, Real>::State um, up;
+    typename physics::Euler<3, Real>::State um, up{};
 #pragma unroll
     for (int w = 0; w < NV; ++w) {
       um[w] = s_trace[(q * NV + w) * E + face];
-      up[w] = s_trace[((Nfq + q) * NV + w) * E + face];
+      if constexpr (!Boundary) up[w] = s_trace[((Nfq + q) * NV + w) * E + face];
     }
-    k.template finish<Riemann>(at, q, um, up);
+    if constexpr (Moments) {
+      // The scaled flux into this thread's own minus-trace slots.
+      typename physics::Euler<3, Real>::State jump;
+      Real scale;
+      const auto value = k.template point_flux<Riemann>(at, q, um, up, jump, scale);
+#pragma unroll
+      for (int w = 0; w < NV; ++w) s_trace[(q * NV + w) * E + face] = value[w];
+    } else {
+      k.template finish<Riemann>(at, q, um, up);
+    }
+  }
+  if constexpr (Moments) {
+    // Thread (v, face): m_i = sum_q L_i(y_q) s_q, stored where the point values were (rows i < Nn).
+    __syncthreads();  // the scaled fluxes
+    if (local < n) {
+      Real s[Nfq];
+#pragma unroll
+      for (int q = 0; q < Nfq; ++q) s[q] = s_trace[(q * NV + v) * E + lane];
+#pragma unroll
+      for (int i = 0; i < face_moment_nodes(P); ++i) {
+        Real sum = 0;
+#pragma unroll
+        for (int q = 0; q < Nfq; ++q) sum += moments.L[i][q] * s[q];
+        k.flux[(static_cast<index_t>(v) * Nfq + i) * k.Fs + k.begin + local] = sum;
+      }
+    }
   }
 }
 
@@ -264,60 +398,87 @@ int variable_face_blocks() {
   return asked > 0 ? asked : 4;
 }
 
-template <class Real, int P, int Riemann, int MinBlocks>
-void launch_variable_faces(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
-                           index_t n_faces) {
-  constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P);
+template <class Real, int P, bool Boundary>
+using VariableFaceKernel = FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>;
+
+template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments>
+void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* tables) {
+  constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P), Nn = Moments ? face_moment_nodes(P) : 1;
   FLOWDG_ASSERT(kernel.Nfq == Nfq, "the variable face kernel is built for ", Nfq, " face points at p = ", P, ", not ", kernel.Nfq);
+  FaceMomentParameters<Real, Nn, Nfq> moments{};
+  if constexpr (Moments) {
+    FLOWDG_ASSERT(tables != nullptr && tables->order == P && tables->Nfq == Nfq &&
+                      tables->interpolation.size() == static_cast<std::size_t>(Nn * Nfq),
+                  "the face moments' tables do not match the variable face kernel's p = ", P, ", Nfq = ", Nfq);
+    for (int i = 0; i < Nn; ++i)
+      for (int q = 0; q < Nfq; ++q) moments.L[i][q] = static_cast<Real>(tables->interpolation[static_cast<std::size_t>(i) * Nfq + q]);
+  }
   constexpr std::size_t shared = sizeof(Real) * (4 * Nfq * Np + 2 * Nfq * 5 * variable_lanes);
-  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks>;
+  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     return true;
   }();
   (void)configured;
   const auto blocks = static_cast<unsigned>((n_faces + variable_lanes - 1) / variable_lanes);
-  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, n_faces);
+  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, n_faces, moments);
 }
 
-template <class Real, int P, int Riemann>
-void launch_variable_faces_blocks(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
-                                  index_t n_faces) {
-  with_min_blocks(variable_face_blocks(), [&]<int Blocks>() { launch_variable_faces<Real, P, Riemann, Blocks>(kernel, n_faces); });
+template <class Real, int P, int Riemann, bool Boundary>
+void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments) {
+  with_min_blocks(variable_face_blocks(), [&]<int Blocks>() {
+    if constexpr (Boundary) {
+      launch_variable_faces<Real, P, Riemann, Blocks, true, true>(kernel, n_faces, moments);
+    } else if constexpr (variable_kernel_order(P)) {  // moments where the element kernel reads them: p = 1..3
+      if (moments != nullptr) launch_variable_faces<Real, P, Riemann, Blocks, false, true>(kernel, n_faces, moments);
+      else launch_variable_faces<Real, P, Riemann, Blocks, false, false>(kernel, n_faces, moments);
+    } else {
+      FLOWDG_ASSERT(moments == nullptr, "face moments at p = ", P, ": the variable element kernel is built for p = 1..3");
+      launch_variable_faces<Real, P, Riemann, Blocks, false, false>(kernel, n_faces, moments);
+    }
+  });
 }
 
 }  // namespace
 
-template <class Real, int P>
+template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
-    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
-    index_t n_faces) {
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
+    index_t n_faces, const FaceMomentTables* moments) {
   if (n_faces <= 0) return;
+  FLOWDG_ASSERT(!Boundary || moments != nullptr, "the variable face kernel takes boundary faces with moments only");
   switch (kernel.riemann) {  // a kernel per numerical flux (as the block face kernel's)
     case physics::RiemannKind::rusanov:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov)>(kernel, n_faces);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments);
       return;
     case physics::RiemannKind::roe:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe)>(kernel, n_faces);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments);
       return;
     case physics::RiemannKind::hllc:
     default:  // numerical_flux's own default
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc)>(kernel, n_faces);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments);
       return;
   }
 }
 
-#define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P)                                                                                                   \
-  template void launch_core_face_variable_kernel<Real, P>(                                                                                      \
-      const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>&, index_t);
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 1)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 2)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 3)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 4)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 1)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 2)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 3)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 4)
+#define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P, Boundary) \
+  template void launch_core_face_variable_kernel<Real, P, Boundary>(                                                                          \
+      const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>&, index_t,        \
+      const FaceMomentTables*);
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 4, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 1, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 2, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 3, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 4, false)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 1, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 2, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 3, true)
 #undef FLOWDG_VARIABLE_FACE_INSTANCE
 
 #define FLOWDG_VARIABLE_INSTANCE(Real, P)                                                                                                        \

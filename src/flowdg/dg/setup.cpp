@@ -621,6 +621,15 @@ bool automatic_variable_faces(int order, bool double_precision) {
   return variable_face_kernel_order(order);
 }
 
+bool face_moments_allowed() {
+  const char* value = std::getenv("FLOWDG_FACE_MOMENTS");  // read at every operator build (a test turns it off for one)
+  if (value == nullptr || *value == 0) return true;
+  const std::string text(value);
+  if (text == "0") return false;
+  if (text == "1") return true;
+  throw InputError(cat("FLOWDG_FACE_MOMENTS='", text, "': expected 0 (face fluxes as point values) or 1 (as nodal moments where they apply)"));
+}
+
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):
