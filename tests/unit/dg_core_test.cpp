@@ -730,13 +730,17 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
       EXPECT_EQ(with.node_permutation, tables.node_permutation);
     }
   }
-  // FLOWDG_FACE_MOMENTS turns them off for A/B runs; anything but 0 or 1 is refused.
+  // Chosen where they measured faster (setup.cpp: p = 1..3, both precisions);
+  // FLOWDG_FACE_MOMENTS=0|1 replaces the rule for A/B runs; anything else is refused.
   unsetenv("FLOWDG_FACE_MOMENTS");
-  EXPECT_TRUE(dg::face_moments_allowed());
+  for (const bool double_precision : {true, false})
+    for (int order = 1; order <= 3; ++order) EXPECT_TRUE(dg::face_moments_chosen(order, double_precision)) << order;
   setenv("FLOWDG_FACE_MOMENTS", "0", 1);
-  EXPECT_FALSE(dg::face_moments_allowed());
+  for (int order = 1; order <= 3; ++order) EXPECT_FALSE(dg::face_moments_chosen(order, true)) << order;
+  setenv("FLOWDG_FACE_MOMENTS", "1", 1);
+  EXPECT_TRUE(dg::face_moments_chosen(2, false));
   setenv("FLOWDG_FACE_MOMENTS", "on", 1);
-  EXPECT_THROW(dg::face_moments_allowed(), InputError);
+  EXPECT_THROW(dg::face_moments_chosen(1, true), InputError);
   unsetenv("FLOWDG_FACE_MOMENTS");
 }
 

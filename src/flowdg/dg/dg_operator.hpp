@@ -893,9 +893,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   // Face fluxes as nodal moments (core_variable_kernels.hpp: FaceMomentTables): where every element
   // group runs the warp-per-variable element kernel and every face group can take the
   // warp-per-variable face kernel — every face the element kernel reads then holds moments; the
-  // boundary groups take that face kernel too. FLOWDG_FACE_MOMENTS=0 keeps the point values (A/B runs).
+  // boundary groups take that face kernel too — at the orders where that measured faster
+  // (face_moments_chosen; FLOWDG_FACE_MOMENTS=0|1 replaces the rule for A/B runs).
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
-    bool moments = options.backend == Backend::cuda && !elements_.empty() && face_moments_allowed();
+    bool moments = options.backend == Backend::cuda && !elements_.empty() && face_moments_chosen(order_, std::is_same_v<Real, double>);
     for (const ElementData& d : elements_) moments = moments && !d.variable.empty();
     for (std::size_t fg = 0; fg < faces_.size(); ++fg) moments = moments && (faces_[fg].variable || variable_boundary[fg]);
     if (moments) {

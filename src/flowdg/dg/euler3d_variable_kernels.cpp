@@ -17,6 +17,7 @@
 #if defined(__CUDACC__)
 #include "flowdg/backend/cuda_check.hpp"
 #include "flowdg/backend/for_each.hpp"
+#include "flowdg/backend/tensor_core.hpp"
 #endif
 
 namespace flowdg::dg {
@@ -142,7 +143,13 @@ constexpr int variable_lanes = 32;  // elements a block: a warp's lanes
 /// The number of face rows: Nn nodal moments or Nfq point values.
 constexpr int variable_face_rows(int order, int Nfq, bool moments) { return moments ? face_moment_nodes(order) : Nfq; }
 
-template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments>
+/// The element kernel's dynamic shared memory: with Prefetch its face values, [4][NF][NV][E].
+template <class Real, int NF, bool Prefetch>
+constexpr std::size_t variable_prefetch_bytes() {
+  return Prefetch ? sizeof(Real) * 4 * NF * 5 * variable_lanes : 0;
+}
+
+template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments, bool Prefetch>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_variable_kernel(
     const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine> k, index_t first, index_t count,
     const __grid_constant__ VariableTables<Real, n_basis(Shape::tetrahedron, P), Nq, variable_face_rows(P, Nfq, Moments)> t) {
@@ -162,6 +169,21 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
   const bool valid = local < count;
   const index_t e = first + (valid ? local : 0);  // a lane past the end computes element `first` and stores nothing
   const index_t Ks = k.Ks;
+  // Prefetch: this thread's stored face values (each lane's four faces lie anywhere in the flux
+  // array: the loads of step 3 that wait longest) copied to shared memory now (cp.async), so that
+  // they arrive while steps 1 and 2 compute; [((l NF + q) NV + v) E + lane], this thread's own slots.
+  extern __shared__ __align__(16) unsigned char variable_element_shared[];
+  Real* s_face = reinterpret_cast<Real*>(variable_element_shared);
+  if constexpr (Prefetch) {
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      const index_t f = code_face(k.codes[l * Ks + e]);
+#pragma unroll
+      for (int q = 0; q < NF; ++q)
+        device::copy_async(&s_face[((l * NF + q) * NV + v) * E + lane], k.flux.data + (static_cast<index_t>(v) * Nfq + q) * k.Fs + f);
+    }
+    device::copy_async_commit();
+  }
 
   // 1. This variable at the volume points.
   {
@@ -212,6 +234,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
   // 3. Faces: the stored flux (point values or nodal moments) is along the minus side's normal, in
   // its point (node) order; put at the element's own point (node) through this thread's slots in
   // shared memory (once every warp is done with the volume points).
+  if constexpr (Prefetch) device::copy_async_wait();  // this thread's own face values
   __syncthreads();
 #pragma unroll
   for (int l = 0; l < 4; ++l) {
@@ -222,7 +245,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
     const int* permutation = Moments ? &s_permutation[code_orientation(code) * NF] : &k.permutation[code_orientation(code) * Nfq];
 #pragma unroll
     for (int q = 0; q < NF; ++q) {
-      const Real value = k.flux[(static_cast<index_t>(v) * Nfq + q) * k.Fs + f];
+      const Real value = Prefetch ? s_face[((l * NF + q) * NV + v) * E + lane] : k.flux[(static_cast<index_t>(v) * Nfq + q) * k.Fs + f];
       s_u[plus ? permutation[q] : q][v][lane] = sign * value;
     }
 #pragma unroll
@@ -273,7 +296,22 @@ int variable_blocks(bool double_precision, int order) {
   return double_precision && order >= 2 ? 4 : 5;
 }
 
-template <class Real, int P, int MinBlocks, bool Moments>
+/// FLOWDG_VARIABLE_PREFETCH for A/B runs: 0 none, 1 the element kernel's face values, 2 the face
+/// kernel's geometry, 3 both (the default) — each with face moments only; anything else an InputError.
+/// Session 41 (H100, the 3D vortex, double p = 1, moments): none 16.61-16.64e9, 1 17.28-17.29, 2
+/// 17.69-17.79, 3 18.55-18.61; float p = 1 30.12 -> 34.94, p = 3 17.16 -> 18.53 (none -> both).
+int variable_prefetch() {
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_VARIABLE_PREFETCH");
+    if (value == nullptr || *value == 0) return 3;
+    const std::string text(value);
+    if (text == "0" || text == "1" || text == "2" || text == "3") return std::stoi(text);
+    throw InputError(cat("FLOWDG_VARIABLE_PREFETCH='", text, "': expected 0 (none), 1 (elements), 2 (faces) or 3 (both)"));
+  }();
+  return asked;
+}
+
+template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch>
 void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel, index_t first,
                      index_t count, const VariableKernelTables& tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nq = variable_volume_points(P), Nfq = variable_face_points(P);
@@ -292,8 +330,14 @@ void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahe
   if constexpr (Moments)
     for (int i = 0; i < 6 * NF; ++i) values.node_permutation[i / NF][i % NF] = tables.node_permutation[i];
   const auto blocks = static_cast<unsigned>((count + variable_lanes - 1) / variable_lanes);
-  detail::launch(false, core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments>, blocks, 5 * variable_lanes, 0, kernel, first,
-                 count, values);
+  constexpr auto function = core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch>;
+  constexpr std::size_t shared = variable_prefetch_bytes<Real, NF, Prefetch>();
+  static const bool configured = [] {
+    FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    return true;
+  }();
+  (void)configured;
+  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, first, count, values);
 }
 
 }  // namespace
@@ -302,9 +346,13 @@ template <class Real, int P>
 void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel,
                                          index_t first, index_t count, const VariableKernelTables& tables) {
   if (count <= 0) return;
+  // The face values prefetched with moments only: with point values (7 rows at p = 2, 54 KB of
+  // shared memory a block in double) it cost a block an SM, 17.7 against 20.5e9 (session 41).
+  const bool prefetch = tables.moments && (variable_prefetch() & 1) != 0;
   with_min_blocks(variable_blocks(std::is_same_v<Real, double>, P), [&]<int Blocks>() {
-    if (tables.moments) launch_variable<Real, P, Blocks, true>(kernel, first, count, tables);
-    else launch_variable<Real, P, Blocks, false>(kernel, first, count, tables);
+    if (!tables.moments) launch_variable<Real, P, Blocks, false, false>(kernel, first, count, tables);
+    else if (prefetch) launch_variable<Real, P, Blocks, true, true>(kernel, first, count, tables);
+    else launch_variable<Real, P, Blocks, true, false>(kernel, first, count, tables);
   });
 }
 
@@ -316,11 +364,17 @@ struct FaceMomentParameters {
   Real L[Nn][Nfq];
 };
 
-template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments>
+template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary> k, index_t n,
     const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments) {
   static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
+  static_assert(!Prefetch || (Moments && !Boundary), "the geometry is prefetched on interior faces with moments");
+  // Prefetch: each face's unit normal and |N| (the affine face geometry, [c Gs + local]) and the
+  // face weights, loaded beside the coefficients in the first phase (the point flux loads them
+  // after the traces otherwise).
+  __shared__ Real s_geometry[Prefetch ? 4 : 1][variable_lanes];
+  __shared__ Real s_weight[Prefetch ? Nfq : 1];
   constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, table = 4 * Nfq * Np, sides = Boundary ? 1 : 2;
   extern __shared__ __align__(16) unsigned char variable_face_shared[];
   Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l Nfq + q) Np + j]
@@ -330,6 +384,10 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   const int lane = static_cast<int>(threadIdx.x) % E;
   const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
   const index_t f = k.begin + (local < n ? local : 0);  // a lane past the end sums face `begin`'s traces, stores nothing
+  if constexpr (Prefetch) {
+    if (v < 4) s_geometry[v][lane] = k.geometry[v * k.Gs + (local < n ? local : 0)];
+    if (threadIdx.x < Nfq) s_weight[threadIdx.x] = k.face_weight[threadIdx.x];
+  }
   __syncthreads();  // the table
   // One side at a time (its Np coefficients in registers): the minus side at the face's points, the
   // plus side at its own points of them (the orientation's permutation); a boundary face its minus side.
@@ -363,7 +421,17 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
       um[w] = s_trace[(q * NV + w) * E + face];
       if constexpr (!Boundary) up[w] = s_trace[((Nfq + q) * NV + w) * E + face];
     }
-    if constexpr (Moments) {
+    if constexpr (Prefetch) {
+      // point_flux's arithmetic with the prefetched geometry: the scaled flux into this thread's own
+      // minus-trace slots.
+      typename physics::Euler<3, Real>::Direction normal;
+#pragma unroll
+      for (int d = 0; d < 3; ++d) normal[d] = s_geometry[d][face];
+      const auto value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um, up, normal);
+      const Real scale = s_weight[q] * s_geometry[3][face];
+#pragma unroll
+      for (int w = 0; w < NV; ++w) s_trace[(q * NV + w) * E + face] = scale * value[w];
+    } else if constexpr (Moments) {
       // The scaled flux into this thread's own minus-trace slots.
       typename physics::Euler<3, Real>::State jump;
       Real scale;
@@ -401,7 +469,7 @@ int variable_face_blocks() {
 template <class Real, int P, bool Boundary>
 using VariableFaceKernel = FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>;
 
-template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments>
+template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch>
 void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P), Nn = Moments ? face_moment_nodes(P) : 1;
   FLOWDG_ASSERT(kernel.Nfq == Nfq, "the variable face kernel is built for ", Nfq, " face points at p = ", P, ", not ", kernel.Nfq);
@@ -414,7 +482,7 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
       for (int q = 0; q < Nfq; ++q) moments.L[i][q] = static_cast<Real>(tables->interpolation[static_cast<std::size_t>(i) * Nfq + q]);
   }
   constexpr std::size_t shared = sizeof(Real) * (4 * Nfq * Np + 2 * Nfq * 5 * variable_lanes);
-  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments>;
+  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments, Prefetch>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     return true;
@@ -428,13 +496,17 @@ template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments) {
   with_min_blocks(variable_face_blocks(), [&]<int Blocks>() {
     if constexpr (Boundary) {
-      launch_variable_faces<Real, P, Riemann, Blocks, true, true>(kernel, n_faces, moments);
+      launch_variable_faces<Real, P, Riemann, Blocks, true, true, false>(kernel, n_faces, moments);
     } else if constexpr (variable_kernel_order(P)) {  // moments where the element kernel reads them: p = 1..3
-      if (moments != nullptr) launch_variable_faces<Real, P, Riemann, Blocks, false, true>(kernel, n_faces, moments);
-      else launch_variable_faces<Real, P, Riemann, Blocks, false, false>(kernel, n_faces, moments);
+      if (moments != nullptr && (variable_prefetch() & 2) != 0)
+        launch_variable_faces<Real, P, Riemann, Blocks, false, true, true>(kernel, n_faces, moments);
+      else if (moments != nullptr)
+        launch_variable_faces<Real, P, Riemann, Blocks, false, true, false>(kernel, n_faces, moments);
+      else
+        launch_variable_faces<Real, P, Riemann, Blocks, false, false, false>(kernel, n_faces, moments);
     } else {
       FLOWDG_ASSERT(moments == nullptr, "face moments at p = ", P, ": the variable element kernel is built for p = 1..3");
-      launch_variable_faces<Real, P, Riemann, Blocks, false, false>(kernel, n_faces, moments);
+      launch_variable_faces<Real, P, Riemann, Blocks, false, false, false>(kernel, n_faces, moments);
     }
   });
 }

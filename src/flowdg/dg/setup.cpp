@@ -621,9 +621,19 @@ bool automatic_variable_faces(int order, bool double_precision) {
   return variable_face_kernel_order(order);
 }
 
-bool face_moments_allowed() {
-  const char* value = std::getenv("FLOWDG_FACE_MOMENTS");  // read at every operator build (a test turns it off for one)
-  if (value == nullptr || *value == 0) return true;
+bool face_moments_chosen(int order, bool double_precision) {
+  const char* value = std::getenv("FLOWDG_FACE_MOMENTS");  // read at every operator build (tests set it for one)
+  if (value == nullptr || *value == 0) {
+    // Session 41 (the 3D Euler vortex, RK4, Rusanov, H100, `flowdg run`; docs/performance.md): with
+    // the kernels' prefetch (which the element kernel takes with moments only) every order where
+    // the kernels run: double p = 1 18.55-18.61e9 DOF-stage updates/s against point values' 15.87
+    // (without prefetch: moments 16.53), p = 2 20.63-20.67 against 20.49 (point values, no prefetch;
+    // moments without prefetch 20.24); float p = 1 34.93 against 29.78, p = 2 38.27 against 37.66,
+    // p = 3 18.53 against 15.79 (6, 7, 15 face points against 3, 6, 10 moments).
+    (void)order;
+    (void)double_precision;
+    return true;
+  }
   const std::string text(value);
   if (text == "0") return false;
   if (text == "1") return true;

@@ -154,9 +154,10 @@ bool automatic_variable_elements(int order, bool double_precision);
 /// The same for the face kernel with a warp per variable (3D Euler's interior faces between affine
 /// tetrahedra, p = 1..4).
 bool automatic_variable_faces(int order, bool double_precision);
-/// Whether 3D Euler's face fluxes may be stored as nodal moments where both warp-per-variable kernels
-/// run everywhere (DgOperator: face_moments_): yes by default; FLOWDG_FACE_MOMENTS=0|1 for A/B runs
+/// Whether 3D Euler's face fluxes are stored as nodal moments where both warp-per-variable kernels
+/// run everywhere (DgOperator: face_moments_): by measurement at p = 1 and 3, not at p = 2 (session
+/// 41); FLOWDG_FACE_MOMENTS=0|1 (never, or wherever they apply) replaces the rule for A/B runs
 /// (anything else an InputError).
-bool face_moments_allowed();
+bool face_moments_chosen(int order, bool double_precision);
 
 }  // namespace flowdg::dg
