@@ -155,9 +155,9 @@ bool automatic_variable_elements(int order, bool double_precision);
 /// tetrahedra, p = 1..4).
 bool automatic_variable_faces(int order, bool double_precision);
 /// Whether 3D Euler's face fluxes are stored as nodal moments where both warp-per-variable kernels
-/// run everywhere (DgOperator: face_moments_): by measurement at p = 1 and 3, not at p = 2 (session
-/// 41); FLOWDG_FACE_MOMENTS=0|1 (never, or wherever they apply) replaces the rule for A/B runs
-/// (anything else an InputError).
+/// run everywhere (DgOperator: face_moments_): by measurement at every order they apply to (p = 1..3,
+/// session 41); FLOWDG_FACE_MOMENTS=0|1 (never, or wherever they apply) replaces the rule for A/B
+/// runs (anything else an InputError).
 bool face_moments_chosen(int order, bool double_precision);
 
 }  // namespace flowdg::dg
