@@ -289,11 +289,15 @@ void with_min_blocks(int blocks, F&& f) {
 /// four blocks (96 registers, no spills) 17.2e9 DOF-stage updates/s against five's 16.0 (72
 /// registers, 56 bytes spilled) and six's 15.6; at p = 1 four and five alike (15.3, 15.4); at p = 3
 /// five 8.5, four 8.1, three 7.2. In float five: p = 1 27.6 against four's 25.7, p = 2 29.6 against
-/// 29.5, p = 3 13.3 against 12.6.
+/// 29.5, p = 3 13.3 against 12.6. Session 41, with face moments and the prefetch (one binary,
+/// docs/results/tets_session41/call14_*): double p = 1 five 18.44-18.46 against four's 18.06-18.10
+/// and six's 18.54-18.58; p = 2 four 20.61-20.65, three 20.61, five 18.21-18.29 (its shared memory
+/// does not fit five blocks); float p = 1 five 35.05 against four's 34.68, p = 2 38.46 against
+/// 36.68, p = 3 four 19.10 against five's 18.50.
 int variable_blocks(bool double_precision, int order) {
   static const int asked = blocks_asked("FLOWDG_VARIABLE_BLOCKS");
   if (asked > 0) return asked;
-  return double_precision && order >= 2 ? 4 : 5;
+  return (double_precision && order >= 2) || (!double_precision && order == 3) ? 4 : 5;
 }
 
 /// FLOWDG_VARIABLE_PREFETCH for A/B runs: 0 none, 1 the element kernel's face values, 2 the face
@@ -460,10 +464,19 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   }
 }
 
-/// The face kernel's blocks an SM: FLOWDG_VARIABLE_FACE_BLOCKS for A/B runs, else 4.
-int variable_face_blocks() {
+/// The face kernel's blocks an SM (its registers bounded for them): FLOWDG_VARIABLE_FACE_BLOCKS for
+/// A/B runs, else the measured default. Session 41, with face moments and the prefetch (H100, the 3D
+/// vortex, Rusanov, one binary, docs/results/tets_session41/call14_*): in double six blocks p = 1
+/// 19.65-19.81e9 against four's 18.44-18.46 (five 18.38-18.57, three 18.15-18.54), p = 2
+/// 21.07-21.10 against 20.61-20.65; in float four: p = 1 35.05 against six's 34.82, p = 2 38.46
+/// against 38.30, p = 3 18.50 against 18.58 (five 18.60). Six blocks bound the registers at 64:
+/// Rusanov's kernels fit (p = 1, 2), HLLC's spill 48 bytes and still gain (call18: p = 1 16.03
+/// against four's 13.72, p = 2 19.30 against 17.84), Roe's spill 160 bytes (not measured: four),
+/// as the orders and precisions measured only with session 40's four keep it.
+int variable_face_blocks(bool double_precision, int order, int riemann) {
   static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
-  return asked > 0 ? asked : 4;
+  if (asked > 0) return asked;
+  return double_precision && order <= 2 && riemann != static_cast<int>(physics::RiemannKind::roe) ? 6 : 4;
 }
 
 template <class Real, int P, bool Boundary>
@@ -494,7 +507,7 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
 
 template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments) {
-  with_min_blocks(variable_face_blocks(), [&]<int Blocks>() {
+  with_min_blocks(variable_face_blocks(std::is_same_v<Real, double>, P, Riemann), [&]<int Blocks>() {
     if constexpr (Boundary) {
       launch_variable_faces<Real, P, Riemann, Blocks, true, true, false>(kernel, n_faces, moments);
     } else if constexpr (variable_kernel_order(P)) {  // moments where the element kernel reads them: p = 1..3
