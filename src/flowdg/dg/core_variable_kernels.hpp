@@ -47,8 +47,8 @@ struct FaceMomentTables {
   std::vector<int> node_permutation;  ///< [orientation Nn + i]: the minus side's node i is the plus side's node ...
   bool empty() const { return interpolation.empty(); }
 };
-/// The tables for one order and face rule (a tetrahedron's triangular faces); InputError where the
-/// nodes' Vandermonde matrix is singular (it is not for p = 1..4).
+/// The tables for one order (1..4: the Lagrange triangles of mesh/lagrange.hpp) and face rule (a
+/// tetrahedron's triangular faces).
 FaceMomentTables face_moment_tables(int order, const QuadratureRule& face_rule);
 
 /// The kernel's tables for one order, from the group's reference tables (volume_phi [k Np + j],

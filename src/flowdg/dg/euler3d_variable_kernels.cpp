@@ -3,16 +3,16 @@
 // host compiler otherwise, where only the element kernel's tables are built).
 #include "flowdg/dg/core_variable_kernels.hpp"
 
-#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include "flowdg/core/error.hpp"
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
+#include "flowdg/mesh/lagrange.hpp"
+#include "flowdg/mesh/mesh.hpp"
 
 #if defined(__CUDACC__)
 #include "flowdg/backend/cuda_check.hpp"
@@ -46,62 +46,20 @@ VariableKernelTables variable_kernel_tables(int order, int Nq, int Nfq, const st
 FaceMomentTables face_moment_tables(int order, const QuadratureRule& face_rule) {
   FLOWDG_ASSERT(order >= 1 && face_rule.shape == Shape::triangle, "face moments: p = ", order, " on a ", shape_name(face_rule.shape),
                 " rule (expected p >= 1 and a triangle)");
-  const int Nn = face_moment_nodes(order), Nfq = face_rule.size(), Np = n_basis(Shape::tetrahedron, order);
-  // The equispaced nodes, vertex weights (a, b, c) / p on the face's reference triangle (-1, -1),
-  // (1, -1), (-1, 1); the monomials b^m c^n (m + n <= p) in the weights b, c of vertices 1 and 2.
-  std::vector<Point3> nodes;
-  for (int c = 0; c <= order; ++c)
-    for (int b = 0; b + c <= order; ++b)
-      nodes.push_back(Point3{-1.0 + 2.0 * b / order, -1.0 + 2.0 * c / order, 0.0});
-  const auto monomials = [&](Point3 y, double* out) {
-    const double b = 0.5 * (1.0 + y.x), c = 0.5 * (1.0 + y.y);
-    int k = 0;
-    for (int n = 0; n <= order; ++n)
-      for (int m = 0; m + n <= order; ++m) out[k++] = std::pow(b, m) * std::pow(c, n);
-  };
-  // V [i][k] = monomial k at node i; its inverse C by Gauss-Jordan with partial pivoting; then
-  // L_i(y) = sum_k monomial_k(y) C[k][i].
-  std::vector<double> V(static_cast<std::size_t>(Nn) * Nn), C(static_cast<std::size_t>(Nn) * Nn, 0.0);
-  for (int i = 0; i < Nn; ++i) {
-    monomials(nodes[i], &V[static_cast<std::size_t>(i) * Nn]);
-    C[static_cast<std::size_t>(i) * Nn + i] = 1.0;
-  }
-  for (int col = 0; col < Nn; ++col) {
-    int pivot = col;
-    for (int r = col + 1; r < Nn; ++r)
-      if (std::abs(V[static_cast<std::size_t>(r) * Nn + col]) > std::abs(V[static_cast<std::size_t>(pivot) * Nn + col])) pivot = r;
-    if (std::abs(V[static_cast<std::size_t>(pivot) * Nn + col]) < 1e-12)
-      throw InputError(cat("face moments at p = ", order, ": the nodes' Vandermonde matrix is singular"));
-    for (int k = 0; k < Nn; ++k) {
-      std::swap(V[static_cast<std::size_t>(col) * Nn + k], V[static_cast<std::size_t>(pivot) * Nn + k]);
-      std::swap(C[static_cast<std::size_t>(col) * Nn + k], C[static_cast<std::size_t>(pivot) * Nn + k]);
-    }
-    const double scale = 1.0 / V[static_cast<std::size_t>(col) * Nn + col];
-    for (int k = 0; k < Nn; ++k) {
-      V[static_cast<std::size_t>(col) * Nn + k] *= scale;
-      C[static_cast<std::size_t>(col) * Nn + k] *= scale;
-    }
-    for (int r = 0; r < Nn; ++r) {
-      const double factor = V[static_cast<std::size_t>(r) * Nn + col];
-      if (r == col || factor == 0.0) continue;
-      for (int k = 0; k < Nn; ++k) {
-        V[static_cast<std::size_t>(r) * Nn + k] -= factor * V[static_cast<std::size_t>(col) * Nn + k];
-        C[static_cast<std::size_t>(r) * Nn + k] -= factor * C[static_cast<std::size_t>(col) * Nn + k];
-      }
-    }
-  }
+  // The equispaced nodes and their Lagrange basis: the order-p Lagrange triangle's (mesh/lagrange.hpp;
+  // its reference triangle is the face's).
+  const ElementType type = lagrange_type(Shape::triangle, order);
+  const std::vector<Point3> nodes = reference_nodes(type);
+  const int Nn = static_cast<int>(nodes.size()), Nfq = face_rule.size(), Np = n_basis(Shape::tetrahedron, order);
+  FLOWDG_ASSERT(Nn == face_moment_nodes(order), "face moments at p = ", order, ": ", Nn, " nodes");
   FaceMomentTables tables;
   tables.order = order;
   tables.Nfq = Nfq;
-  tables.interpolation.assign(static_cast<std::size_t>(Nn) * Nfq, 0.0);
-  std::vector<double> m(static_cast<std::size_t>(Nn));
+  tables.interpolation.resize(static_cast<std::size_t>(Nn) * Nfq);
+  std::vector<double> L(static_cast<std::size_t>(Nn));
   for (int q = 0; q < Nfq; ++q) {
-    monomials(face_rule.points[q], m.data());
-    for (int i = 0; i < Nn; ++i) {
-      double sum = 0;
-      for (int k = 0; k < Nn; ++k) sum += m[k] * C[static_cast<std::size_t>(k) * Nn + i];
-      tables.interpolation[static_cast<std::size_t>(i) * Nfq + q] = sum;
-    }
+    shape_functions(type, face_rule.points[q], L.data(), nullptr);
+    for (int i = 0; i < Nn; ++i) tables.interpolation[static_cast<std::size_t>(i) * Nfq + q] = L[i];
   }
   tables.node_phi.resize(static_cast<std::size_t>(4) * Nn * Np);
   for (int l = 0; l < 4; ++l)
