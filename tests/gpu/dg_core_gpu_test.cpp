@@ -133,9 +133,13 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
           // and its face kernel on the interior faces at p = 1..4
           EXPECT_EQ(cuda->describe().find("face kernel with a warp per variable on ") != std::string::npos, order >= 1)
               << c.name << " p = " << order << ": " << cuda->describe();
-          // the face fluxes as nodal moments where both run (p = 1..3) at the orders the rule takes, unless turned off
+          // the face fluxes as nodal moments where both run (p = 1..3), and at p = 4 in double precision
+          // where the element kernel is the tensor-core one (it reads moments too), at the orders the
+          // rule takes, unless turned off
+          const bool double_precision = precision == dg::Precision::double_precision;
           EXPECT_EQ(cuda->describe().find("fluxes as nodal moments") != std::string::npos,
-                    !points && order >= 1 && order <= 3 && dg::face_moments_chosen(order, precision == dg::Precision::double_precision))
+                    !points && ((order >= 1 && order <= 3) || (order == 4 && double_precision)) &&
+                        dg::face_moments_chosen(order, double_precision))
               << c.name << " p = " << order << ": " << cuda->describe();
         }
         // The sum-factorised element kernel runs the bilinear quadrilaterals (collocated: their Gauss
@@ -187,11 +191,15 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
     const physics::FlowSpec flow = vortex(3, {0.5, 0.5, 0});
     for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
       // "moments": both warp-per-variable kernels, the face fluxes as nodal moments (p = 1..3, forced
-      // by FLOWDG_FACE_MOMENTS=1; the boundary faces' kernel with moments, a kernel per solver too).
-      for (const char* faces : {"block", "chunked", "variable", "moments"})
+      // by FLOWDG_FACE_MOMENTS=1; the boundary faces' kernel with moments, a kernel per solver too);
+      // "tensor moments": the tensor-core element kernel reading the moments (double precision,
+      // p = 1..4) from the same face kernels.
+      for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments"})
         for (int order = 1; order <= 4; ++order) {
-          const bool moments = std::string(faces) == "moments";
-          if (moments && order > 3) continue;
+          const bool tensor_moments = std::string(faces) == "tensor moments";
+          const bool moments = std::string(faces) == "moments" || tensor_moments;
+          if (std::string(faces) == "moments" && order > 3) continue;
+          if (tensor_moments && precision != dg::Precision::double_precision) continue;
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
                {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
@@ -200,11 +208,13 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             const auto cpu = dg::make_operator(c.mesh, connectivity, cpu_options);
             dg::OperatorOptions options = options_for(c.mesh, order, Backend::cuda, precision, flow);
             options.flux = riemann;
-            options.element_kernel = moments ? "variable" : "thread";
+            options.element_kernel = tensor_moments ? "tensor" : moments ? "variable" : "thread";
             options.face_kernel = moments ? "variable" : faces;
             if (moments) setenv("FLOWDG_FACE_MOMENTS", "1", 1);  // at p = 2 too, where the rule does not take them
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (moments) unsetenv("FLOWDG_FACE_MOMENTS");
+            if (std::string(c.name) == "affine tetrahedra" && tensor_moments)
+              EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << cuda->describe();
             if (std::string(c.name) == "affine tetrahedra")
               EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")
                                               : std::string(faces) == "variable" ? std::string("face kernel with a warp per variable")

@@ -10,7 +10,9 @@
 //   rows [0, K3)         the right side of the residual product: the values at the volume points
 //                        (rows [0, Nq)), then in place the reference fluxes (row r Nq + k), the
 //                        face fluxes (row dim Nq + l Nfq + point: in the element's point order,
-//                        negated in phase 2 on the element's minus faces), zeros to K3;
+//                        negated in phase 2 on the element's minus faces; with face moments, 3D
+//                        Euler's affine tetrahedra, Nfq = Nn nodes a face:
+//                        core_variable_kernels.hpp), zeros to K3;
 //   rows [K3, K3 + Np)   the coefficients;
 //   then (dim^2 + 1) x E  the affine metric.
 // Phases (barriers between):
@@ -32,6 +34,8 @@
 #include "flowdg/backend/tensor_core.hpp"
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/setup.hpp"
+#include "flowdg/physics/euler/euler.hpp"
 
 namespace flowdg::dg {
 
@@ -40,17 +44,20 @@ constexpr int core_tensor_threads() {
   return 32 * core_tensor_row_groups * Physics::n_variables;
 }
 
-template <class Physics, Shape S, int P, GeometryKind G>
-__global__ void __launch_bounds__(core_tensor_threads<Physics>())
+/// MinBlocks: the blocks an SM its registers are bounded for (1: none).
+template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1>
+__global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
-                               const double* __restrict__ a2, const double* __restrict__ a3) {
+                               const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
   static_assert(std::is_same_v<typename Physics::real, double>, "the FP64 tensor cores take double precision only");
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
   constexpr int E = core_tensor_elements, R = core_tensor_row_groups, threads = core_tensor_threads<Physics>();
   constexpr int MT3 = (Np + 7) / 8;                                // row tiles of the residual
   constexpr int MT2W = 4;                                         // row tiles of the values per pass
-  const int Nq = k.Nq, Nfq = k.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
+  // Nfq face rows a face: its points, or with face moments its nodes (t.Nfq; the stored flux's rows
+  // keep their stride k.Nfq); face_permutation [orientation Nfq + row] maps the plus side's rows.
+  const int Nq = k.Nq, Nfq = t.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
   extern __shared__ double shared[];  // [row * ST + v * E + el]
   double* s_u = shared + K3 * ST;     // [j * ST + v * E + el]
   double* s_metric = s_u + Np * ST;   // [c * E + el], c = r dim + d; dim^2: 1 / det J
@@ -93,12 +100,12 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>())
     }
     const index_t code = k.codes[l * k.Ks + e0 + el];
     const index_t f = code_face(code);
-    const int point = code_own_point(code, k.permutation, Nfq, q);
+    const int point = code_plus_side(code) ? face_permutation[code_orientation(code) * Nfq + q] : q;
     for (int v = 0; v < NV; ++v) {
       if constexpr (Physics::has_viscous_flux)  // the stored flux less the centred viscous flux's halves
         row[(l * Nfq + point) * ST + v * E] = k.face_flux(v, q, f);
       else
-        device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * Nfq + q) * k.Fs + f);
+        device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f);
     }
   }
   for (int i = threadIdx.x; i < (K3 - surface_row - NF * Nfq) * NV * E; i += threads)
@@ -279,16 +286,33 @@ template <class Physics, Shape S, int P, GeometryKind G>
 /// Elements [first, first + n_elements) of the group.
 void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements,
                                        const CoreTensorLayout& layout,
-                                       const double* tables) {
+                                       const double* tables, const int* face_permutation) {
   if (n_elements <= 0) return;
-  constexpr auto function = core_element_tensor_kernel<Physics, S, P, G>;
-  allow_block_shared_limit<function>();
   const std::size_t shared = core_tensor_shared_bytes(layout);
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
-                 tables + layout.M2 * layout.K2);
+  const auto run = [&]<int MinBlocks>() {
+    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks>;
+    allow_block_shared_limit<function>();
+    detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
+                   tables + layout.M2 * layout.K2, face_permutation);
+  };
+  // 3D Euler's affine tetrahedra at p = 3, 4 (the kernel's shared memory with face moments fits
+  // four and two blocks an SM): registers bounded for tensor_blocks(P) blocks (setup.cpp: two, 96
+  // registers; three at p = 3 for A/B runs, 64; unbounded they took 106-108, one block an SM).
+  if constexpr (std::is_same_v<Physics, physics::Euler<3, double>> && S == Shape::tetrahedron && G == GeometryKind::affine &&
+                (P == 3 || P == 4)) {
+    if constexpr (P == 3) {
+      if (tensor_blocks(P) == 3) {
+        run.template operator()<3>();
+        return;
+      }
+    }
+    run.template operator()<2>();
+    return;
+  }
+  run.template operator()<1>();
 }
 
 }  // namespace flowdg::dg

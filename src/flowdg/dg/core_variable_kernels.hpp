@@ -35,10 +35,12 @@ constexpr int variable_face_points(int order) { return order == 1 ? 6 : order ==
 /// ((p + 1)(p + 2) / 2 of them: 3, 6, 10, 15 at p = 1..4, against Nfq = 6, 7, 15, 19 points)
 ///   sum_q s_q phi_j(x_q) = sum_i phi_j(y_i) m_i,   m_i = sum_q s_q L_i(y_q),
 /// s_q the scaled flux w_q |N| F*_q: exact up to rounding. Where every element group runs the
-/// warp-per-variable element kernel and every face group (boundary ones too) the warp-per-variable
-/// face kernel (DgOperator: face_moments_), the face kernels store m_i in the flux array's first Nn
-/// rows of each variable ([(v Nfq + i) Fs + f]) instead of the Nfq point values, and the element
-/// kernel sums phi_j(y_i) m_i: less flux written and read (half at p = 1).
+/// warp-per-variable element kernel or (3D Euler, double precision) the tensor-core one, and every
+/// face group (boundary ones too) the warp-per-variable face kernel (DgOperator: face_moments_), the
+/// face kernels store m_i in the flux array's first Nn rows of each variable ([(v Nfq + i) Fs + f])
+/// instead of the Nfq point values, and the element kernels sum phi_j(y_i) m_i: less flux written
+/// and read (half at p = 1). (Stored face-major instead, [(f NV + v) Nn + i], through shared memory:
+/// slower, session 42 — p = 1 19.04-19.08e9 against 19.50, p = 2 20.42-20.65 against 20.72-20.84.)
 constexpr int face_moment_nodes(int order) { return (order + 1) * (order + 2) / 2; }
 struct FaceMomentTables {
   int order = 0, Nfq = 0;

@@ -452,6 +452,12 @@ class DgOperator final : public Operator {
   /// face group the warp-per-variable face kernel; their tables.
   bool face_moments_ = false;
   FaceMomentTables face_moment_tables_;
+  Array<int> node_permutation_;  ///< face_moment_tables_.node_permutation on the device (the tensor-core kernel's)
+  /// The tensor-core element kernel reads face moments on 3D Euler's affine tetrahedra (double).
+  static bool tensor_takes_moments(const ElementData& d) {
+    return std::is_same_v<Physics, physics::Euler<3, double>> && d.tensor && d.shape == Shape::tetrahedron &&
+           d.geometry == GeometryKind::affine;
+  }
   /// Viscous physics (lifting.hpp): BR2's lifting jumps (with BR2 at the faces times w |N|: the face
   /// kernel's) and the faces' scaled normals per face point,
   /// both sides' halves of the centred viscous flux (interior faces), the boundary faces' gradients
@@ -869,7 +875,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         const bool fits = asked && group.geometry == GeometryKind::affine && shape_m == Shape::tetrahedron &&
                           shape_p == Shape::tetrahedron && variable_face_kernel_order(order_) && Nfq == variable_face_points(order_);
         if (fits && group.boundary()) {
-          variable_boundary[fg] = variable_kernel_order(order_);
+          variable_boundary[fg] = true;
         } else if (fits && setup_.element_groups[group.group_m].face_phi == setup_.element_groups[group.group_p].face_phi) {
           d.variable = true;
           d.block_faces = 0;
@@ -891,18 +897,29 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     host = {};
   }
   // Face fluxes as nodal moments (core_variable_kernels.hpp: FaceMomentTables): where every element
-  // group runs the warp-per-variable element kernel and every face group can take the
+  // group runs the warp-per-variable element kernel or the tensor-core one (which then takes the
+  // nodes' phi as A3's face columns: tensor_takes_moments) and every face group can take the
   // warp-per-variable face kernel — every face the element kernel reads then holds moments; the
   // boundary groups take that face kernel too — at the orders where that measured faster
   // (face_moments_chosen; FLOWDG_FACE_MOMENTS=0|1 replaces the rule for A/B runs).
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
     bool moments = options.backend == Backend::cuda && !elements_.empty() && face_moments_chosen(order_, std::is_same_v<Real, double>);
-    for (const ElementData& d : elements_) moments = moments && !d.variable.empty();
+    for (const ElementData& d : elements_) moments = moments && (!d.variable.empty() || tensor_takes_moments(d));
     for (std::size_t fg = 0; fg < faces_.size(); ++fg) moments = moments && (faces_[fg].variable || variable_boundary[fg]);
     if (moments) {
       face_moments_ = true;
       face_moment_tables_ = face_moment_tables(order_, setup_.face_rule);
-      for (ElementData& d : elements_) d.variable = with_face_moments(d.variable, face_moment_tables_);
+      node_permutation_ = Array<int>(space, face_moment_tables_.node_permutation);
+      for (std::size_t g = 0; g < elements_.size(); ++g) {
+        ElementData& d = elements_[g];
+        if (!d.variable.empty()) {
+          d.variable = with_face_moments(d.variable, face_moment_tables_);
+        } else {  // the tensor-core kernel: A3's face columns phi_j at the faces' nodes, Nn rows a face
+          const ElementGroupSetup& host = setup_.element_groups[g];
+          d.tensor_layout = core_tensor_layout(NV, dim, d.shape, d.Np, d.Nq, face_moment_nodes(order_));
+          d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, face_moment_tables_.node_phi));
+        }
+      }
       for (std::size_t fg = 0; fg < faces_.size(); ++fg)
         if (variable_boundary[fg]) {
           faces_[fg].variable = true;
@@ -1127,7 +1144,8 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   }
   if constexpr (std::is_same_v<Real, double>) {
     if (d.tensor) {
-      launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data);
+      launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data,
+                                        op.face_moments_ ? op.node_permutation_.view().data : op.permutation_.view().data);
       return;
     }
   }
@@ -1281,7 +1299,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
     }
   }
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>> && SM == Shape::tetrahedron && SP == Shape::tetrahedron &&
-                FG == GeometryKind::affine && variable_face_kernel_order(P) && (!Boundary || variable_kernel_order(P))) {
+                FG == GeometryKind::affine && variable_face_kernel_order(P)) {
     if (d.variable) {
       launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr);
       return;

@@ -468,15 +468,11 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
   with_min_blocks(variable_face_blocks(std::is_same_v<Real, double>, P, Riemann), [&]<int Blocks>() {
     if constexpr (Boundary) {
       launch_variable_faces<Real, P, Riemann, Blocks, true, true, false>(kernel, n_faces, moments);
-    } else if constexpr (variable_kernel_order(P)) {  // moments where the element kernel reads them: p = 1..3
-      if (moments != nullptr && (variable_prefetch() & 2) != 0)
-        launch_variable_faces<Real, P, Riemann, Blocks, false, true, true>(kernel, n_faces, moments);
-      else if (moments != nullptr)
-        launch_variable_faces<Real, P, Riemann, Blocks, false, true, false>(kernel, n_faces, moments);
-      else
-        launch_variable_faces<Real, P, Riemann, Blocks, false, false, false>(kernel, n_faces, moments);
+    } else if (moments != nullptr && (variable_prefetch() & 2) != 0) {  // moments where the element kernel reads them
+      launch_variable_faces<Real, P, Riemann, Blocks, false, true, true>(kernel, n_faces, moments);
+    } else if (moments != nullptr) {
+      launch_variable_faces<Real, P, Riemann, Blocks, false, true, false>(kernel, n_faces, moments);
     } else {
-      FLOWDG_ASSERT(moments == nullptr, "face moments at p = ", P, ": the variable element kernel is built for p = 1..3");
       launch_variable_faces<Real, P, Riemann, Blocks, false, false, false>(kernel, n_faces, moments);
     }
   });
@@ -519,9 +515,11 @@ FLOWDG_VARIABLE_FACE_INSTANCE(float, 4, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 4, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(float, 1, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(float, 2, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(float, 3, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 4, true)
 #undef FLOWDG_VARIABLE_FACE_INSTANCE
 
 #define FLOWDG_VARIABLE_INSTANCE(Real, P)                                                                                                        \

@@ -159,5 +159,9 @@ bool automatic_variable_faces(int order, bool double_precision);
 /// session 41); FLOWDG_FACE_MOMENTS=0|1 (never, or wherever they apply) replaces the rule for A/B
 /// runs (anything else an InputError).
 bool face_moments_chosen(int order, bool double_precision);
+/// The blocks an SM the tensor-core element kernel's registers are bounded for on 3D Euler's affine
+/// tetrahedra at p = 3 (2, the measured default, or 3) and p = 4 (2: its shared memory fits two);
+/// FLOWDG_TENSOR_BLOCKS=2|3 for A/B runs (p = 3; anything else an InputError).
+int tensor_blocks(int order);
 
 }  // namespace flowdg::dg
