@@ -640,22 +640,6 @@ bool face_moments_chosen(int order, bool double_precision) {
   throw InputError(cat("FLOWDG_FACE_MOMENTS='", text, "': expected 0 (face fluxes as point values) or 1 (as nodal moments where they apply)"));
 }
 
-int tensor_blocks(int order) {
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_TENSOR_BLOCKS");
-    if (value == nullptr || *value == 0) return 0;
-    const std::string text(value);
-    if (text == "2" || text == "3") return std::stoi(text);
-    throw InputError(cat("FLOWDG_TENSOR_BLOCKS='", text, "': expected 2 or 3 (the tensor-core element kernel's blocks an SM at p = 3)"));
-  }();
-  if (order != 3) return 2;
-  // Session 42 (H100, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3, `flowdg run`, face
-  // moments, one binary; docs/performance.md): registers bounded for two blocks (96) 13.79-13.80e9
-  // DOF-stage updates/s against three's (64) 12.96-12.98, the same bits; unbounded (108 registers,
-  // one block) 9.0.
-  return asked != 0 ? asked : 2;
-}
-
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):
@@ -684,6 +668,16 @@ int shape_variable(const char* name, std::initializer_list<int> allowed, const c
 }
 
 }  // namespace
+
+int tensor_blocks(int order) {
+  static const int asked = shape_variable("FLOWDG_TENSOR_BLOCKS", {2, 3}, "the tensor-core element kernel's blocks an SM at p = 3");
+  if (order != 3) return 2;
+  // Session 42 (H100, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3, `flowdg run`, face
+  // moments, one binary; docs/performance.md): registers bounded for two blocks (96) 13.79-13.80e9
+  // DOF-stage updates/s against three's (64) 12.96-12.98, the same bits; unbounded (108 registers,
+  // one block) 9.0.
+  return asked != 0 ? asked : 2;
+}
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {
   const int threads = shape_variable("FLOWDG_BR2_FACE_THREADS", {64, 128, 256}, "the BR2 face kernel's threads a block");
