@@ -4,6 +4,7 @@
 #include "flowdg/dg/core_variable_kernels.hpp"
 
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -107,7 +108,14 @@ constexpr std::size_t variable_prefetch_bytes() {
   return Prefetch ? sizeof(Real) * 4 * NF * 5 * variable_lanes : 0;
 }
 
-template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments, bool Prefetch>
+/// How the element kernel's last step reads the Runge-Kutta registers (u, q, u0 at its Np rows):
+/// variable_rk_each: row by row, each row's loads after the previous row's stores (the compiler
+/// cannot move a load above a store through another pointer: Np round trips a thread);
+/// variable_rk_batched: all 3 Np loads first, then the updates; variable_rk_early: the loads issued
+/// before the face sums (step 3), so that their latency hides behind them.
+constexpr int variable_rk_each = 0, variable_rk_batched = 1, variable_rk_early = 2;
+
+template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_variable_kernel(
     const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine> k, index_t first, index_t count,
     const __grid_constant__ VariableTables<Real, n_basis(Shape::tetrahedron, P), Nq, variable_face_rows(P, Nfq, Moments)> t) {
@@ -189,6 +197,21 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
     for (int j = 0; j < Np; ++j) rhs[j] += reference[0] * t.dphi[q][0][j] + reference[1] * t.dphi[q][1][j] + reference[2] * t.dphi[q][2][j];
   }
 
+  // The Runge-Kutta registers of this thread's rows (RkMode batched or early): loaded together (u
+  // itself too: the coefficients of step 1 are not kept, their registers are the volume sums').
+  const auto& update = k.update;
+  Real u_rows[RkMode == variable_rk_each ? 1 : Np], q_rows[RkMode == variable_rk_each ? 1 : Np], u0_rows[RkMode == variable_rk_each ? 1 : Np];
+  const auto load_registers = [&] {
+#pragma unroll
+    for (int j = 0; j < Np; ++j) {
+      const index_t index = (static_cast<index_t>(v) * Np + j) * Ks + e;
+      u_rows[j] = update.residual.data != nullptr ? Real(0) : k.u[index];
+      q_rows[j] = update.q_at(index);
+      u0_rows[j] = update.u0_at(index);
+    }
+  };
+  if constexpr (RkMode == variable_rk_early) load_registers();
+
   // 3. Faces: the stored flux (point values or nodal moments) is along the minus side's normal, in
   // its point (node) order; put at the element's own point (node) through this thread's slots in
   // shared memory (once every warp is done with the volume points).
@@ -216,9 +239,17 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
 
   // 4. Mass matrix and update.
   const Real inverse_det = k.metric[9 * Ks + e];
-  if (valid)
+  if constexpr (RkMode == variable_rk_each) {
+    if (valid)
 #pragma unroll
-    for (int j = 0; j < Np; ++j) k.update.apply(k.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[j]);
+      for (int j = 0; j < Np; ++j) update.apply(k.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[j]);
+  } else {
+    if constexpr (RkMode == variable_rk_batched) load_registers();
+    if (valid)
+#pragma unroll
+      for (int j = 0; j < Np; ++j)
+        update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + j) * Ks + e, inverse_det * rhs[j], u_rows[j], q_rows[j], u0_rows[j]);
+  }
 }
 
 /// The blocks an SM a kernel's registers are bounded for (__launch_bounds__), as an environment
@@ -252,10 +283,35 @@ void with_min_blocks(int blocks, F&& f) {
 /// and six's 18.54-18.58; p = 2 four 20.61-20.65, three 20.61, five 18.21-18.29 (its shared memory
 /// does not fit five blocks); float p = 1 five 35.05 against four's 34.68, p = 2 38.46 against
 /// 36.68, p = 3 four 19.10 against five's 18.50.
+constexpr int variable_default_blocks(bool double_precision, int order) {
+  return (double_precision && order >= 2) || (!double_precision && order == 3) ? 4 : 5;
+}
 int variable_blocks(bool double_precision, int order) {
   static const int asked = blocks_asked("FLOWDG_VARIABLE_BLOCKS");
   if (asked > 0) return asked;
-  return (double_precision && order >= 2) || (!double_precision && order == 3) ? 4 : 5;
+  return variable_default_blocks(double_precision, order);
+}
+
+/// The element kernel's Runge-Kutta loads (with moments and the face prefetch, the default path):
+/// the measured default, FLOWDG_VARIABLE_RK=0|1|2 (each, batched, early) for A/B runs at the
+/// default blocks an SM (anything else an InputError).
+/// Session 43 (H100, the 3D vortex, Rusanov, one binary, docs/results/tets_session43/call4_*, the same
+/// bits): double p = 1 batched 20.36-20.39e9 and early 20.43-20.52 against row by row 19.29-19.78,
+/// p = 2 row by row 21.14-21.19 against batched 20.53-20.56 and early 18.58-18.66; float p = 1 batched
+/// 35.85 against 34.65 (early) and 34.66, p = 2 41.14 against 38.43 and 38.30, p = 3 row by row 19.43
+/// against 14.86 and 14.62 (3 Np more registers live: 60 at p = 3).
+constexpr int variable_default_rk(bool double_precision, int order) {
+  return (double_precision && order == 2) || order >= 3 ? variable_rk_each : variable_rk_batched;
+}
+int variable_rk_asked() {
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_VARIABLE_RK");
+    if (value == nullptr || *value == 0) return -1;
+    const std::string text(value);
+    if (text == "0" || text == "1" || text == "2") return std::stoi(text);
+    throw InputError(cat("FLOWDG_VARIABLE_RK='", text, "': expected 0 (row by row), 1 (batched) or 2 (early)"));
+  }();
+  return asked;
 }
 
 /// FLOWDG_VARIABLE_PREFETCH for A/B runs: 0 none, 1 the element kernel's face values, 2 the face
@@ -273,7 +329,7 @@ int variable_prefetch() {
   return asked;
 }
 
-template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch>
+template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each>
 void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel, index_t first,
                      index_t count, const VariableKernelTables& tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nq = variable_volume_points(P), Nfq = variable_face_points(P);
@@ -292,7 +348,7 @@ void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahe
   if constexpr (Moments)
     for (int i = 0; i < 6 * NF; ++i) values.node_permutation[i / NF][i % NF] = tables.node_permutation[i];
   const auto blocks = static_cast<unsigned>((count + variable_lanes - 1) / variable_lanes);
-  constexpr auto function = core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch>;
+  constexpr auto function = core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch, RkMode>;
   constexpr std::size_t shared = variable_prefetch_bytes<Real, NF, Prefetch>();
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -311,37 +367,99 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
   // The face values prefetched with moments only: with point values (7 rows at p = 2, 54 KB of
   // shared memory a block in double) it cost a block an SM, 17.7 against 20.5e9 (session 41).
   const bool prefetch = tables.moments && (variable_prefetch() & 1) != 0;
-  with_min_blocks(variable_blocks(std::is_same_v<Real, double>, P), [&]<int Blocks>() {
+  constexpr bool double_precision = std::is_same_v<Real, double>;
+  constexpr int default_blocks = variable_default_blocks(double_precision, P), default_rk = variable_default_rk(double_precision, P);
+  const int blocks = variable_blocks(double_precision, P), rk = variable_rk_asked();
+  if (prefetch && rk >= 0 && rk != default_rk) {  // the other Runge-Kutta loads (A/B runs)
+    if (blocks != default_blocks)
+      throw InputError(cat("FLOWDG_VARIABLE_RK=", rk, " is built for the default blocks an SM (", default_blocks, ") only"));
+    const auto other = [&]<int Mode>() {
+      if constexpr (Mode != default_rk) launch_variable<Real, P, default_blocks, true, true, Mode>(kernel, first, count, tables);
+    };
+    if (rk == variable_rk_each) other.template operator()<variable_rk_each>();
+    else if (rk == variable_rk_batched) other.template operator()<variable_rk_batched>();
+    else other.template operator()<variable_rk_early>();
+    return;
+  }
+  with_min_blocks(blocks, [&]<int Blocks>() {
     if (!tables.moments) launch_variable<Real, P, Blocks, false, false>(kernel, first, count, tables);
-    else if (prefetch) launch_variable<Real, P, Blocks, true, true>(kernel, first, count, tables);
+    else if (prefetch) launch_variable<Real, P, Blocks, true, true, default_rk>(kernel, first, count, tables);
     else launch_variable<Real, P, Blocks, true, false>(kernel, first, count, tables);
   });
 }
 
 namespace {
 
-/// The face kernel's interpolation table L_i(y_q) (moments; one row where unused).
+/// The face kernel's interpolation table L_i(y_q) (moments; one row where unused) and the nodes'
+/// permutations (node traces: the plus side's node for the minus side's node i, by orientation).
 template <class Real, int Nn, int Nfq>
 struct FaceMomentParameters {
   Real L[Nn][Nfq];
+  int node_permutation[6][Nn];
 };
 
-template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch>
+/// How the face kernel evaluates the traces at the face points:
+///   face_traces_points: sum_j c_j phi_j(x_q), the point table [l][q][j] from shared memory a value
+///     a load;
+///   face_traces_pairs: the same sums in the same order, two table values a load (rows padded to
+///     an even length);
+///   face_traces_nodes (face moments only): the trace at the face's Nn equispaced nodes first
+///     (node_phi [l][i][j], pairs), then at the points through the nodes' Lagrange basis,
+///     u(x_q) = sum_i L_i(x_q) u(y_i) (exact: the trace is a polynomial of degree p on the face) —
+///     the same table for every face and lane, a constant-bank operand: Nn Np shared-memory
+///     products and Nfq Nn constant ones instead of Nfq Np (p = 4: 525 + 285 against 665).
+constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2;
+
+/// The face kernel's table row length: Np, or with pairs Np padded to an even count (every row on 16
+/// bytes). Session 43: the padding (p = 4: 36) cost more than the pairs saved — rows 36 doubles
+/// apart fall on 4 of shared memory's 16 double-wide bank positions, and the plus side's permuted
+/// rows conflict (12.10-12.15e9 points or pairs padded against 12.92 unpadded); rows of an odd
+/// length (35) spread over all 16. So pairs where Np is even only (node traces too).
+constexpr int face_table_row(int traces, int Np) { return traces == face_traces_pairs && Np % 2 == 1 ? Np + 1 : Np; }
+constexpr bool face_table_pairs(int traces, int Np) { return traces == face_traces_pairs || (traces == face_traces_nodes && Np % 2 == 0); }
+
+/// node_phi of FaceMomentTables on the device, a table an order and precision (the same values for
+/// every face rule: phi_j at the equispaced nodes), copied once (upload_node_phi).
+template <class Real, int P>
+__device__ Real variable_node_phi[4 * face_moment_nodes(P) * n_basis(Shape::tetrahedron, P)];
+
+template <class Real, int P>
+void upload_node_phi(const FaceMomentTables& tables) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    constexpr std::size_t size = 4 * face_moment_nodes(P) * n_basis(Shape::tetrahedron, P);
+    FLOWDG_ASSERT(tables.node_phi.size() == size, "node_phi: ", tables.node_phi.size(), " values at p = ", P, ", expected ", size);
+    const std::vector<Real> values(tables.node_phi.begin(), tables.node_phi.end());
+    FLOWDG_CUDA_CHECK(cudaMemcpyToSymbol(variable_node_phi<Real, P>, values.data(), size * sizeof(Real)));
+  });
+}
+
+
+template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary> k, index_t n,
     const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments) {
   static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
   static_assert(!Prefetch || (Moments && !Boundary), "the geometry is prefetched on interior faces with moments");
+  static_assert(Traces != face_traces_nodes || Moments, "node traces with face moments only");
   // Prefetch: each face's unit normal and |N| (the affine face geometry, [c Gs + local]) and the
   // face weights, loaded beside the coefficients in the first phase (the point flux loads them
   // after the traces otherwise).
   __shared__ Real s_geometry[Prefetch ? 4 : 1][variable_lanes];
   __shared__ Real s_weight[Prefetch ? Nfq : 1];
-  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, table = 4 * Nfq * Np, sides = Boundary ? 1 : 2;
+  constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, Rw = face_table_row(Traces, Np);
+  constexpr bool nodes = Traces == face_traces_nodes;
+  constexpr int Nn = face_moment_nodes(P), rows = nodes ? Nn : Nfq, table = 4 * rows * Rw, sides = Boundary ? 1 : 2;
   extern __shared__ __align__(16) unsigned char variable_face_shared[];
-  Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l Nfq + q) Np + j]
+  Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l rows + q) Rw + j], zero past Np
   Real* s_trace = s_phi + table;                                 // [((side Nfq + q) NV + v) E + lane]
-  for (int i = static_cast<int>(threadIdx.x); i < table; i += 5 * E) s_phi[i] = k.face_phi_m[i];
+  const Real* source;
+  if constexpr (nodes) source = variable_node_phi<Real, P>;
+  else source = k.face_phi_m.data;
+  for (int i = static_cast<int>(threadIdx.x); i < table; i += 5 * E) s_phi[i] = i % Rw < Np ? source[i / Rw * Np + i % Rw] : Real(0);
+  __shared__ int s_node_permutation[nodes ? 6 * Nn : 1];
+  if constexpr (nodes)
+    for (int i = static_cast<int>(threadIdx.x); i < 6 * Nn; i += 5 * E) s_node_permutation[i] = moments.node_permutation[i / Nn][i % Nn];
   const int v = static_cast<int>(threadIdx.x) / E;  // the same in a warp
   const int lane = static_cast<int>(threadIdx.x) % E;
   const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
@@ -360,15 +478,42 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     Real c[Np];
 #pragma unroll
     for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + element];
-    const Real* phi = s_phi + (side == 0 ? k.index.local_m[f] : k.index.local_p[f]) * Nfq * Np;
-    const int* permutation = side == 0 ? nullptr : &k.permutation[k.index.orientation[f] * Nfq];
-#pragma unroll
-    for (int q = 0; q < Nfq; ++q) {
-      const Real* row = phi + (side == 0 ? q : permutation[q]) * Np;
+    const Real* phi = s_phi + (side == 0 ? k.index.local_m[f] : k.index.local_p[f]) * rows * Rw;
+    // sum_j c_j row_j, with pairs two table values a load (the same sums in the same order)
+    const auto row_sum = [&](const Real* row) {
       Real sum = 0;
+      if constexpr (!face_table_pairs(Traces, Np)) {
 #pragma unroll
-      for (int j = 0; j < Np; ++j) sum += c[j] * row[j];
-      s_trace[((side * Nfq + q) * NV + v) * E + lane] = sum;
+        for (int j = 0; j < Np; ++j) sum += c[j] * row[j];
+      } else {
+        using Pair = std::conditional_t<std::is_same_v<Real, double>, double2, float2>;
+        const Pair* pairs = reinterpret_cast<const Pair*>(row);
+#pragma unroll
+        for (int j = 0; j + 1 < Np; j += 2) {
+          const Pair value = pairs[j / 2];
+          sum += c[j] * value.x;
+          sum += c[j + 1] * value.y;
+        }
+        if constexpr (Np % 2 == 1) sum += c[Np - 1] * row[Np - 1];
+      }
+      return sum;
+    };
+    if constexpr (nodes) {
+      const int* permutation = side == 0 ? nullptr : &s_node_permutation[k.index.orientation[f] * Nn];
+      Real at_node[Nn];
+#pragma unroll
+      for (int i = 0; i < Nn; ++i) at_node[i] = row_sum(phi + (side == 0 ? i : permutation[i]) * Rw);
+#pragma unroll
+      for (int q = 0; q < Nfq; ++q) {
+        Real sum = 0;
+#pragma unroll
+        for (int i = 0; i < Nn; ++i) sum += moments.L[i][q] * at_node[i];
+        s_trace[((side * Nfq + q) * NV + v) * E + lane] = sum;
+      }
+    } else {
+      const int* permutation = side == 0 ? nullptr : &k.permutation[k.index.orientation[f] * Nfq];
+#pragma unroll
+      for (int q = 0; q < Nfq; ++q) s_trace[((side * Nfq + q) * NV + v) * E + lane] = row_sum(phi + (side == 0 ? q : permutation[q]) * Rw);
     }
   }
   __syncthreads();  // the traces
@@ -431,16 +576,48 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
 /// Rusanov's kernels fit (p = 1, 2), HLLC's spill 48 bytes and still gain (call18: p = 1 16.03
 /// against four's 13.72, p = 2 19.30 against 17.84), Roe's spill 160 bytes (not measured: four),
 /// as the orders and precisions measured only with session 40's four keep it.
+/// Session 43 (docs/results/tets_session43/call2_*): double p = 4 three blocks (its 70 KB of shared
+/// memory a block fit three anyway; the registers bounded at 128 instead of 96) 12.92-12.93 against
+/// four's 12.78-12.81e9, the same bits; p = 3 alike (13.79-13.80 against 13.77-13.81), p = 2 worse
+/// (20.35 against six's 21.21).
+constexpr int variable_default_face_blocks(bool double_precision, int order, int riemann) {
+  if (double_precision && order == 4) return 3;
+  return double_precision && order <= 2 && riemann != static_cast<int>(physics::RiemannKind::roe) ? 6 : 4;
+}
 int variable_face_blocks(bool double_precision, int order, int riemann) {
   static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
   if (asked > 0) return asked;
-  return double_precision && order <= 2 && riemann != static_cast<int>(physics::RiemannKind::roe) ? 6 : 4;
+  return variable_default_face_blocks(double_precision, order, riemann);
+}
+
+/// The face kernel's traces (face_traces_*): the measured default, FLOWDG_FACE_TRACES=0|1|2
+/// (points, pairs, nodes) for A/B runs of the interior faces with moments, double precision,
+/// Rusanov, the default blocks an SM (anything else an InputError).
+/// Session 43 (H100, the 3D vortex, Rusanov, double, one binary, docs/results/tets_session43/call4_*):
+/// nodes at p = 1 23.31-23.32e9 against points' 20.38-20.53 (+14%), at p = 2 19.11-19.14 against
+/// 18.61-18.63 (+2.7%, both with the Runge-Kutta loads early); at p = 3 nodes 12.94-12.95 against
+/// 13.83-13.84 (points and pairs alike there, the same bits); at p = 4 nodes 12.62-12.65 with rows padded
+/// to 36, points unpadded 12.92 (call 2). Single precision keeps the point table (pairs: the same sums as
+/// before), nodes not measured there.
+constexpr int variable_default_traces(bool double_precision, int order) {
+  if (!double_precision) return order == 4 ? face_traces_points : face_traces_pairs;
+  return order <= 2 ? face_traces_nodes : order == 3 ? face_traces_pairs : face_traces_points;
+}
+int face_traces_asked() {
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_FACE_TRACES");
+    if (value == nullptr || *value == 0) return -1;
+    const std::string text(value);
+    if (text == "0" || text == "1" || text == "2") return std::stoi(text);
+    throw InputError(cat("FLOWDG_FACE_TRACES='", text, "': expected 0 (points), 1 (pairs) or 2 (nodes)"));
+  }();
+  return asked;
 }
 
 template <class Real, int P, bool Boundary>
 using VariableFaceKernel = FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>;
 
-template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch>
+template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
 void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P), Nn = Moments ? face_moment_nodes(P) : 1;
   FLOWDG_ASSERT(kernel.Nfq == Nfq, "the variable face kernel is built for ", Nfq, " face points at p = ", P, ", not ", kernel.Nfq);
@@ -451,9 +628,14 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
                   "the face moments' tables do not match the variable face kernel's p = ", P, ", Nfq = ", Nfq);
     for (int i = 0; i < Nn; ++i)
       for (int q = 0; q < Nfq; ++q) moments.L[i][q] = static_cast<Real>(tables->interpolation[static_cast<std::size_t>(i) * Nfq + q]);
+    FLOWDG_ASSERT(tables->node_permutation.size() == static_cast<std::size_t>(6 * Nn), "the nodes' permutations: ",
+                  tables->node_permutation.size(), " entries, expected ", 6 * Nn);
+    for (int i = 0; i < 6 * Nn; ++i) moments.node_permutation[i / Nn][i % Nn] = tables->node_permutation[i];
+    if constexpr (Traces == face_traces_nodes) upload_node_phi<Real, P>(*tables);
   }
-  constexpr std::size_t shared = sizeof(Real) * (4 * Nfq * Np + 2 * Nfq * 5 * variable_lanes);
-  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments, Prefetch>;
+  constexpr int rows = Traces == face_traces_nodes ? Nn : Nfq;
+  constexpr std::size_t shared = sizeof(Real) * (4 * rows * face_table_row(Traces, Np) + 2 * Nfq * 5 * variable_lanes);
+  constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments, Prefetch, Traces>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     return true;
@@ -465,15 +647,32 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
 
 template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments) {
+  if constexpr (std::is_same_v<Real, double> && !Boundary && Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
+    constexpr int blocks = variable_default_face_blocks(true, P, Riemann), default_traces = variable_default_traces(true, P);
+    const int traces = face_traces_asked();
+    if (traces >= 0 && traces != default_traces && moments != nullptr && (variable_prefetch() & 2) != 0) {
+      if (variable_face_blocks(true, P, Riemann) != blocks)
+        throw InputError(cat("FLOWDG_FACE_TRACES=", traces, " is built for the default blocks an SM (", blocks, ") only"));
+      const auto other = [&]<int Mode>() {
+        if constexpr (Mode != default_traces) launch_variable_faces<Real, P, Riemann, blocks, false, true, true, Mode>(kernel, n_faces, moments);
+      };
+      if (traces == face_traces_points) other.template operator()<face_traces_points>();
+      else if (traces == face_traces_pairs) other.template operator()<face_traces_pairs>();
+      else other.template operator()<face_traces_nodes>();
+      return;
+    }
+  }
+  // The traces' default (both precisions); without moments the point table (nodes need them).
+  constexpr int traces = variable_default_traces(std::is_same_v<Real, double>, P), point_traces = traces == face_traces_nodes ? face_traces_pairs : traces;
   with_min_blocks(variable_face_blocks(std::is_same_v<Real, double>, P, Riemann), [&]<int Blocks>() {
     if constexpr (Boundary) {
-      launch_variable_faces<Real, P, Riemann, Blocks, true, true, false>(kernel, n_faces, moments);
+      launch_variable_faces<Real, P, Riemann, Blocks, true, true, false, traces>(kernel, n_faces, moments);
     } else if (moments != nullptr && (variable_prefetch() & 2) != 0) {  // moments where the element kernel reads them
-      launch_variable_faces<Real, P, Riemann, Blocks, false, true, true>(kernel, n_faces, moments);
+      launch_variable_faces<Real, P, Riemann, Blocks, false, true, true, traces>(kernel, n_faces, moments);
     } else if (moments != nullptr) {
-      launch_variable_faces<Real, P, Riemann, Blocks, false, true, false>(kernel, n_faces, moments);
+      launch_variable_faces<Real, P, Riemann, Blocks, false, true, false, traces>(kernel, n_faces, moments);
     } else {
-      launch_variable_faces<Real, P, Riemann, Blocks, false, false, false>(kernel, n_faces, moments);
+      launch_variable_faces<Real, P, Riemann, Blocks, false, false, false, point_traces>(kernel, n_faces, moments);
     }
   });
 }
