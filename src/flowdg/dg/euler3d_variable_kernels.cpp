@@ -419,7 +419,8 @@ constexpr int face_table_row(int traces, int Np) { return traces == face_traces_
 constexpr bool face_table_pairs(int traces, int Np) { return traces == face_traces_pairs || (traces == face_traces_nodes && Np % 2 == 0); }
 
 /// node_phi of FaceMomentTables on the device, a table an order and precision (the same values for
-/// every face rule: phi_j at the equispaced nodes), copied once (upload_node_phi).
+/// every face rule: phi_j at the equispaced nodes), copied once (upload_node_phi) to the current
+/// device: one device a process (apps/flowdg selects each rank's before its first launch).
 template <class Real, int P>
 __device__ Real variable_node_phi[4 * face_moment_nodes(P) * n_basis(Shape::tetrahedron, P)];
 
