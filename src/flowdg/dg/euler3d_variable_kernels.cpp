@@ -254,12 +254,19 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
 
 /// The blocks an SM a kernel's registers are bounded for (__launch_bounds__), as an environment
 /// variable asks for them in A/B runs: 3..6, or 0 where it is unset (anything else an InputError).
-int blocks_asked(const char* name) {
+/// An A/B switch's value: the one digit in [lowest, highest] it is set to, -1 where it is unset
+/// (anything else an InputError naming what it expects).
+int switch_asked(const char* name, int lowest, int highest, const char* expected) {
   const char* value = std::getenv(name);
-  if (value == nullptr || *value == 0) return 0;
+  if (value == nullptr || *value == 0) return -1;
   const std::string text(value);
-  if (text == "3" || text == "4" || text == "5" || text == "6") return std::stoi(text);
-  throw InputError(cat(name, "='", text, "': expected 3, 4, 5 or 6 (blocks of 160 threads an SM)"));
+  if (text.size() == 1 && text[0] >= '0' + lowest && text[0] <= '0' + highest) return text[0] - '0';
+  throw InputError(cat(name, "='", text, "': expected ", expected));
+}
+
+int blocks_asked(const char* name) {
+  const int asked = switch_asked(name, 3, 6, "3, 4, 5 or 6 (blocks of 160 threads an SM)");
+  return asked < 0 ? 0 : asked;
 }
 
 /// f.template operator()<Blocks>() for the run-time blocks an SM (3..6; 4 otherwise).
@@ -304,13 +311,7 @@ constexpr int variable_default_rk(bool double_precision, int order) {
   return (double_precision && order == 2) || order >= 3 ? variable_rk_each : variable_rk_batched;
 }
 int variable_rk_asked() {
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_VARIABLE_RK");
-    if (value == nullptr || *value == 0) return -1;
-    const std::string text(value);
-    if (text == "0" || text == "1" || text == "2") return std::stoi(text);
-    throw InputError(cat("FLOWDG_VARIABLE_RK='", text, "': expected 0 (row by row), 1 (batched) or 2 (early)"));
-  }();
+  static const int asked = switch_asked("FLOWDG_VARIABLE_RK", 0, 2, "0 (row by row), 1 (batched) or 2 (early)");
   return asked;
 }
 
@@ -319,14 +320,8 @@ int variable_rk_asked() {
 /// Session 41 (H100, the 3D vortex, double p = 1, moments): none 16.61-16.64e9, 1 17.28-17.29, 2
 /// 17.69-17.79, 3 18.55-18.61; float p = 1 30.12 -> 34.94, p = 3 17.16 -> 18.53 (none -> both).
 int variable_prefetch() {
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_VARIABLE_PREFETCH");
-    if (value == nullptr || *value == 0) return 3;
-    const std::string text(value);
-    if (text == "0" || text == "1" || text == "2" || text == "3") return std::stoi(text);
-    throw InputError(cat("FLOWDG_VARIABLE_PREFETCH='", text, "': expected 0 (none), 1 (elements), 2 (faces) or 3 (both)"));
-  }();
-  return asked;
+  static const int asked = switch_asked("FLOWDG_VARIABLE_PREFETCH", 0, 3, "0 (none), 1 (elements), 2 (faces) or 3 (both)");
+  return asked < 0 ? 3 : asked;
 }
 
 template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each>
@@ -605,13 +600,7 @@ constexpr int variable_default_traces(bool double_precision, int order) {
   return order <= 2 ? face_traces_nodes : order == 3 ? face_traces_pairs : face_traces_points;
 }
 int face_traces_asked() {
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_FACE_TRACES");
-    if (value == nullptr || *value == 0) return -1;
-    const std::string text(value);
-    if (text == "0" || text == "1" || text == "2") return std::stoi(text);
-    throw InputError(cat("FLOWDG_FACE_TRACES='", text, "': expected 0 (points), 1 (pairs) or 2 (nodes)"));
-  }();
+  static const int asked = switch_asked("FLOWDG_FACE_TRACES", 0, 2, "0 (points), 1 (pairs) or 2 (nodes)");
   return asked;
 }
 
