@@ -18,6 +18,22 @@ __device__ FLOWDG_FORCEINLINE void dmma_8x8x4(double (&d)[2], double a, double b
 #endif
 }
 
+/// Two 8 x 8 x 4 products sharing B in one instruction (mma.m16n8k4: a 16 x 4 A of two 8-row tiles,
+/// compute capability 9.0's FP64 shape): top += A_top B, bottom += A_bottom B, each fragment as
+/// dmma_8x8x4's (a_top, a_bottom lane l's A_top[l / 4][l % 4], A_bottom[l / 4][l % 4]). On the H100
+/// m8n8k4 issues at half the FP64 tensor rate: 33 TFLOP/s against m16n8k4's 66 (session 44's
+/// microbenchmark, docs/performance.md), so two m8n8k4 take twice as long as this one.
+__device__ FLOWDG_FORCEINLINE void dmma_16x8x4(double (&top)[2], double (&bottom)[2], double a_top, double a_bottom, double b) {
+#if __CUDA_ARCH__ >= 900
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+d"(top[0]), "+d"(top[1]), "+d"(bottom[0]), "+d"(bottom[1])
+      : "d"(a_top), "d"(a_bottom), "d"(b));
+#else
+  dmma_8x8x4(top, a_top, b);
+  dmma_8x8x4(bottom, a_bottom, b);
+#endif
+}
+
 /// Global -> shared copies that bypass the registers (cp.async, compute capability 8.0): issued,
 /// then committed as a group, then waited for by the issuing thread (a barrier makes them visible
 /// to the others). One value of 4 or 8 bytes (float or double), through L1 (.ca: copies under 16

@@ -1,8 +1,9 @@
 #pragma once
 // The DG core's element kernel with its two small matrix products on the FP64 tensor cores
-// (mma.m8n8k4; double precision, compute capability 8.0), for any shape, affine or curved, any
-// physics of the core: the tuned triangle kernel's structure (dg/euler2d/element_kernels.hpp)
-// with the shape, the dimension and the geometry kind as template parameters. A block of E = 8
+// (double precision; mma.m8n8k4, or m16n8k4 — two row tiles an instruction, compute capability 9.0 —
+// where measured faster: tensor_wide), for any shape, affine or curved, any physics of the core: the
+// tuned triangle kernel's structure (dg/euler2d/element_kernels.hpp) with the shape, the dimension
+// and the geometry kind as template parameters. A block of E = 8
 // elements; columns n = v * E + element (a column tile of 8 = one variable of the block's
 // elements); in phase 1 warp w owns column tile w % NV and every second row tile from w / NV
 // (core_tensor_row_groups = 2: 2 NV warps), in phase 3 a row tile and a share of the k range for
@@ -44,8 +45,10 @@ constexpr int core_tensor_threads() {
   return 32 * core_tensor_row_groups * Physics::n_variables;
 }
 
-/// MinBlocks: the blocks an SM its registers are bounded for (1: none).
-template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1>
+/// MinBlocks: the blocks an SM its registers are bounded for (1: none). Wide: two row tiles an
+/// instruction (m16n8k4, compute capability 9.0; tensor_wide in setup.cpp: 3D Euler's affine
+/// tetrahedra at p = 3, by measurement); false: a row tile an instruction (m8n8k4).
+template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
@@ -138,9 +141,15 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       const int j = ks * 4 + fragment_col;
       const double b = j < Np ? s_u[j * ST + b_column] : 0.0;
 #pragma unroll
-      for (int i = 0; i < MT2W; ++i) {
-        const int mt = mt0 + i * R;
-        if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
+      for (int i = 0; i < MT2W; i += 2) {  // two row tiles an instruction (m16n8k4)
+        const int mt = mt0 + i * R, mt_b = mt + R;
+        if (!Wide) {
+          if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
+          if (mt_b < MT2) device::dmma_8x8x4(acc[i + 1], __ldg(a2 + fragment_index(mt_b, ks, lane, K2)), b);
+        } else if (mt_b < MT2)
+          device::dmma_16x8x4(acc[i], acc[i + 1], __ldg(a2 + fragment_index(mt, ks, lane, K2)), __ldg(a2 + fragment_index(mt_b, ks, lane, K2)), b);
+        else if (mt < MT2)
+          device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
       }
     }
 #pragma unroll
@@ -179,26 +188,41 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   }
   __syncthreads();
 
-  // 3. The residual: A3 x rows. Unit (row tile mt, split s) sums the k steps [s KS / S, (s + 1) KS / S)
-  //    (S = splits) for all NV column tiles: each A fragment is loaded once for NV products (a warp
-  //    per column tile loaded it NV times: the kernel's L1 traffic, session 41); the S splits of the k range
-  //    spread the row tiles over the W warps, warp w taking units w, w + W, ...; each split's partial
-  //    sums go to rows s 8 MT3 + j, summed in order of s into rows [0, Np).
-  constexpr int W = R * NV, UW = (MT3 + W - 1) / W;
+  // 3. The residual: A3 x rows. Unit (u % MP, split s) sums the k steps [s KS / S, (s + 1) KS / S)
+  //    (S = splits) for its TU row tiles (one; Wide: a pair, 2 mp and 2 mp + 1) and all NV column
+  //    tiles: each A fragment is loaded once for NV products (a warp per column tile loaded it NV
+  //    times: the kernel's L1 traffic, session 41), with Wide each B fragment once for both row tiles
+  //    (m16n8k4: twice m8n8k4's rate on the H100, session 44); the S splits of the k range spread the
+  //    units over the W warps, warp w taking units w, w + W, ...; each split's partial sums go to rows
+  //    s 8 MT3 + j, summed in order of s into rows [0, Np).
+  constexpr int W = R * NV, TU = Wide ? 2 : 1, MP = (MT3 + TU - 1) / TU, UW = (MP + W - 1) / W;  // TU row tiles a unit
   const int KS = K3 / 4;
-  const int splits = MT3 > W ? 1 : (W / MT3 < K3 / (8 * MT3) ? W / MT3 : (K3 / (8 * MT3) > 0 ? K3 / (8 * MT3) : 1));
-  double acc[UW][NV][2] = {};
+  const int splits = MP > W ? 1 : (W / MP < K3 / (8 * MT3) ? W / MP : (K3 / (8 * MT3) > 0 ? K3 / (8 * MT3) : 1));
+  double acc[UW][TU][NV][2] = {};
 #pragma unroll
   for (int i = 0; i < UW; ++i) {
     const int u = warp + i * W;
-    if (u >= MT3 * splits) continue;
-    const int mt = u % MT3, split = u / MT3, k0 = split * KS / splits, k1 = (split + 1) * KS / splits;
+    if (u >= MP * splits) continue;
+    const int mt = TU * (u % MP), split = u / MP, k0 = split * KS / splits, k1 = (split + 1) * KS / splits;
+    if constexpr (Wide) {
+      if (mt + 1 < MT3) {
+#pragma unroll 2
+        for (int ks = k0; ks < k1; ++ks) {
+          const double a_top = __ldg(a3 + fragment_index(mt, ks, lane, K3)), a_bottom = __ldg(a3 + fragment_index(mt + 1, ks, lane, K3));
+          const double* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+#pragma unroll
+          for (int ct = 0; ct < NV; ++ct) device::dmma_16x8x4(acc[i][0][ct], acc[i][TU - 1][ct], a_top, a_bottom, b[ct * 8]);
+        }
+        continue;
+      }
+    }
+    // A row tile alone (!Wide, or the last of an odd count).
 #pragma unroll 2
     for (int ks = k0; ks < k1; ++ks) {
       const double a = __ldg(a3 + fragment_index(mt, ks, lane, K3));
       const double* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
 #pragma unroll
-      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][ct], a, b[ct * 8]);
+      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, b[ct * 8]);
     }
   }
   // The partial sums -> shared (rows [0, 8 MT3 S) within [0, K3)), then a thread per (mode, column)
@@ -208,12 +232,17 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
   for (int i = 0; i < UW; ++i) {
     const int u = warp + i * W;
-    if (u >= MT3 * splits) continue;
-    const int mt = u % MT3, split = u / MT3, j = mt * 8 + fragment_row;
-    if (j < Np)
+    if (u >= MP * splits) continue;
+    const int split = u / MP;
 #pragma unroll
-      for (int ct = 0; ct < NV; ++ct)
-        *reinterpret_cast<double2*>(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col) = make_double2(acc[i][ct][0], acc[i][ct][1]);
+    for (int h = 0; h < TU; ++h) {
+      const int j = (TU * (u % MP) + h) * 8 + fragment_row;
+      if (j < Np)
+#pragma unroll
+        for (int ct = 0; ct < NV; ++ct)
+          *reinterpret_cast<double2*>(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col) =
+              make_double2(acc[i][h][ct][0], acc[i][h][ct][1]);
+    }
   }
   __syncthreads();
   if (splits > 1) {
@@ -292,8 +321,8 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  const auto run = [&]<int MinBlocks>() {
-    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks>;
+  const auto run = [&]<int MinBlocks, bool Wide = false>() {
+    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide>;
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
                    tables + layout.M2 * layout.K2, face_permutation);
@@ -309,7 +338,8 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         return;
       }
     }
-    run.template operator()<2>();
+    if (tensor_wide(P)) run.template operator()<2, true>();
+    else run.template operator()<2>();
     return;
   }
   run.template operator()<1>();

@@ -290,7 +290,11 @@ void with_min_blocks(int blocks, F&& f) {
 /// and six's 18.54-18.58; p = 2 four 20.61-20.65, three 20.61, five 18.21-18.29 (its shared memory
 /// does not fit five blocks); float p = 1 five 35.05 against four's 34.68, p = 2 38.46 against
 /// 36.68, p = 3 four 19.10 against five's 18.50.
+/// Session 44 (docs/results/tets_session44/): double p = 2 three blocks with batched Runge-Kutta loads
+/// (128 registers: the loads spill nothing) 23.13-23.20e9 against four blocks row by row 21.81-21.82
+/// and three row by row 21.72-21.73, the same bits.
 constexpr int variable_default_blocks(bool double_precision, int order) {
+  if (double_precision && order == 2) return 3;
   return (double_precision && order >= 2) || (!double_precision && order == 3) ? 4 : 5;
 }
 int variable_blocks(bool double_precision, int order) {
@@ -301,14 +305,17 @@ int variable_blocks(bool double_precision, int order) {
 
 /// The element kernel's Runge-Kutta loads (with moments and the face prefetch, the default path):
 /// the measured default, FLOWDG_VARIABLE_RK=0|1|2 (each, batched, early) for A/B runs at the
-/// default blocks an SM (anything else an InputError).
+/// default blocks an SM, and in double at p = 2 also at four (FLOWDG_VARIABLE_BLOCKS=4, the default
+/// before session 44; anything else an InputError).
 /// Session 43 (H100, the 3D vortex, Rusanov, one binary, docs/results/tets_session43/call4_*, the same
 /// bits): double p = 1 batched 20.36-20.39e9 and early 20.43-20.52 against row by row 19.29-19.78,
 /// p = 2 row by row 21.14-21.19 against batched 20.53-20.56 and early 18.58-18.66; float p = 1 batched
 /// 35.85 against 34.65 (early) and 34.66, p = 2 41.14 against 38.43 and 38.30, p = 3 row by row 19.43
 /// against 14.86 and 14.62 (3 Np more registers live: 60 at p = 3).
+/// Session 44: double p = 2 batched at three blocks (see variable_default_blocks).
 constexpr int variable_default_rk(bool double_precision, int order) {
-  return (double_precision && order == 2) || order >= 3 ? variable_rk_each : variable_rk_batched;
+  (void)double_precision;
+  return order >= 3 ? variable_rk_each : variable_rk_batched;
 }
 int variable_rk_asked() {
   static const int asked = switch_asked("FLOWDG_VARIABLE_RK", 0, 2, "0 (row by row), 1 (batched) or 2 (early)");
@@ -366,10 +373,18 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
   constexpr int default_blocks = variable_default_blocks(double_precision, P), default_rk = variable_default_rk(double_precision, P);
   const int blocks = variable_blocks(double_precision, P), rk = variable_rk_asked();
   if (prefetch && rk >= 0 && rk != default_rk) {  // the other Runge-Kutta loads (A/B runs)
-    if (blocks != default_blocks)
-      throw InputError(cat("FLOWDG_VARIABLE_RK=", rk, " is built for the default blocks an SM (", default_blocks, ") only"));
+    // (double p = 2 also at four blocks, the default before session 44)
+    constexpr bool four = double_precision && P == 2;
+    if (blocks != default_blocks && !(four && blocks == 4))
+      throw InputError(cat("FLOWDG_VARIABLE_RK=", rk, " is built for the default blocks an SM (", default_blocks, ")",
+                           four ? " and 4" : "", " only"));
     const auto other = [&]<int Mode>() {
-      if constexpr (Mode != default_rk) launch_variable<Real, P, default_blocks, true, true, Mode>(kernel, first, count, tables);
+      if constexpr (Mode != default_rk) {
+        if constexpr (four) {
+          if (blocks == 4) return launch_variable<Real, P, 4, true, true, Mode>(kernel, first, count, tables);
+        }
+        launch_variable<Real, P, default_blocks, true, true, Mode>(kernel, first, count, tables);
+      }
     };
     if (rk == variable_rk_each) other.template operator()<variable_rk_each>();
     else if (rk == variable_rk_batched) other.template operator()<variable_rk_batched>();

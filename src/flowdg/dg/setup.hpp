@@ -163,5 +163,9 @@ bool face_moments_chosen(int order, bool double_precision);
 /// tetrahedra at p = 3 (2, the measured default, or 3) and p = 4 (2: its shared memory fits two);
 /// FLOWDG_TENSOR_BLOCKS=2|3 for A/B runs (p = 3; anything else an InputError).
 int tensor_blocks(int order);
+/// The tensor-core element kernel's product shape on 3D Euler's affine tetrahedra at p = 3, 4: true
+/// m16n8k4, false m8n8k4; by measurement m16n8k4 at p = 3; FLOWDG_TENSOR_WIDE=0|1 for A/B runs
+/// (anything else an InputError).
+bool tensor_wide(int order);
 
 }  // namespace flowdg::dg
