@@ -684,10 +684,13 @@ bool tensor_wide(int order) {
   // docs/performance.md): mma.m16n8k4 (two row tiles an instruction; the H100's FP64 tensor rate 66
   // against m8n8k4's 33 TFLOP/s) at p = 3 14.10e9 DSU/s against 13.80 (element kernel 1.87 against
   // 2.01 ms a stage), at p = 4 12.67-12.69 against 12.91-12.93.
-  const char* value = std::getenv("FLOWDG_TENSOR_WIDE");
-  if (value != nullptr && *value != 0)
-    return shape_variable("FLOWDG_TENSOR_WIDE", {0, 1}, "the tensor-core element kernel's mma shape: 0 m8n8k4, 1 m16n8k4") == 1;
-  return order == 3;
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_TENSOR_WIDE");
+    if (value == nullptr || *value == 0) return -1;
+    return shape_variable("FLOWDG_TENSOR_WIDE", {0, 1}, "the tensor-core element kernel's mma shape: 0 m8n8k4, 1 m16n8k4");
+  }();
+  return asked >= 0 ? asked == 1 : order == 3;
 }
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {
