@@ -1,6 +1,6 @@
 #pragma once
 // The DG core's element kernel with its two small matrix products on the FP64 tensor cores
-// (double precision; mma.m8n8k4, or m16n8k4 — two row tiles an instruction, compute capability 9.0 —
+// (double precision, or float storage: below; mma.m8n8k4, or m16n8k4 — two row tiles an instruction, compute capability 9.0 —
 // where measured faster: tensor_wide), for any shape, affine or curved, any physics of the core: the
 // tuned triangle kernel's structure (dg/euler2d/element_kernels.hpp) with the shape, the dimension
 // and the geometry kind as template parameters. A block of E = 8
@@ -27,6 +27,10 @@
 //      thread per (element, mode) in element order: affine: times 1 / det J; curved: the inverse
 //      mass matrix row times it; the Runge-Kutta update.
 // The sums run in another order than ElementKernel's: results agree to rounding, not bit for bit.
+// Single precision (3D Euler's affine tetrahedra, where no warp-per-variable kernel runs: p >= 4):
+// the float state, metric and face fluxes converted to double on their way into shared memory (plain
+// loads), the products in double on the FP64 tensor cores, phase 2's fluxes in float (the float
+// path's physics), the update in float.
 // CUDA only: included by dg_operator.hpp under __CUDACC__.
 #include <type_traits>
 
@@ -52,7 +56,10 @@ template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
-  static_assert(std::is_same_v<typename Physics::real, double>, "the FP64 tensor cores take double precision only");
+  using Real = typename Physics::real;
+  constexpr bool storage_double = std::is_same_v<Real, double>;
+  static_assert(storage_double || (!Physics::has_viscous_flux && G == GeometryKind::affine),
+                "float storage: inviscid affine groups (the FP64 products on double copies in shared memory)");
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
   constexpr int E = core_tensor_elements, R = core_tensor_row_groups, threads = core_tensor_threads<Physics>();
@@ -76,21 +83,28 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   for (int i = threadIdx.x; i < NV * Np * E / 2; i += threads) {
     const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / Np, j = row % Np;
     double* destination = s_u + j * ST + v * E + el;
-    const double* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
-    if (el + 1 < n_local) {
-      device::copy_async_16(destination, source);
+    const Real* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
+    if constexpr (storage_double) {
+      if (el + 1 < n_local) {
+        device::copy_async_16(destination, source);
+      } else {
+        destination[0] = el < n_local ? source[0] : 0.0;
+        destination[1] = 0.0;
+      }
     } else {
-      destination[0] = el < n_local ? source[0] : 0.0;
-      destination[1] = 0.0;
+      destination[0] = el < n_local ? static_cast<double>(source[0]) : 0.0;
+      destination[1] = el + 1 < n_local ? static_cast<double>(source[1]) : 0.0;
     }
   }
   if constexpr (G == GeometryKind::affine) {
     for (int i = threadIdx.x; i < (dim * dim + 1) * E; i += threads) {
       const int el = i % E, c = i / E;
-      if (el < n_local)
+      if (el >= n_local)
+        s_metric[i] = 0.0;
+      else if constexpr (storage_double)
         device::copy_async_8(s_metric + i, k.metric.data + static_cast<index_t>(c) * k.Ks + e0 + el);
       else
-        s_metric[i] = 0.0;
+        s_metric[i] = static_cast<double>(k.metric.data[static_cast<index_t>(c) * k.Ks + e0 + el]);
     }
   }
   const int surface_row = dim * Nq;
@@ -107,6 +121,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     for (int v = 0; v < NV; ++v) {
       if constexpr (Physics::has_viscous_flux)  // the stored flux less the centred viscous flux's halves
         row[(l * Nfq + point) * ST + v * E] = k.face_flux(v, q, f);
+      else if constexpr (!storage_double)
+        row[(l * Nfq + point) * ST + v * E] = static_cast<double>(k.flux.data[(static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f]);
       else
         device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f);
     }
@@ -116,7 +132,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   // The Runge-Kutta registers of the thread's (element, mode) pairs of the last phase, loaded now
   // so that their latency hides behind the products.
   constexpr int rounds = (Np * E + threads - 1) / threads;
-  double q_k[rounds][NV], u0_k[rounds][NV];
+  Real q_k[rounds][NV], u0_k[rounds][NV];
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
     const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
@@ -124,8 +140,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
       const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
-      q_k[m][v] = mine ? k.update.q_at(index) : 0.0;
-      u0_k[m][v] = mine ? k.update.u0_at(index) : 0.0;
+      q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
+      u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
     }
   }
   device::copy_async_commit();
@@ -168,11 +184,17 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     double fr[dim][NV] = {};
     if (el < n_local) {
       State uk;
-      for (int v = 0; v < NV; ++v) uk[v] = shared[kq * ST + v * E + el];
+      for (int v = 0; v < NV; ++v) uk[v] = static_cast<Real>(shared[kq * ST + v * E + el]);
       State f[dim];
       k.physics.flux(uk, f);
-      double m[dim][dim];
-      k.weighted_metric(kq, e0 + el, s_metric + el, E, m);
+      Real m[dim][dim];
+      if constexpr (storage_double) {
+        k.weighted_metric(kq, e0 + el, s_metric + el, E, m);
+      } else {  // affine (weighted_metric's rule on the double copy)
+        const Real w = k.volume_weight[kq];
+        for (int r = 0; r < dim; ++r)
+          for (int d = 0; d < dim; ++d) m[r][d] = w * static_cast<Real>(s_metric[(r * dim + d) * E + el]);
+      }
       for (int v = 0; v < NV; ++v)
         for (int r = 0; r < dim; ++r) fr[r][v] = reference_flux(m, f, r, v);
     }
@@ -306,8 +328,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     }
 #pragma unroll
     for (int v = 0; v < NV; ++v)
-      k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, value[v], s_u[row * ST + v * E + el], q_k[m][v],
-                            u0_k[m][v]);
+      k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]),
+                            static_cast<Real>(s_u[row * ST + v * E + el]), q_k[m][v], u0_k[m][v]);
   }
 }
 
@@ -330,8 +352,8 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   // 3D Euler's affine tetrahedra at p = 3, 4 (the kernel's shared memory with face moments fits
   // four and two blocks an SM): registers bounded for tensor_blocks(P) blocks (setup.cpp: two, 96
   // registers; three at p = 3 for A/B runs, 64; unbounded they took 106-108, one block an SM).
-  if constexpr (std::is_same_v<Physics, physics::Euler<3, double>> && S == Shape::tetrahedron && G == GeometryKind::affine &&
-                (P == 3 || P == 4)) {
+  if constexpr ((std::is_same_v<Physics, physics::Euler<3, double>> || std::is_same_v<Physics, physics::Euler<3, float>>) &&
+                S == Shape::tetrahedron && G == GeometryKind::affine && (P == 3 || P == 4)) {
     if constexpr (P == 3) {
       if (tensor_blocks(P) == 3) {
         run.template operator()<3>();

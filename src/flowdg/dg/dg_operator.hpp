@@ -453,9 +453,9 @@ class DgOperator final : public Operator {
   bool face_moments_ = false;
   FaceMomentTables face_moment_tables_;
   Array<int> node_permutation_;  ///< face_moment_tables_.node_permutation on the device (the tensor-core kernel's)
-  /// The tensor-core element kernel reads face moments on 3D Euler's affine tetrahedra (double).
+  /// The tensor-core element kernel reads face moments on 3D Euler's affine tetrahedra (either precision).
   static bool tensor_takes_moments(const ElementData& d) {
-    return std::is_same_v<Physics, physics::Euler<3, double>> && d.tensor && d.shape == Shape::tetrahedron &&
+    return std::is_same_v<Physics, physics::Euler<3, Real>> && d.tensor && d.shape == Shape::tetrahedron &&
            d.geometry == GeometryKind::affine;
   }
   /// Viscous physics (lifting.hpp): BR2's lifting jumps (with BR2 at the faces times w |N|: the face
@@ -626,9 +626,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                            "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
+  // Faces by family (groups.hpp) for every physics but 2D Euler: session 45 (H200, `flowdg run`, one
+  // binary, the same bits; docs/performance.md): the 3D Euler vortex (Rusanov, RK4) in double +0.8,
+  // +1.5, +10.6, +0.2% at p = 1..4, in float p = 3 +7.5%; the viscous vortex (BR2) +1.6% on
+  // triangles at p = 4, +1.4 / +1.0% on quadrilaterals at p = 4 / 3; but 2D Euler's tuned triangles
+  // -14% at p = 1 and -7% at p = 4 (their face kernels share the elements of neighbouring faces).
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
-                       options.collocated_mass);
+                       options.collocated_mass, !std::is_same_v<Physics, physics::Euler<2, Real>>);
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
   // hand-written kernels unless the portable ones are asked for.
   if constexpr (has_tuned_triangles) {
@@ -708,7 +713,9 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       if (!d.variable.empty()) d.block_elements = 0;
     }
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
-    d.tensor = d.variable.empty() && portable_tensor(d.tensor_layout);
+    // (float: 3D Euler's affine tetrahedra only, the kernel's products in double on converted copies.)
+    d.tensor = d.variable.empty() && portable_tensor(d.tensor_layout) &&
+               (std::is_same_v<Real, double> || (group.shape == Shape::tetrahedron && group.geometry == GeometryKind::affine));
     if (d.tensor)
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
     if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
@@ -1142,7 +1149,8 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       return;
     }
   }
-  if constexpr (std::is_same_v<Real, double>) {
+  if constexpr (std::is_same_v<Real, double> ||
+                (std::is_same_v<Physics, physics::Euler<3, float>> && S == Shape::tetrahedron && G == GeometryKind::affine)) {
     if (d.tensor) {
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data,
                                         op.face_moments_ ? op.node_permutation_.view().data : op.permutation_.view().data);
@@ -1187,7 +1195,9 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
 
 template <class Physics>
 bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
-  if (options_.backend != Backend::cuda || !std::is_same_v<Real, double> || device_compute_capability() < 80) return false;
+  // Double, or float on 3D Euler (its affine tetrahedra: the caller; session 45).
+  constexpr bool precision_taken = std::is_same_v<Real, double> || std::is_same_v<Physics, physics::Euler<3, float>>;
+  if (options_.backend != Backend::cuda || !precision_taken || device_compute_capability() < 80) return false;
   // A viscous physics runs it only when asked for (solver.element_kernel = "tensor": the element
   // kernel adds BR2's volume term; session 28: slower than the block kernel at p = 1..3 on triangles,
   // docs/performance.md). BR2's lifting has its own choice (lifting_tensor).

@@ -293,9 +293,11 @@ void with_min_blocks(int blocks, F&& f) {
 /// Session 44 (docs/results/tets_session44/): double p = 2 three blocks with batched Runge-Kutta loads
 /// (128 registers: the loads spill nothing) 23.13-23.20e9 against four blocks row by row 21.81-21.82
 /// and three row by row 21.72-21.73, the same bits.
+/// Session 45 (H200, faces by family): float p = 2 four blocks 43.84e9 against five's 42.14 and six's
+/// 40.93 (docs/results/tets_session45/).
 constexpr int variable_default_blocks(bool double_precision, int order) {
   if (double_precision && order == 2) return 3;
-  return (double_precision && order >= 2) || (!double_precision && order == 3) ? 4 : 5;
+  return (double_precision && order >= 2) || (!double_precision && (order == 2 || order == 3)) ? 4 : 5;
 }
 int variable_blocks(bool double_precision, int order) {
   static const int asked = blocks_asked("FLOWDG_VARIABLE_BLOCKS");

@@ -3,11 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <cstdlib>
+#include <string>
 #include <tuple>
 
 #include "flowdg/core/error.hpp"
 
 namespace flowdg::dg {
+
+bool faces_by_family(bool by_default) {
+  const char* value = std::getenv("FLOWDG_FACE_ORDER");  // read at every build (tests set it for one)
+  if (value == nullptr || *value == 0) return by_default;
+  const std::string text(value);
+  if (text == "element") return false;
+  if (text == "family") return true;
+  throw InputError(cat("FLOWDG_FACE_ORDER='", text, "': expected element (a group's faces by lower element) or family (by the lower element's local face, then element)"));
+}
 
 int orientation_count(Shape face) {
   switch (face) {
@@ -57,7 +68,7 @@ std::vector<int> face_point_permutations(Shape face, const std::vector<Point3>& 
 }
 
 Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const std::vector<GeometryKind>& geometry,
-                    const std::vector<int>& geometric_order) {
+                    const std::vector<int>& geometric_order, bool faces_by_family_default) {
   const index_t K = mesh.n_elements();
   FLOWDG_ASSERT(static_cast<index_t>(geometry.size()) == K && static_cast<index_t>(geometric_order.size()) == K,
                 "one geometry kind and order per element");
@@ -98,7 +109,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
 
   // Faces: each with its group key, then a stable sort by key (boundary groups first, by tag).
   struct Keyed {
-    int tag, group_m, group_p;
+    int tag, group_m, group_p, family;
     index_t lower_element;
     GroupFace face;
   };
@@ -113,6 +124,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
       k.group_m = groups.group_of[face.element_m];
       k.group_p = -1;
       k.lower_element = face.element_m;
+      k.family = face.local_face_m;
       k.face.element_m = k.face.element_p = groups.index_in_group[face.element_m];
       k.face.local_m = k.face.local_p = face.local_face_m;
       k.face.orientation = 0;
@@ -128,6 +140,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
       k.group_m = groups.group_of[element_m];
       k.group_p = groups.group_of[element_p];
       k.lower_element = std::min(element_m, element_p);
+      k.family = element_m < element_p ? local_m : local_p;
       k.face.element_m = groups.index_in_group[element_m];
       k.face.element_p = groups.index_in_group[element_p];
       k.face.local_m = local_m;
@@ -136,10 +149,16 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
     }
     keyed.push_back(k);
   }
-  // Boundary (tag >= 0) before interior (tag -1): sort by (interior, tag, group_m, group_p, lower element).
-  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    return std::make_tuple(a.tag < 0, a.tag, a.group_m, a.group_p, a.lower_element) <
-           std::make_tuple(b.tag < 0, b.tag, b.group_m, b.group_p, b.lower_element);
+  // Boundary (tag >= 0) before interior (tag -1): sort by (interior, tag, group_m, group_p, lower
+  // element), or by family (faces_by_family) by (..., the lower element's local face, lower element): each
+  // family in element order, so that the faces of consecutive elements' local face l are
+  // consecutive where a mesh's numbering is regular (the element kernels' gathers of the faces'
+  // values by element, the face kernels' of both sides' coefficients by face).
+  const bool by_family = faces_by_family(faces_by_family_default);
+  std::stable_sort(keyed.begin(), keyed.end(), [by_family](const Keyed& a, const Keyed& b) {
+    const int family_a = by_family ? a.family : 0, family_b = by_family ? b.family : 0;
+    return std::make_tuple(a.tag < 0, a.tag, a.group_m, a.group_p, family_a, a.lower_element) <
+           std::make_tuple(b.tag < 0, b.tag, b.group_m, b.group_p, family_b, b.lower_element);
   });
   groups.faces.reserve(keyed.size());
   for (std::size_t i = 0; i < keyed.size(); ++i) {

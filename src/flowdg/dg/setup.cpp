@@ -364,7 +364,7 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements) {
 }
 
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor,
-                  bool collocated_mass) {
+                  bool collocated_mass, bool faces_by_family) {
   const int dim = mesh.dimension;
   if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
   const index_t K = mesh.n_elements();
@@ -381,7 +381,7 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
   Setup setup;
   setup.dimension = dim;
   setup.order = order;
-  setup.groups = build_groups(mesh, connectivity, kinds, orders);
+  setup.groups = build_groups(mesh, connectivity, kinds, orders, faces_by_family);
   int curved_order = 1;
   for (ElementGroup& group : setup.groups.element_groups) {
     const auto s = static_cast<std::size_t>(group.shape);

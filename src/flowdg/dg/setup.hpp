@@ -69,8 +69,9 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements);
 /// the whole mesh's); the face rule takes the largest of them too.
 /// collocated_mass: let curved groups that allow it invert their mass matrices through their points
 /// (ElementGroupSetup::collocated; false: every curved group stores its inverse, for comparisons).
+/// faces_by_family: the groups' faces by family (groups.hpp; FLOWDG_FACE_ORDER overrides it).
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {},
-                  bool collocated_mass = true);
+                  bool collocated_mass = true, bool faces_by_family = false);
 
 /// BR2's face lifting matrices A_l = Phi_l M^-1 Phi_l^T of a group (dg/lifting.hpp), a and b the
 /// element's own points on face l: affine groups the reference table [(l Nfq + a) Nfq + b] (the
