@@ -354,14 +354,16 @@ struct ElementKernel {
 
   /// The weighted metric at volume point k of element e, m_rd = w_k det J dr_r/dx_d: on affine
   /// groups w_k times the element's constant terms, read at affine[(r dim + d) affine_stride] (from
-  /// global memory, a block's shared copy or registers); on curved groups the point's stored terms
+  /// global memory, a block's shared copy or registers; A: Real, or double where a float group's
+  /// copy is kept in double, the tensor-core kernel's); on curved groups the point's stored terms
   /// (weight included).
-  FLOWDG_HD FLOWDG_FORCEINLINE void weighted_metric(int k, index_t e, const Real* affine, index_t affine_stride,
+  template <class A = Real>
+  FLOWDG_HD FLOWDG_FORCEINLINE void weighted_metric(int k, index_t e, const A* affine, index_t affine_stride,
                                                    Real (&m)[dim][dim]) const {
     if constexpr (G == GeometryKind::affine) {
       const Real w = volume_weight[k];
       for (int r = 0; r < dim; ++r)
-        for (int d = 0; d < dim; ++d) m[r][d] = w * affine[(r * dim + d) * affine_stride];
+        for (int d = 0; d < dim; ++d) m[r][d] = w * static_cast<Real>(affine[(r * dim + d) * affine_stride]);
     } else {
       (void)affine;
       (void)affine_stride;

@@ -188,13 +188,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       State f[dim];
       k.physics.flux(uk, f);
       Real m[dim][dim];
-      if constexpr (storage_double) {
-        k.weighted_metric(kq, e0 + el, s_metric + el, E, m);
-      } else {  // affine (weighted_metric's rule on the double copy)
-        const Real w = k.volume_weight[kq];
-        for (int r = 0; r < dim; ++r)
-          for (int d = 0; d < dim; ++d) m[r][d] = w * static_cast<Real>(s_metric[(r * dim + d) * E + el]);
-      }
+      k.weighted_metric(kq, e0 + el, s_metric + el, E, m);
       for (int v = 0; v < NV; ++v)
         for (int r = 0; r < dim; ++r) fr[r][v] = reference_flux(m, f, r, v);
     }

@@ -453,6 +453,12 @@ class DgOperator final : public Operator {
   bool face_moments_ = false;
   FaceMomentTables face_moment_tables_;
   Array<int> node_permutation_;  ///< face_moment_tables_.node_permutation on the device (the tensor-core kernel's)
+  /// The tensor-core element kernel's precisions: double, and float storage on 3D Euler's affine
+  /// tetrahedra (its products in double on converted copies; session 45).
+  static constexpr bool tensor_precision(Shape shape, GeometryKind geometry) {
+    return std::is_same_v<Real, double> ||
+           (std::is_same_v<Physics, physics::Euler<3, float>> && shape == Shape::tetrahedron && geometry == GeometryKind::affine);
+  }
   /// The tensor-core element kernel reads face moments on 3D Euler's affine tetrahedra (either precision).
   static bool tensor_takes_moments(const ElementData& d) {
     return std::is_same_v<Physics, physics::Euler<3, Real>> && d.tensor && d.shape == Shape::tetrahedron &&
@@ -713,9 +719,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       if (!d.variable.empty()) d.block_elements = 0;
     }
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
-    // (float: 3D Euler's affine tetrahedra only, the kernel's products in double on converted copies.)
-    d.tensor = d.variable.empty() && portable_tensor(d.tensor_layout) &&
-               (std::is_same_v<Real, double> || (group.shape == Shape::tetrahedron && group.geometry == GeometryKind::affine));
+    d.tensor = d.variable.empty() && tensor_precision(group.shape, group.geometry) && portable_tensor(d.tensor_layout);
     if (d.tensor)
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
     if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
@@ -1149,8 +1153,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       return;
     }
   }
-  if constexpr (std::is_same_v<Real, double> ||
-                (std::is_same_v<Physics, physics::Euler<3, float>> && S == Shape::tetrahedron && G == GeometryKind::affine)) {
+  if constexpr (tensor_precision(S, G)) {
     if (d.tensor) {
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data,
                                         op.face_moments_ ? op.node_permutation_.view().data : op.permutation_.view().data);
@@ -1195,9 +1198,8 @@ int DgOperator<Physics>::portable_block_elements(Shape shape, int Np, int Nq, in
 
 template <class Physics>
 bool DgOperator<Physics>::portable_tensor(const CoreTensorLayout& layout) const {
-  // Double, or float on 3D Euler (its affine tetrahedra: the caller; session 45).
-  constexpr bool precision_taken = std::is_same_v<Real, double> || std::is_same_v<Physics, physics::Euler<3, float>>;
-  if (options_.backend != Backend::cuda || !precision_taken || device_compute_capability() < 80) return false;
+  // (The precision: tensor_precision, asked by the caller.)
+  if (options_.backend != Backend::cuda || device_compute_capability() < 80) return false;
   // A viscous physics runs it only when asked for (solver.element_kernel = "tensor": the element
   // kernel adds BR2's volume term; session 28: slower than the block kernel at p = 1..3 on triangles,
   // docs/performance.md). BR2's lifting has its own choice (lifting_tensor).

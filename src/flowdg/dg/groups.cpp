@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <tuple>
 
@@ -108,6 +108,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
   }
 
   // Faces: each with its group key, then a stable sort by key (boundary groups first, by tag).
+  const bool by_family = faces_by_family(faces_by_family_default);
   struct Keyed {
     int tag, group_m, group_p, family;
     index_t lower_element;
@@ -124,7 +125,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
       k.group_m = groups.group_of[face.element_m];
       k.group_p = -1;
       k.lower_element = face.element_m;
-      k.family = face.local_face_m;
+      k.family = by_family ? face.local_face_m : 0;
       k.face.element_m = k.face.element_p = groups.index_in_group[face.element_m];
       k.face.local_m = k.face.local_p = face.local_face_m;
       k.face.orientation = 0;
@@ -140,7 +141,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
       k.group_m = groups.group_of[element_m];
       k.group_p = groups.group_of[element_p];
       k.lower_element = std::min(element_m, element_p);
-      k.family = element_m < element_p ? local_m : local_p;
+      k.family = !by_family ? 0 : element_m < element_p ? local_m : local_p;
       k.face.element_m = groups.index_in_group[element_m];
       k.face.element_p = groups.index_in_group[element_p];
       k.face.local_m = local_m;
@@ -149,16 +150,14 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
     }
     keyed.push_back(k);
   }
-  // Boundary (tag >= 0) before interior (tag -1): sort by (interior, tag, group_m, group_p, lower
-  // element), or by family (faces_by_family) by (..., the lower element's local face, lower element): each
-  // family in element order, so that the faces of consecutive elements' local face l are
-  // consecutive where a mesh's numbering is regular (the element kernels' gathers of the faces'
-  // values by element, the face kernels' of both sides' coefficients by face).
-  const bool by_family = faces_by_family(faces_by_family_default);
-  std::stable_sort(keyed.begin(), keyed.end(), [by_family](const Keyed& a, const Keyed& b) {
-    const int family_a = by_family ? a.family : 0, family_b = by_family ? b.family : 0;
-    return std::make_tuple(a.tag < 0, a.tag, a.group_m, a.group_p, family_a, a.lower_element) <
-           std::make_tuple(b.tag < 0, b.tag, b.group_m, b.group_p, family_b, b.lower_element);
+  // Boundary (tag >= 0) before interior (tag -1): sort by (interior, tag, group_m, group_p, family,
+  // lower element), the family 0 by default and by family (faces_by_family) the lower element's
+  // local face: each family in element order, so that the faces of consecutive elements' local face
+  // l are consecutive where a mesh's numbering is regular (the element kernels' gathers of the
+  // faces' values by element).
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return std::make_tuple(a.tag < 0, a.tag, a.group_m, a.group_p, a.family, a.lower_element) <
+           std::make_tuple(b.tag < 0, b.tag, b.group_m, b.group_p, b.family, b.lower_element);
   });
   groups.faces.reserve(keyed.size());
   for (std::size_t i = 0; i < keyed.size(); ++i) {
