@@ -126,6 +126,12 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
         if (name == "tensor" && (std::string(c.name) == "affine tetrahedra" ||
                                  (precision == dg::Precision::double_precision && c.mesh.dimension == 2)))
           EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << c.name << " p = " << order << ": " << cuda->describe();
+        // In float its shared rows in float where the rule says so (p = 4, unless FLOWDG_TENSOR_ROWS
+        // asks otherwise: a run of this test with FLOWDG_TENSOR_ROWS=double|float checks either).
+        if (name == "tensor" && std::string(c.name) == "affine tetrahedra")
+          EXPECT_EQ(cuda->describe().find("shared rows in float") != std::string::npos,
+                    precision == dg::Precision::single_precision && dg::tensor_float_rows(order))
+              << c.name << " p = " << order << ": " << cuda->describe();
         // The element kernel with a warp per variable runs the affine tetrahedra where asked for, at
         // p = 1..3 in both precisions (3D Euler: the other physics have their own tests' kernels).
         if (name == "variable" && std::string(c.name) == "affine tetrahedra") {

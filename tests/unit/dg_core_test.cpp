@@ -219,6 +219,12 @@ TEST(DgCoreGroups, FacesByFamilyAreTheSameFacesInAnotherOrderAndGiveTheSameResid
       const auto op = dg::make_operator(c.mesh, c.connectivity, options_for(c.mesh, 2, flow));
       EXPECT_TRUE(same_order(op->groups(), c.mesh.dimension == 3 ? b : a)) << c.name;
     }
+    // The rule's other exceptions: 2D Euler at every order, 3D Euler in float from p = 4.
+    EXPECT_FALSE(dg::automatic_faces_by_family(true, false, 1));
+    EXPECT_FALSE(dg::automatic_faces_by_family(true, false, 4));
+    EXPECT_TRUE(dg::automatic_faces_by_family(false, true, 3));
+    EXPECT_FALSE(dg::automatic_faces_by_family(false, true, 4));
+    EXPECT_TRUE(dg::automatic_faces_by_family(false, false, 4));
     ASSERT_EQ(a.face_groups.size(), b.face_groups.size()) << c.name;
     using Key = std::tuple<index_t, int, index_t, int, int, index_t>;
     const auto key = [](const dg::GroupFace& f) { return Key{f.element_m, f.local_m, f.element_p, f.local_p, f.orientation, f.mesh_face}; };
@@ -856,6 +862,17 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   if (std::getenv("FLOWDG_TENSOR_BLOCKS") == nullptr) {
     EXPECT_EQ(dg::tensor_blocks(3), 2);
     EXPECT_EQ(dg::tensor_blocks(4), 2);
+  }
+  // Its shared rows in float (float storage): at p = 4 by measurement, four blocks an SM
+  // (FLOWDG_TENSOR_ROWS, FLOWDG_TENSOR_BLOCKS for A/B runs).
+  if (std::getenv("FLOWDG_TENSOR_ROWS") == nullptr) {
+    EXPECT_FALSE(dg::tensor_float_rows(2));
+    EXPECT_FALSE(dg::tensor_float_rows(3));
+    EXPECT_TRUE(dg::tensor_float_rows(4));
+  }
+  if (std::getenv("FLOWDG_TENSOR_BLOCKS") == nullptr) {
+    EXPECT_EQ(dg::tensor_blocks(4, true), 4);
+    EXPECT_EQ(dg::tensor_blocks(3, true), 4);
   }
 }
 

@@ -553,8 +553,17 @@ constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape sh
 }
 /// Shared memory of one block: K3 + Np rows (the product's right side, then the coefficients) and
 /// the affine metric ((dim^2 + 1) x 8).
-constexpr std::size_t core_tensor_shared_bytes(const CoreTensorLayout& t) {
-  return sizeof(double) * (static_cast<std::size_t>(t.K3 + t.Np) * t.stride + static_cast<std::size_t>(t.dim * t.dim + 1) * core_tensor_elements);
+/// value_bytes: 8 (double), or 4 where a float group's kernel keeps its rows in float
+/// (core_tensor_kernels.hpp FloatRows: stride core_tensor_float_stride).
+constexpr std::size_t core_tensor_shared_bytes(const CoreTensorLayout& t, std::size_t value_bytes = sizeof(double)) {
+  return value_bytes * (static_cast<std::size_t>(t.K3 + t.Np) * t.stride + static_cast<std::size_t>(t.dim * t.dim + 1) * core_tensor_elements);
+}
+/// The rows' stride in floats (the kernel's rows in float): the columns rounded up to 8 or 24 mod 32,
+/// so that a B fragment's four rows (8 columns each) fall on four disjoint sets of 8 banks.
+constexpr int core_tensor_float_stride(int columns) {
+  int stride = columns;
+  while (stride % 32 != 8 && stride % 32 != 24) ++stride;
+  return stride;
 }
 /// A2 (M2 x K2) then A3 (M3 x K3), each in fragment order (backend/fragment_order.hpp), from the
 /// element group's tables (volume_phi [k Np + j], volume_dphi [(k dim + r) Np + j], face_phi

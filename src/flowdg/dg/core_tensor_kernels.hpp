@@ -44,6 +44,12 @@
 
 namespace flowdg::dg {
 
+/// Two of a row's values (8 or 4 bytes aligned): one store.
+FLOWDG_FORCEINLINE __device__ void store_pair(double* p, double x, double y) { *reinterpret_cast<double2*>(p) = make_double2(x, y); }
+FLOWDG_FORCEINLINE __device__ void store_pair(float* p, double x, double y) {
+  *reinterpret_cast<float2*>(p) = make_float2(static_cast<float>(x), static_cast<float>(y));
+}
+
 template <class Physics>
 constexpr int core_tensor_threads() {
   return 32 * core_tensor_row_groups * Physics::n_variables;
@@ -51,8 +57,11 @@ constexpr int core_tensor_threads() {
 
 /// MinBlocks: the blocks an SM its registers are bounded for (1: none). Wide: two row tiles an
 /// instruction (m16n8k4, compute capability 9.0; tensor_wide in setup.cpp: 3D Euler's affine
-/// tetrahedra at p = 3, by measurement); false: a row tile an instruction (m8n8k4).
-template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false>
+/// tetrahedra at p = 3, by measurement); false: a row tile an instruction (m8n8k4). FloatRows
+/// (float storage only): the shared rows in float (stride t.stride = core_tensor_float_stride: half
+/// the shared memory, the B fragments converted to double as they are read; the products' sums
+/// rounded to float where they are stored); false: in double.
+template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
@@ -60,6 +69,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   constexpr bool storage_double = std::is_same_v<Real, double>;
   static_assert(storage_double || (!Physics::has_viscous_flux && G == GeometryKind::affine),
                 "float storage: inviscid affine groups (the FP64 products on double copies in shared memory)");
+  static_assert(!FloatRows || !storage_double, "rows in float: float storage only");
+  using Value = std::conditional_t<FloatRows, float, double>;  // the shared rows' type
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
   constexpr int E = core_tensor_elements, R = core_tensor_row_groups, threads = core_tensor_threads<Physics>();
@@ -68,9 +79,10 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   // Nfq face rows a face: its points, or with face moments its nodes (t.Nfq; the stored flux's rows
   // keep their stride k.Nfq); face_permutation [orientation Nfq + row] maps the plus side's rows.
   const int Nq = k.Nq, Nfq = t.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
-  extern __shared__ double shared[];  // [row * ST + v * E + el]
-  double* s_u = shared + K3 * ST;     // [j * ST + v * E + el]
-  double* s_metric = s_u + Np * ST;   // [c * E + el], c = r dim + d; dim^2: 1 / det J
+  extern __shared__ double shared_doubles[];
+  Value* shared = reinterpret_cast<Value*>(shared_doubles);  // [row * ST + v * E + el]
+  Value* s_u = shared + K3 * ST;                              // [j * ST + v * E + el]
+  Value* s_metric = s_u + Np * ST;                            // [c * E + el], c = r dim + d; dim^2: 1 / det J
   const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -82,7 +94,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   //    once); zeros in the padding columns and rows.
   for (int i = threadIdx.x; i < NV * Np * E / 2; i += threads) {
     const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / Np, j = row % Np;
-    double* destination = s_u + j * ST + v * E + el;
+    Value* destination = s_u + j * ST + v * E + el;
     const Real* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
     if constexpr (storage_double) {
       if (el + 1 < n_local) {
@@ -92,27 +104,28 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         destination[1] = 0.0;
       }
     } else {
-      destination[0] = el < n_local ? static_cast<double>(source[0]) : 0.0;
-      destination[1] = el + 1 < n_local ? static_cast<double>(source[1]) : 0.0;
+      destination[0] = el < n_local ? static_cast<Value>(source[0]) : Value(0);
+      destination[1] = el + 1 < n_local ? static_cast<Value>(source[1]) : Value(0);
     }
   }
   if constexpr (G == GeometryKind::affine) {
     for (int i = threadIdx.x; i < (dim * dim + 1) * E; i += threads) {
       const int el = i % E, c = i / E;
-      if (el >= n_local)
-        s_metric[i] = 0.0;
-      else if constexpr (storage_double)
+      if (el >= n_local) {
+        s_metric[i] = Value(0);
+      } else if constexpr (storage_double) {
         device::copy_async_8(s_metric + i, k.metric.data + static_cast<index_t>(c) * k.Ks + e0 + el);
-      else
-        s_metric[i] = static_cast<double>(k.metric.data[static_cast<index_t>(c) * k.Ks + e0 + el]);
+      } else {
+        s_metric[i] = static_cast<Value>(k.metric.data[static_cast<index_t>(c) * k.Ks + e0 + el]);
+      }
     }
   }
   const int surface_row = dim * Nq;
   for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
     const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
-    double* row = shared + static_cast<std::size_t>(surface_row) * ST + el;
+    Value* row = shared + static_cast<std::size_t>(surface_row) * ST + el;
     if (el >= n_local) {
-      for (int v = 0; v < NV; ++v) row[lq * ST + v * E] = 0.0;
+      for (int v = 0; v < NV; ++v) row[lq * ST + v * E] = Value(0);
       continue;
     }
     const index_t code = k.codes[l * k.Ks + e0 + el];
@@ -122,13 +135,13 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       if constexpr (Physics::has_viscous_flux)  // the stored flux less the centred viscous flux's halves
         row[(l * Nfq + point) * ST + v * E] = k.face_flux(v, q, f);
       else if constexpr (!storage_double)
-        row[(l * Nfq + point) * ST + v * E] = static_cast<double>(k.flux.data[(static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f]);
+        row[(l * Nfq + point) * ST + v * E] = static_cast<Value>(k.flux.data[(static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f]);
       else
         device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f);
     }
   }
   for (int i = threadIdx.x; i < (K3 - surface_row - NF * Nfq) * NV * E; i += threads)
-    shared[(surface_row + NF * Nfq + i / (NV * E)) * ST + i % (NV * E)] = 0.0;
+    shared[(surface_row + NF * Nfq + i / (NV * E)) * ST + i % (NV * E)] = Value(0);
   // The Runge-Kutta registers of the thread's (element, mode) pairs of the last phase, loaded now
   // so that their latency hides behind the products.
   constexpr int rounds = (Np * E + threads - 1) / threads;
@@ -155,7 +168,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     double acc[MT2W][2] = {};
     for (int ks = 0; ks < K2 / 4; ++ks) {
       const int j = ks * 4 + fragment_col;
-      const double b = j < Np ? s_u[j * ST + b_column] : 0.0;
+      const double b = j < Np ? static_cast<double>(s_u[j * ST + b_column]) : 0.0;
 #pragma unroll
       for (int i = 0; i < MT2W; i += 2) {  // two row tiles an instruction (m16n8k4)
         const int mt = mt0 + i * R, mt_b = mt + R;
@@ -171,8 +184,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
     for (int i = 0; i < MT2W; ++i) {
       const int kq = (mt0 + i * R) * 8 + fragment_row;
-      if (kq < Nq)
-        *reinterpret_cast<double2*>(shared + kq * ST + column_tile * 8 + 2 * fragment_col) = make_double2(acc[i][0], acc[i][1]);
+      if (kq < Nq) store_pair(shared + kq * ST + column_tile * 8 + 2 * fragment_col, acc[i][0], acc[i][1]);
     }
   }
   __syncthreads();
@@ -193,13 +205,13 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         for (int r = 0; r < dim; ++r) fr[r][v] = reference_flux(m, f, r, v);
     }
     for (int r = 0; r < dim; ++r)
-      for (int v = 0; v < NV; ++v) shared[(r * Nq + kq) * ST + v * E + el] = fr[r][v];
+      for (int v = 0; v < NV; ++v) shared[(r * Nq + kq) * ST + v * E + el] = static_cast<Value>(fr[r][v]);
   }
   // The face fluxes are along the minus side's normal: negated on the element's minus faces.
   for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
     const int el = i % E, lq = i / E;
     if (el >= n_local || code_plus_side(k.codes[lq / Nfq * k.Ks + e0 + el])) continue;
-    double* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
+    Value* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
     for (int v = 0; v < NV; ++v) row[v * E] = -row[v * E];
   }
   __syncthreads();
@@ -225,9 +237,10 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll 2
         for (int ks = k0; ks < k1; ++ks) {
           const double a_top = __ldg(a3 + fragment_index(mt, ks, lane, K3)), a_bottom = __ldg(a3 + fragment_index(mt + 1, ks, lane, K3));
-          const double* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+          const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
 #pragma unroll
-          for (int ct = 0; ct < NV; ++ct) device::dmma_16x8x4(acc[i][0][ct], acc[i][TU - 1][ct], a_top, a_bottom, b[ct * 8]);
+          for (int ct = 0; ct < NV; ++ct)
+            device::dmma_16x8x4(acc[i][0][ct], acc[i][TU - 1][ct], a_top, a_bottom, static_cast<double>(b[ct * 8]));
         }
         continue;
       }
@@ -236,9 +249,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll 2
     for (int ks = k0; ks < k1; ++ks) {
       const double a = __ldg(a3 + fragment_index(mt, ks, lane, K3));
-      const double* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+      const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
 #pragma unroll
-      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, b[ct * 8]);
+      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
     }
   }
   // The partial sums -> shared (rows [0, 8 MT3 S) within [0, K3)), then a thread per (mode, column)
@@ -256,8 +269,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       if (j < Np)
 #pragma unroll
         for (int ct = 0; ct < NV; ++ct)
-          *reinterpret_cast<double2*>(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col) =
-              make_double2(acc[i][h][ct][0], acc[i][h][ct][1]);
+          store_pair(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col, acc[i][h][ct][0], acc[i][h][ct][1]);
     }
   }
   __syncthreads();
@@ -266,7 +278,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       const int row = i / (NV * E), column = i % (NV * E);
       double sum = shared[row * ST + column];
       for (int split = 1; split < splits; ++split) sum += shared[(split * 8 * MT3 + row) * ST + column];
-      shared[row * ST + column] = sum;
+      shared[row * ST + column] = static_cast<Value>(sum);
     }
     __syncthreads();
   }
@@ -348,6 +360,37 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   // registers; three at p = 3 for A/B runs, 64; unbounded they took 106-108, one block an SM).
   if constexpr ((std::is_same_v<Physics, physics::Euler<3, double>> || std::is_same_v<Physics, physics::Euler<3, float>>) &&
                 S == Shape::tetrahedron && G == GeometryKind::affine && (P == 3 || P == 4)) {
+    // Float storage: the rows in float where tensor_float_rows (setup.cpp) says so — half the shared
+    // memory (at p = 4 two blocks an SM with double rows, up to five with float ones), registers
+    // bounded for tensor_blocks(P, true) blocks.
+    if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
+      if (tensor_float_rows(P)) {
+        CoreTensorLayout rows = layout;
+        rows.stride = core_tensor_float_stride(Physics::n_variables * core_tensor_elements);
+        const std::size_t float_shared = core_tensor_shared_bytes(rows, sizeof(float));
+        const auto run_float = [&]<int MinBlocks, bool Wide>() {
+          constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, true>;
+          allow_block_shared_limit<function>();
+          detail::launch(false, function, blocks, core_tensor_threads<Physics>(), float_shared, kernel, first, first + n_elements, rows,
+                         tables, tables + layout.M2 * layout.K2, face_permutation);
+        };
+        // (ptxas, float rows, m8n8k4: p = 4 78 registers unbounded, 64 at three blocks without
+        // spills, 48 at four with 48 bytes spilled; p = 3 72 / 64 / 48 with 36 bytes; m16n8k4
+        // spills at three blocks and does not fit four's 48 registers: four blocks run m8n8k4)
+        const int min_blocks = tensor_blocks(P, true);
+        if (min_blocks == 4) {
+          run_float.template operator()<4, false>();
+        } else if (tensor_wide(P)) {
+          if (min_blocks == 3) run_float.template operator()<3, true>();
+          else run_float.template operator()<2, true>();
+        } else if (min_blocks == 3) {
+          run_float.template operator()<3, false>();
+        } else {
+          run_float.template operator()<2, false>();
+        }
+        return;
+      }
+    }
     if constexpr (P == 3) {
       if (tensor_blocks(P) == 3) {
         run.template operator()<3>();

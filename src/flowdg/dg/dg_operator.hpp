@@ -632,14 +632,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                            "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
-  // Faces by family (groups.hpp) for every physics but 2D Euler: session 45 (H200, `flowdg run`, one
-  // binary, the same bits; docs/performance.md): the 3D Euler vortex (Rusanov, RK4) in double +0.8,
-  // +1.5, +10.6, +0.2% at p = 1..4, in float p = 3 +7.5%; the viscous vortex (BR2) +1.6% on
-  // triangles at p = 4, +1.4 / +1.0% on quadrilaterals at p = 4 / 3; but 2D Euler's tuned triangles
-  // -14% at p = 1 and -7% at p = 4 (their face kernels share the elements of neighbouring faces).
+  // Faces by family (groups.hpp) or in element order: automatic_faces_by_family's measured rule.
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
-                       options.collocated_mass, !std::is_same_v<Physics, physics::Euler<2, Real>>);
+                       options.collocated_mass,
+                       automatic_faces_by_family(std::is_same_v<Physics, physics::Euler<2, Real>>,
+                                                 std::is_same_v<Physics, physics::Euler<3, float>>, order_));
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
   // hand-written kernels unless the portable ones are asked for.
   if constexpr (has_tuned_triangles) {
@@ -1817,8 +1815,11 @@ std::string DgOperator<Physics>::describe() const {
                           : d.fused_volume                                                 ? ", block lifting with the volume term"
                           : d.block_lifting > 0                                            ? ", block lifting"
                                                                                            : ", thread lifting";
+    // (the launch's own condition: core_tensor_kernels.hpp)
+    const bool float_rows = std::is_same_v<Physics, physics::Euler<3, float>> && d.tensor && d.shape == Shape::tetrahedron &&
+                            d.geometry == GeometryKind::affine && tensor_float_rows(order_);
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
-               d.collocated ? ", mass inverted at the points" : "", kernel, lifting, ")");
+               d.collocated ? ", mass inverted at the points" : "", kernel, float_rows ? " (its shared rows in float)" : "", lifting, ")");
   }
   int block_groups = 0, chunked_groups = 0, factorised_groups = 0, variable_groups = 0;
   for (const FaceData& d : faces_) {

@@ -612,6 +612,15 @@ bool automatic_variable_elements(int order, bool double_precision) {
   return variable_kernel_order(order) && (order <= 2 || !double_precision);
 }
 
+bool automatic_faces_by_family(bool euler_2d, bool euler_3d_single, int order) {
+  // Session 45 (H200, `flowdg run`, one binary, the same bits; docs/performance.md): the 3D Euler
+  // vortex (Rusanov, RK4) in double +0.8, +1.5, +10.6, +0.2% at p = 1..4, in float p = 3 +7.5% but
+  // p = 4 -1.4%; the viscous vortex (BR2) +1.6% on triangles at p = 4, +1.4 / +1.0% on
+  // quadrilaterals at p = 4 / 3; 2D Euler's tuned triangles -14% at p = 1 and -7% at p = 4 (their
+  // face kernels share the elements of neighbouring faces).
+  return !euler_2d && !(euler_3d_single && order >= 4);
+}
+
 bool automatic_variable_faces(int order, bool double_precision) {
   // Session 40 (as above; against the automatic face kernels: point at p = 1, block at p = 2 and 4,
   // chunked at p = 3 in double; the same bits): double 16.79 against 15.32e9 at p = 1, 20.81 against
@@ -669,14 +678,39 @@ int shape_variable(const char* name, std::initializer_list<int> allowed, const c
 
 }  // namespace
 
-int tensor_blocks(int order) {
-  static const int asked = shape_variable("FLOWDG_TENSOR_BLOCKS", {2, 3}, "the tensor-core element kernel's blocks an SM at p = 3");
-  if (order != 3) return 2;
+int tensor_blocks(int order, bool float_rows) {
+  static const int asked = shape_variable("FLOWDG_TENSOR_BLOCKS", {2, 3, 4},
+                                          "the tensor-core element kernel's blocks an SM at p = 3, 4 (4: float rows only)");
+  if (order != 3 && order != 4) return 2;
+  if (asked == 4 && !float_rows)
+    throw InputError("FLOWDG_TENSOR_BLOCKS=4: the tensor-core element kernel runs four blocks an SM with float rows only (float storage)");
+  if (asked != 0) return asked;
+  // Float rows (float storage; session 46, H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra
+  // at p = 4, `flowdg run`, one binary, docs/performance.md): four blocks (48 registers, 48 bytes
+  // spilled) 19.47-19.48e9 DOF-stage updates/s, three (64) 19.30-19.33, two (78) 16.30-16.36 — the
+  // same bits; double rows 16.41-16.45 (their shared memory holds two blocks).
+  if (float_rows) return 4;
   // Session 42 (H100, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3, `flowdg run`, face
   // moments, one binary; docs/performance.md): registers bounded for two blocks (96) 13.79-13.80e9
   // DOF-stage updates/s against three's (64) 12.96-12.98, the same bits; unbounded (108 registers,
   // one block) 9.0.
-  return asked != 0 ? asked : 2;
+  return 2;
+}
+
+bool tensor_float_rows(int order) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_TENSOR_ROWS");
+    if (value == nullptr || *value == 0) return -1;
+    const std::string text(value);
+    if (text == "double") return 0;
+    if (text == "float") return 1;
+    throw InputError(cat("FLOWDG_TENSOR_ROWS='", text, "': expected double or float (the tensor-core element kernel's shared rows in single precision at p = 4)"));
+  }();
+  if (order != 3 && order != 4) return false;
+  // Session 46 (above, tensor_blocks): at p = 4 float rows at four blocks 19.47 against double rows'
+  // 16.43e9 DOF-stage updates/s (+18.5%).
+  return asked >= 0 ? asked == 1 : order == 4;
 }
 
 bool tensor_wide(int order) {

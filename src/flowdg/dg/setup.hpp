@@ -72,6 +72,10 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements);
 /// faces_by_family: the groups' faces by family (groups.hpp; FLOWDG_FACE_ORDER overrides it).
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {},
                   bool collocated_mass = true, bool faces_by_family = false);
+/// The DG operator's default face order (build_setup's faces_by_family): by family for every
+/// physics but 2D Euler (its tuned triangles lose with it) and 3D Euler in single precision at
+/// p >= 4 (measurements in setup.cpp).
+bool automatic_faces_by_family(bool euler_2d, bool euler_3d_single, int order);
 
 /// BR2's face lifting matrices A_l = Phi_l M^-1 Phi_l^T of a group (dg/lifting.hpp), a and b the
 /// element's own points on face l: affine groups the reference table [(l Nfq + a) Nfq + b] (the
@@ -161,9 +165,15 @@ bool automatic_variable_faces(int order, bool double_precision);
 /// runs (anything else an InputError).
 bool face_moments_chosen(int order, bool double_precision);
 /// The blocks an SM the tensor-core element kernel's registers are bounded for on 3D Euler's affine
-/// tetrahedra at p = 3 (2, the measured default, or 3) and p = 4 (2: its shared memory fits two);
-/// FLOWDG_TENSOR_BLOCKS=2|3 for A/B runs (p = 3; anything else an InputError).
-int tensor_blocks(int order);
+/// tetrahedra at p = 3, 4: double rows 2 (measured; at p = 4 their shared memory fits two), float rows
+/// (float storage: tensor_float_rows) 4 (measured at p = 4); FLOWDG_TENSOR_BLOCKS=2|3|4 for A/B runs
+/// (4 with float rows only; anything else an InputError).
+int tensor_blocks(int order, bool float_rows = false);
+/// Float storage on 3D Euler's affine tetrahedra at p = 3, 4: the tensor-core element kernel's
+/// shared rows in float (half the shared memory; core_tensor_kernels.hpp FloatRows) or in double;
+/// by measurement float at p = 4; FLOWDG_TENSOR_ROWS=double|float for A/B runs (anything else an
+/// InputError).
+bool tensor_float_rows(int order);
 /// The tensor-core element kernel's product shape on 3D Euler's affine tetrahedra at p = 3, 4: true
 /// m16n8k4, false m8n8k4; by measurement m16n8k4 at p = 3; FLOWDG_TENSOR_WIDE=0|1 for A/B runs
 /// (anything else an InputError).
