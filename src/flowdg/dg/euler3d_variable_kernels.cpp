@@ -593,8 +593,14 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
 /// memory a block fit three anyway; the registers bounded at 128 instead of 96) 12.92-12.93 against
 /// four's 12.78-12.81e9, the same bits; p = 3 alike (13.79-13.80 against 13.77-13.81), p = 2 worse
 /// (20.35 against six's 21.21).
+/// Session 46 (H200, float, 384,000 tetrahedra, one binary, docs/results/tets_session46/call10_*,
+/// the same bits): p = 3 five blocks 21.59-21.70 against four's 21.31-21.43 (+1.3%; session 41 on
+/// the H100 +0.5%), six 20.98-21.36; p = 4 (the tensor-core element kernel's float rows) four
+/// 19.41-19.49, three 19.39-19.45, five 19.38-19.40, six 18.73-18.75, point values instead of
+/// moments 18.90-18.92: four stays.
 constexpr int variable_default_face_blocks(bool double_precision, int order, int riemann) {
   if (double_precision && order == 4) return 3;
+  if (!double_precision && order == 3) return 5;
   return double_precision && order <= 2 && riemann != static_cast<int>(physics::RiemannKind::roe) ? 6 : 4;
 }
 int variable_face_blocks(bool double_precision, int order, int riemann) {
