@@ -705,7 +705,7 @@ bool tensor_float_rows(int order) {
     const std::string text(value);
     if (text == "double") return 0;
     if (text == "float") return 1;
-    throw InputError(cat("FLOWDG_TENSOR_ROWS='", text, "': expected double or float (the tensor-core element kernel's shared rows in single precision at p = 4)"));
+    throw InputError(cat("FLOWDG_TENSOR_ROWS='", text, "': expected double or float (the tensor-core element kernel's shared rows in float storage at p = 3, 4)"));
   }();
   if (order != 3 && order != 4) return false;
   // Session 46 (above, tensor_blocks): at p = 4 float rows at four blocks 19.47 against double rows'
