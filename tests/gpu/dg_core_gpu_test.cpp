@@ -132,6 +132,11 @@ TEST(GpuDgCore, CudaAgreesWithTheCpuForEveryShapeGeometryAndPrecision) {
           EXPECT_EQ(cuda->describe().find("shared rows in float") != std::string::npos,
                     precision == dg::Precision::single_precision && dg::tensor_float_rows(order))
               << c.name << " p = " << order << ": " << cuda->describe();
+        // Double rows compact where the rule says so (p = 4; FLOWDG_TENSOR_COMPACT=0|1 checks either).
+        if (name == "tensor" && std::string(c.name) == "affine tetrahedra")
+          EXPECT_EQ(cuda->describe().find("coefficients inside the flux rows") != std::string::npos,
+                    !(precision == dg::Precision::single_precision && dg::tensor_float_rows(order)) && dg::tensor_compact(order))
+              << c.name << " p = " << order << ": " << cuda->describe();
         // The element kernel with a warp per variable runs the affine tetrahedra where asked for, at
         // p = 1..3 in both precisions (3D Euler: the other physics have their own tests' kernels).
         if (name == "variable" && std::string(c.name) == "affine tetrahedra") {

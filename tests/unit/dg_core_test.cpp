@@ -763,10 +763,11 @@ TEST(DgCore, TheVariableElementKernelsTablesFoldTheWeightsIntoTheDerivatives) {
                                            std::vector<double>(Nq + 1), group.face_phi)
                     .empty());
   }
-  // "automatic" takes it where it measured faster (setup.cpp): p = 1, 2 in double, p = 1..3 in float.
+  // "automatic" takes it where it measured faster (setup.cpp): p = 1, 2 in both precisions (the
+  // tensor-core kernel from p = 3).
   for (int order = 0; order <= 4; ++order) {
     EXPECT_EQ(dg::automatic_variable_elements(order, true), order == 1 || order == 2) << order;
-    EXPECT_EQ(dg::automatic_variable_elements(order, false), order >= 1 && order <= 3) << order;
+    EXPECT_EQ(dg::automatic_variable_elements(order, false), order == 1 || order == 2) << order;
   }
   // The option is valid, on the CPU too (where the thread kernel runs).
   dg::OperatorOptions options;
@@ -857,22 +858,64 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_THROW(dg::face_moments_chosen(1, true), InputError);
   unsetenv("FLOWDG_FACE_MOMENTS");
   // The tensor-core element kernel (which reads the moments at p = 3, 4 in double precision) has its
-  // registers bounded for two blocks an SM at p = 3 and 4 unless FLOWDG_TENSOR_BLOCKS asks for three
-  // at p = 3 (read once a process: checked where it is unset).
+  // registers bounded for three blocks an SM at p = 3 and two at p = 4 unless FLOWDG_TENSOR_BLOCKS
+  // asks otherwise (read once a process: checked where it is unset).
   if (std::getenv("FLOWDG_TENSOR_BLOCKS") == nullptr) {
-    EXPECT_EQ(dg::tensor_blocks(3), 2);
+    EXPECT_EQ(dg::tensor_blocks(3), 3);
     EXPECT_EQ(dg::tensor_blocks(4), 2);
+    EXPECT_EQ(dg::tensor_blocks(2), 2);
   }
-  // Its shared rows in float (float storage): at p = 4 by measurement, four blocks an SM
+  // Its shared rows in float (float storage): at p = 3, 4 by measurement, four blocks an SM
   // (FLOWDG_TENSOR_ROWS, FLOWDG_TENSOR_BLOCKS for A/B runs).
   if (std::getenv("FLOWDG_TENSOR_ROWS") == nullptr) {
     EXPECT_FALSE(dg::tensor_float_rows(2));
-    EXPECT_FALSE(dg::tensor_float_rows(3));
+    EXPECT_TRUE(dg::tensor_float_rows(3));
     EXPECT_TRUE(dg::tensor_float_rows(4));
   }
   if (std::getenv("FLOWDG_TENSOR_BLOCKS") == nullptr) {
     EXPECT_EQ(dg::tensor_blocks(4, true), 4);
     EXPECT_EQ(dg::tensor_blocks(3, true), 4);
+    // double rows in the compact layout at p = 4: still two (three measured no faster)
+    EXPECT_EQ(dg::tensor_blocks(4, false, true), 2);
+  }
+  // The compact layout at p = 4 (double rows), m8n8k4 at every order (FLOWDG_TENSOR_COMPACT,
+  // FLOWDG_TENSOR_WIDE for A/B runs).
+  if (std::getenv("FLOWDG_TENSOR_COMPACT") == nullptr) {
+    EXPECT_TRUE(dg::tensor_compact(4));
+    EXPECT_FALSE(dg::tensor_compact(3));
+  }
+  if (std::getenv("FLOWDG_TENSOR_WIDE") == nullptr) {
+    EXPECT_FALSE(dg::tensor_wide(3));
+    EXPECT_FALSE(dg::tensor_wide(4));
+  }
+  // The compact layout: the coefficients inside the reference fluxes' rows, K3 rows instead of
+  // K3 + Np; at p = 4 with face moments (46 volume points, 15 nodes a face) 200 rows of 44 doubles
+  // and the metric: 70,400 + 640 bytes — three blocks in an SM's 228 KB (with 1 KB a block), where
+  // the plain layout's 82,720 + 640 fit two.
+  dg::CoreTensorLayout t = dg::core_tensor_layout(5, 3, Shape::tetrahedron, 35, 46, 15);
+  EXPECT_EQ(t.K3, 200);
+  EXPECT_EQ(dg::core_tensor_shared_bytes(t), 83360u);
+  EXPECT_TRUE(dg::core_tensor_compact_fits(t));
+  t.compact = true;
+  EXPECT_EQ(dg::core_tensor_shared_bytes(t), 71040u);
+  EXPECT_LE(3 * (dg::core_tensor_shared_bytes(t) + 1024), 228u * 1024u);
+  EXPECT_GT(3 * (83360u + 1024), 228u * 1024u);
+  t.compact = false;
+  t.float_rows = true;
+  t.stride = dg::core_tensor_float_stride(40);
+  EXPECT_EQ(t.stride, 40);
+  EXPECT_EQ(dg::core_tensor_shared_bytes(t), 4u * (235u * 40u + 80u));
+  // A layout whose coefficients outgrow the free rows (Np > (dim - 1) Nq) cannot be compact.
+  EXPECT_FALSE(dg::core_tensor_compact_fits(dg::core_tensor_layout(4, 2, Shape::triangle, 10, 4, 3)));
+  // The Runge-Kutta registers' loads: after the products where the registers are bounded for three
+  // blocks or more (FLOWDG_TENSOR_RK for A/B runs).
+  if (std::getenv("FLOWDG_TENSOR_RK") == nullptr && std::getenv("FLOWDG_TENSOR_BLOCKS") == nullptr) {
+    EXPECT_FALSE(dg::tensor_late_rk(2, false, false));
+    EXPECT_TRUE(dg::tensor_late_rk(3, false, false));
+    EXPECT_FALSE(dg::tensor_late_rk(4, false, true));
+    EXPECT_FALSE(dg::tensor_late_rk(4, false, false));
+    EXPECT_TRUE(dg::tensor_late_rk(4, true, false));
+    EXPECT_TRUE(dg::tensor_late_rk(3, true, false));
   }
 }
 

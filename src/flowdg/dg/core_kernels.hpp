@@ -534,8 +534,14 @@ constexpr FLOWDG_HD int round_up_to(int n, int m) { return (n + m - 1) / m * m; 
 struct CoreTensorLayout {
   int Np = 0, Nq = 0, Nfq = 0, dim = 0, n_faces = 0;
   int M2 = 0, K2 = 0, M3 = 0, K3 = 0;
-  int stride = 0;  ///< shared row stride in doubles: columns + 4 (4 mod 8: the four rows of a B
-                   ///< fragment's half-warp 8 banks apart, no conflicts)
+  int stride = 0;  ///< shared row stride in values: columns + 4 (doubles; 4 mod 8: the four rows of a B
+                   ///< fragment's half-warp 8 banks apart, no conflicts), core_tensor_float_stride (float rows)
+  /// Float storage only: the rows in float (core_tensor_kernels.hpp FloatRows; stride core_tensor_float_stride).
+  bool float_rows = false;
+  /// The coefficients in rows [Nq, Nq + Np), inside the reference fluxes' rows (free from phase 1's end
+  /// until phase 2 writes them: needs Np <= (dim - 1) Nq), instead of rows [K3, K3 + Np): K3 rows in
+  /// all; the update then reads u from global memory (the same values).
+  bool compact = false;
 };
 constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape shape, int Np, int Nq, int Nfq) {
   CoreTensorLayout t;
@@ -551,13 +557,15 @@ constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape sh
   t.stride = n_variables * core_tensor_elements + 4;
   return t;
 }
-/// Shared memory of one block: K3 + Np rows (the product's right side, then the coefficients) and
-/// the affine metric ((dim^2 + 1) x 8).
-/// value_bytes: 8 (double), or 4 where a float group's kernel keeps its rows in float
-/// (core_tensor_kernels.hpp FloatRows: stride core_tensor_float_stride).
-constexpr std::size_t core_tensor_shared_bytes(const CoreTensorLayout& t, std::size_t value_bytes = sizeof(double)) {
-  return value_bytes * (static_cast<std::size_t>(t.K3 + t.Np) * t.stride + static_cast<std::size_t>(t.dim * t.dim + 1) * core_tensor_elements);
+/// Shared memory of one block: K3 + Np rows (the product's right side, then the coefficients; compact:
+/// K3 rows) and the affine metric ((dim^2 + 1) x 8), in doubles or (float rows) floats.
+constexpr std::size_t core_tensor_shared_bytes(const CoreTensorLayout& t) {
+  const std::size_t value_bytes = t.float_rows ? sizeof(float) : sizeof(double);
+  return value_bytes * (static_cast<std::size_t>(t.K3 + (t.compact ? 0 : t.Np)) * t.stride +
+                        static_cast<std::size_t>(t.dim * t.dim + 1) * core_tensor_elements);
 }
+/// Whether a layout may keep its coefficients inside the reference fluxes' rows (CoreTensorLayout::compact).
+constexpr bool core_tensor_compact_fits(const CoreTensorLayout& t) { return t.Np <= (t.dim - 1) * t.Nq; }
 /// The rows' stride in floats (the kernel's rows in float): the columns rounded up to 8 or 24 mod 32,
 /// so that a B fragment's four rows (8 columns each) fall on four disjoint sets of 8 banks.
 constexpr int core_tensor_float_stride(int columns) {

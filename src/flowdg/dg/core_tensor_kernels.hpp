@@ -14,7 +14,9 @@
 //                        negated in phase 2 on the element's minus faces; with face moments, 3D
 //                        Euler's affine tetrahedra, Nfq = Nn nodes a face:
 //                        core_variable_kernels.hpp), zeros to K3;
-//   rows [K3, K3 + Np)   the coefficients;
+//   rows [K3, K3 + Np)   the coefficients (CoreTensorLayout::compact: rows [Nq, Nq + Np) instead,
+//                        free until phase 2 writes the reference fluxes there; K3 rows in all, and
+//                        the update reads u again from global memory);
 //   then (dim^2 + 1) x E  the affine metric.
 // Phases (barriers between):
 //   0. coefficients, affine metric, face fluxes -> shared (cp.async); the Runge-Kutta registers
@@ -27,7 +29,7 @@
 //      thread per (element, mode) in element order: affine: times 1 / det J; curved: the inverse
 //      mass matrix row times it; the Runge-Kutta update.
 // The sums run in another order than ElementKernel's: results agree to rounding, not bit for bit.
-// Single precision (3D Euler's affine tetrahedra, where no warp-per-variable kernel runs: p >= 4):
+// Single precision (3D Euler's affine tetrahedra; "automatic" takes it from p = 3 in either precision):
 // the float state, metric and face fluxes converted to double on their way into shared memory (plain
 // loads), the products in double on the FP64 tensor cores, phase 2's fluxes in float (the float
 // path's physics), the update in float.
@@ -56,12 +58,14 @@ constexpr int core_tensor_threads() {
 }
 
 /// MinBlocks: the blocks an SM its registers are bounded for (1: none). Wide: two row tiles an
-/// instruction (m16n8k4, compute capability 9.0; tensor_wide in setup.cpp: 3D Euler's affine
-/// tetrahedra at p = 3, by measurement); false: a row tile an instruction (m8n8k4). FloatRows
+/// instruction (m16n8k4, compute capability 9.0; tensor_wide in setup.cpp: for A/B runs on 3D Euler's
+/// affine tetrahedra, by measurement nowhere by default since session 47); false: a row tile an
+/// instruction (m8n8k4). FloatRows
 /// (float storage only): the shared rows in float (stride t.stride = core_tensor_float_stride: half
 /// the shared memory, the B fragments converted to double as they are read; the products' sums
-/// rounded to float where they are stored); false: in double.
-template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false>
+/// rounded to float where they are stored); false: in double. LateRk: the Runge-Kutta registers loaded
+/// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0.
+template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, bool LateRk = false>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
@@ -81,8 +85,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   const int Nq = k.Nq, Nfq = t.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
   extern __shared__ double shared_doubles[];
   Value* shared = reinterpret_cast<Value*>(shared_doubles);  // [row * ST + v * E + el]
-  Value* s_u = shared + K3 * ST;                              // [j * ST + v * E + el]
-  Value* s_metric = s_u + Np * ST;                            // [c * E + el], c = r dim + d; dim^2: 1 / det J
+  Value* s_u = shared + (t.compact ? Nq : K3) * ST;           // [j * ST + v * E + el] (compact: until phase 2)
+  Value* s_metric = shared + (t.compact ? K3 : K3 + Np) * ST; // [c * E + el], c = r dim + d; dim^2: 1 / det J
   const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(end - e0 < E ? end - e0 : E);
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -143,19 +147,24 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   for (int i = threadIdx.x; i < (K3 - surface_row - NF * Nfq) * NV * E; i += threads)
     shared[(surface_row + NF * Nfq + i / (NV * E)) * ST + i % (NV * E)] = Value(0);
   // The Runge-Kutta registers of the thread's (element, mode) pairs of the last phase, loaded now
-  // so that their latency hides behind the products.
+  // so that their latency hides behind the products (LateRk: after them).
   constexpr int rounds = (Np * E + threads - 1) / threads;
   Real q_k[rounds][NV], u0_k[rounds][NV];
+  const auto load_rk = [&] {
 #pragma unroll
-  for (int m = 0; m < rounds; ++m) {
-    const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
-    const bool mine = row < Np && el < n_local;
+    for (int m = 0; m < rounds; ++m) {
+      const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
+      const bool mine = row < Np && el < n_local;
 #pragma unroll
-    for (int v = 0; v < NV; ++v) {
-      const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
-      q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
-      u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
+      for (int v = 0; v < NV; ++v) {
+        const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
+        q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
+        u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
+      }
     }
+  };
+  if constexpr (!LateRk) {
+    load_rk();
   }
   device::copy_async_commit();
   device::copy_async_wait();
@@ -310,6 +319,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       __syncthreads();
     }
   }
+  if constexpr (LateRk) {
+    load_rk();
+  }
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
     const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
@@ -332,15 +344,19 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         for (int v = 0; v < NV; ++v) value[v] += m * shared[j * ST + v * E + el];
       }
     }
+    // u: the coefficients phase 0 loaded (compact: phase 2 wrote over them; the same values again from global memory)
+    Real u_s[NV];
+#pragma unroll
+    for (int v = 0; v < NV; ++v) u_s[v] = t.compact ? k.u.data[(static_cast<index_t>(v) * Np + row) * k.Ks + e] : static_cast<Real>(s_u[row * ST + v * E + el]);
 #pragma unroll
     for (int v = 0; v < NV; ++v)
-      k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]),
-                            static_cast<Real>(s_u[row * ST + v * E + el]), q_k[m][v], u0_k[m][v]);
+      k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]), u_s[v], q_k[m][v], u0_k[m][v]);
   }
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>
-/// Elements [first, first + n_elements) of the group.
+/// Elements [first, first + n_elements) of the group; the layout's float_rows and compact as set-up
+/// chose them (DgOperator::tensor_rows).
 void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements,
                                        const CoreTensorLayout& layout,
                                        const double* tables, const int* face_permutation) {
@@ -348,57 +364,48 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   const std::size_t shared = core_tensor_shared_bytes(layout);
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
+  if (layout.compact && !core_tensor_compact_fits(layout))
+    throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  const auto run = [&]<int MinBlocks, bool Wide = false>() {
-    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide>;
+  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false>() {
+    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk>;
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
                    tables + layout.M2 * layout.K2, face_permutation);
   };
-  // 3D Euler's affine tetrahedra at p = 3, 4 (the kernel's shared memory with face moments fits
-  // four and two blocks an SM): registers bounded for tensor_blocks(P) blocks (setup.cpp: two, 96
-  // registers; three at p = 3 for A/B runs, 64; unbounded they took 106-108, one block an SM).
+  // 3D Euler's affine tetrahedra at p = 3, 4: registers bounded for tensor_blocks blocks an SM
+  // (setup.cpp, by measurement; unbounded they took 106-108, one block an SM): double rows three (64
+  // registers) at p = 3, two (96) at p = 4 (three only in the compact layout, whose shared memory
+  // fits them there); float rows (float storage: half the shared memory) four (48); the Runge-Kutta
+  // registers loaded after the products from three blocks on (tensor_late_rk).
   if constexpr ((std::is_same_v<Physics, physics::Euler<3, double>> || std::is_same_v<Physics, physics::Euler<3, float>>) &&
                 S == Shape::tetrahedron && G == GeometryKind::affine && (P == 3 || P == 4)) {
-    // Float storage: the rows in float where tensor_float_rows (setup.cpp) says so — half the shared
-    // memory (at p = 4 two blocks an SM with double rows, up to five with float ones), registers
-    // bounded for tensor_blocks(P, true) blocks.
+    const int min_blocks = tensor_blocks(P, layout.float_rows, layout.compact);
+    const bool late = tensor_late_rk(P, layout.float_rows, layout.compact);
     if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
-      if (tensor_float_rows(P)) {
-        CoreTensorLayout rows = layout;
-        rows.stride = core_tensor_float_stride(Physics::n_variables * core_tensor_elements);
-        const std::size_t float_shared = core_tensor_shared_bytes(rows, sizeof(float));
-        const auto run_float = [&]<int MinBlocks, bool Wide>() {
-          constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, true>;
-          allow_block_shared_limit<function>();
-          detail::launch(false, function, blocks, core_tensor_threads<Physics>(), float_shared, kernel, first, first + n_elements, rows,
-                         tables, tables + layout.M2 * layout.K2, face_permutation);
-        };
+      if (layout.float_rows) {
         // (ptxas, float rows, m8n8k4: p = 4 78 registers unbounded, 64 at three blocks without
         // spills, 48 at four with 48 bytes spilled; p = 3 72 / 64 / 48 with 36 bytes; m16n8k4
         // spills at three blocks and does not fit four's 48 registers: four blocks run m8n8k4)
-        const int min_blocks = tensor_blocks(P, true);
-        if (min_blocks == 4) {
-          run_float.template operator()<4, false>();
-        } else if (tensor_wide(P)) {
-          if (min_blocks == 3) run_float.template operator()<3, true>();
-          else run_float.template operator()<2, true>();
-        } else if (min_blocks == 3) {
-          run_float.template operator()<3, false>();
-        } else {
-          run_float.template operator()<2, false>();
-        }
+        if (min_blocks == 4) late ? run.template operator()<4, false, true, true>() : run.template operator()<4, false, true>();
+        else if (min_blocks == 3) tensor_wide(P) ? run.template operator()<3, true, true>() : run.template operator()<3, false, true>();
+        else tensor_wide(P) ? run.template operator()<2, true, true>() : run.template operator()<2, false, true>();
         return;
       }
     }
-    if constexpr (P == 3) {
-      if (tensor_blocks(P) == 3) {
-        run.template operator()<3>();
-        return;
-      }
+    // (ptxas, double: p = 4, m8n8k4, two blocks 96 registers without spills (82 with late loads),
+    // three 64 with 132 bytes spilled (4 with late loads); p = 3 at three blocks, late loads, m8n8k4
+    // 64 without spills, m16n8k4 16 bytes spilled; early loads at three blocks run m8n8k4, whatever
+    // tensor_wide says: m16n8k4 spills there)
+    const bool wide = tensor_wide(P);
+    if (min_blocks == 3) {
+      if (!late) run.template operator()<3>();
+      else wide ? run.template operator()<3, true, false, true>() : run.template operator()<3, false, false, true>();
+    } else if (wide) {
+      late ? run.template operator()<2, true, false, true>() : run.template operator()<2, true>();
+    } else {
+      late ? run.template operator()<2, false, false, true>() : run.template operator()<2>();
     }
-    if (tensor_wide(P)) run.template operator()<2, true>();
-    else run.template operator()<2>();
     return;
   }
   run.template operator()<1>();

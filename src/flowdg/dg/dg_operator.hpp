@@ -85,7 +85,7 @@ constexpr int compiled_max_order() {
 /// 23.28 against 22.64 in float (+2.8%); at p = 2 10.1 against 11.2 (the thread kernel stays). So 3D
 /// inviscid physics take it at p = 1 too (viscous ones, not measured there, keep the thread kernel).
 /// 3D Euler's affine tetrahedra take the warp-per-variable kernel before it where that measured
-/// faster (automatic_variable_elements, setup.cpp: p = 1, 2 in double, p = 1..3 in float).
+/// faster (automatic_variable_elements, setup.cpp: p = 1, 2 in both precisions).
 constexpr bool automatic_block(int dim, int order, bool inviscid = false) {
   return dim == 2 ? order >= 2 : order >= 3 || (order == 1 && inviscid);
 }
@@ -459,6 +459,18 @@ class DgOperator final : public Operator {
     return std::is_same_v<Real, double> ||
            (std::is_same_v<Physics, physics::Euler<3, float>> && shape == Shape::tetrahedron && geometry == GeometryKind::affine);
   }
+  /// The tensor-core element kernel's shared rows on 3D Euler's affine tetrahedra (the one place
+  /// that decides; the launcher and describe() read the layout): in float storage in float where
+  /// tensor_float_rows says so, double rows compact where tensor_compact says so (setup.cpp).
+  void tensor_rows(ElementData& d) const {
+    if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
+      if (!d.tensor || d.shape != Shape::tetrahedron || d.geometry != GeometryKind::affine) return;
+      CoreTensorLayout& t = d.tensor_layout;
+      t.float_rows = std::is_same_v<Real, float> && tensor_float_rows(order_);
+      if (t.float_rows) t.stride = core_tensor_float_stride(NV * core_tensor_elements);
+      t.compact = !t.float_rows && tensor_compact(order_) && core_tensor_compact_fits(t);
+    }
+  }
   /// The tensor-core element kernel reads face moments on 3D Euler's affine tetrahedra (either precision).
   static bool tensor_takes_moments(const ElementData& d) {
     return std::is_same_v<Physics, physics::Euler<3, Real>> && d.tensor && d.shape == Shape::tetrahedron &&
@@ -718,8 +730,10 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     }
     d.tensor_layout = core_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
     d.tensor = d.variable.empty() && tensor_precision(group.shape, group.geometry) && portable_tensor(d.tensor_layout);
-    if (d.tensor)
+    if (d.tensor) {
       d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, host.face_phi));
+      tensor_rows(d);
+    }
     if constexpr (Physics::has_viscous_flux && !physics::has_element_viscosity<Physics> && std::is_same_v<Real, double>) {
       d.lifting_layout = lifting_tensor_layout(NV, dim, group.shape, d.Np, d.Nq, Nfq);
       const bool asked = lifting_name == "tensor" ||
@@ -927,6 +941,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
           const ElementGroupSetup& host = setup_.element_groups[g];
           d.tensor_layout = core_tensor_layout(NV, dim, d.shape, d.Np, d.Nq, face_moment_nodes(order_));
           d.tensor_tables = Array<double>(space, core_tensor_tables(d.tensor_layout, host.volume_phi, host.volume_dphi, face_moment_tables_.node_phi));
+          tensor_rows(d);
         }
       }
       for (std::size_t fg = 0; fg < faces_.size(); ++fg)
@@ -1815,11 +1830,13 @@ std::string DgOperator<Physics>::describe() const {
                           : d.fused_volume                                                 ? ", block lifting with the volume term"
                           : d.block_lifting > 0                                            ? ", block lifting"
                                                                                            : ", thread lifting";
-    // (the launch's own condition: core_tensor_kernels.hpp)
-    const bool float_rows = std::is_same_v<Physics, physics::Euler<3, float>> && d.tensor && d.shape == Shape::tetrahedron &&
-                            d.geometry == GeometryKind::affine && tensor_float_rows(order_);
+    // (the layout the launch reads: tensor_rows)
+    const char* rows = !d.tensor                  ? ""
+                       : d.tensor_layout.float_rows ? " (its shared rows in float)"
+                       : d.tensor_layout.compact    ? " (its coefficients inside the flux rows)"
+                                                    : "";
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
-               d.collocated ? ", mass inverted at the points" : "", kernel, float_rows ? " (its shared rows in float)" : "", lifting, ")");
+               d.collocated ? ", mass inverted at the points" : "", kernel, rows, lifting, ")");
   }
   int block_groups = 0, chunked_groups = 0, factorised_groups = 0, variable_groups = 0;
   for (const FaceData& d : faces_) {

@@ -608,8 +608,11 @@ bool automatic_variable_elements(int order, bool double_precision) {
   // 2, 384,000 at p = 3; docs/performance.md): against the automatic kernels of session 39, in double
   // 15.4 against 11.9e9 DOF-stage updates/s at p = 1, 17.2 against 11.2 at p = 2, but 8.5 against the
   // tensor-core kernel's 11.1 at p = 3; in float 27.6 against 23.1, 29.6 against 19.4 and 13.3
-  // against 11.7 (p = 1, 2, 3).
-  return variable_kernel_order(order) && (order <= 2 || !double_precision);
+  // against 11.7 (p = 1, 2, 3). Session 47 (H200, the same case, 384,000 tetrahedra, two rounds): in
+  // float at p = 3 the tensor-core kernel with float rows in four blocks an SM (late Runge-Kutta
+  // loads) 23.72, 23.88e9 against this kernel's 22.01, 21.74 (+8.5%): p = 1, 2 in both precisions.
+  (void)double_precision;
+  return variable_kernel_order(order) && order <= 2;
 }
 
 bool automatic_faces_by_family(bool euler_2d, bool euler_3d_single, int order) {
@@ -678,23 +681,30 @@ int shape_variable(const char* name, std::initializer_list<int> allowed, const c
 
 }  // namespace
 
-int tensor_blocks(int order, bool float_rows) {
+int tensor_blocks(int order, bool float_rows, bool compact) {
   static const int asked = shape_variable("FLOWDG_TENSOR_BLOCKS", {2, 3, 4},
                                           "the tensor-core element kernel's blocks an SM at p = 3, 4 (4: float rows only)");
   if (order != 3 && order != 4) return 2;
   if (asked == 4 && !float_rows)
     throw InputError("FLOWDG_TENSOR_BLOCKS=4: the tensor-core element kernel runs four blocks an SM with float rows only (float storage)");
+  if (asked == 3 && order == 4 && !float_rows && !compact)
+    throw InputError("FLOWDG_TENSOR_BLOCKS=3: at p = 4 the tensor-core element kernel's double rows fit three blocks an SM in the compact "
+                     "layout only (FLOWDG_TENSOR_COMPACT=1)");
   if (asked != 0) return asked;
   // Float rows (float storage; session 46, H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra
   // at p = 4, `flowdg run`, one binary, docs/performance.md): four blocks (48 registers, 48 bytes
   // spilled) 19.47-19.48e9 DOF-stage updates/s, three (64) 19.30-19.33, two (78) 16.30-16.36 — the
   // same bits; double rows 16.41-16.45 (their shared memory holds two blocks).
   if (float_rows) return 4;
-  // Session 42 (H100, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3, `flowdg run`, face
-  // moments, one binary; docs/performance.md): registers bounded for two blocks (96) 13.79-13.80e9
-  // DOF-stage updates/s against three's (64) 12.96-12.98, the same bits; unbounded (108 registers,
-  // one block) 9.0.
-  return 2;
+  // Double rows. Session 42 (H100, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3,
+  // `flowdg run`, face moments, one binary; docs/performance.md): registers bounded for two blocks
+  // (96) 13.79-13.80e9 DOF-stage updates/s against three's (64) 12.96-12.98, the same bits;
+  // unbounded (108 registers, one block) 9.0. Session 47 (H200, the same case): with the Runge-Kutta
+  // registers loaded after the products (tensor_late_rk; 64 registers without spills) three blocks
+  // 17.26-17.28 (m8n8k4; m16n8k4 16.88-16.96) against two blocks' 15.82-15.83 (m16n8k4, early
+  // loads): +9.1%, the same bits. At p = 4 (compact layout) three blocks 13.32-13.38 against two's
+  // 13.38 (early loads 12.16-12.22): two.
+  return order == 3 ? 3 : 2;
 }
 
 bool tensor_float_rows(int order) {
@@ -709,8 +719,45 @@ bool tensor_float_rows(int order) {
   }();
   if (order != 3 && order != 4) return false;
   // Session 46 (above, tensor_blocks): at p = 4 float rows at four blocks 19.47 against double rows'
-  // 16.43e9 DOF-stage updates/s (+18.5%).
-  return asked >= 0 ? asked == 1 : order == 4;
+  // 16.43e9 DOF-stage updates/s (+18.5%). Session 47 (H200, 384,000 tetrahedra): at p = 3 (late
+  // Runge-Kutta loads: tensor_late_rk) float rows 23.72, 23.88 against double rows' 20.75, 20.83.
+  return asked >= 0 ? asked == 1 : true;
+}
+
+bool tensor_compact(int order) {
+  // Read once (every set-up asks): -1 unset, else the value asked for.
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_TENSOR_COMPACT");
+    if (value == nullptr || *value == 0) return -1;
+    return shape_variable("FLOWDG_TENSOR_COMPACT", {0, 1},
+                          "the tensor-core element kernel's coefficients inside the flux rows at p = 4 (double rows): 0 no, 1 yes");
+  }();
+  if (order != 4) return false;
+  // Session 47 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
+  // binary, the same bits): at two blocks an SM 13.38, 13.38e9 DSU/s against the plain layout's
+  // 13.32, 13.33 (+0.4%: 71 instead of 83 KB of shared memory a block, more of the SM's 256 KB left
+  // to L1 for the tables); three blocks (which it fits) 13.32-13.38 with late loads.
+  return asked >= 0 ? asked == 1 : true;
+}
+
+bool tensor_late_rk(int order, bool float_rows, bool compact) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_TENSOR_RK");
+    if (value == nullptr || *value == 0) return -1;
+    const std::string text(value);
+    if (text == "early") return 0;
+    if (text == "late") return 1;
+    throw InputError(cat("FLOWDG_TENSOR_RK='", text, "': expected early or late (when the tensor-core element kernel loads its Runge-Kutta registers at p = 3, 4)"));
+  }();
+  if (order != 3 && order != 4) return false;
+  // Session 47 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary,
+  // the same bits; docs/performance.md): where the registers are bounded for three blocks or more
+  // the late loads spill nothing (ptxas) and win — float rows at p = 4, four blocks, 20.90 against
+  // 19.47-19.48e9 DSU/s (+7.3%); double p = 4 compact, three blocks, 13.32-13.38 against 12.16-12.22;
+  // double p = 3, three blocks, 17.27 against two early blocks' 15.82 — and at two blocks lose:
+  // double p = 4 13.30 against 13.32-13.33, p = 3 (m16n8k4) 15.21 against 15.82.
+  return asked >= 0 ? asked == 1 : tensor_blocks(order, float_rows, compact) >= 3;
 }
 
 bool tensor_wide(int order) {
@@ -724,7 +771,9 @@ bool tensor_wide(int order) {
     if (value == nullptr || *value == 0) return -1;
     return shape_variable("FLOWDG_TENSOR_WIDE", {0, 1}, "the tensor-core element kernel's mma shape: 0 m8n8k4, 1 m16n8k4");
   }();
-  return asked >= 0 ? asked == 1 : order == 3;
+  // Session 47 (H200, same case): at p = 3 in three blocks (tensor_blocks) m8n8k4 17.26-17.28
+  // against m16n8k4's 16.88-16.96 (16 bytes spilled at 64 registers): m8n8k4 at every order now.
+  return asked >= 0 ? asked == 1 : false;
 }
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {

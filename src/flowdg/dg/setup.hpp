@@ -153,8 +153,9 @@ bool invert_spd(std::vector<double>& matrix, int n);
 bool boundary_stream_allowed(int dim);
 
 /// Whether "automatic" takes the element kernel with a warp per variable (core_variable_kernels.hpp:
-/// 3D Euler on affine tetrahedra, p = 1..3) at this order and precision, by measurement (in a host
-/// file, so that the default changes without rebuilding the kernels).
+/// 3D Euler on affine tetrahedra, p = 1..3) at this order and precision, by measurement (p = 1, 2 in
+/// both: the tensor-core kernel from p = 3; in a host file, so that the default changes without
+/// rebuilding the kernels).
 bool automatic_variable_elements(int order, bool double_precision);
 /// The same for the face kernel with a warp per variable (3D Euler's interior faces between affine
 /// tetrahedra, p = 1..4).
@@ -165,17 +166,29 @@ bool automatic_variable_faces(int order, bool double_precision);
 /// runs (anything else an InputError).
 bool face_moments_chosen(int order, bool double_precision);
 /// The blocks an SM the tensor-core element kernel's registers are bounded for on 3D Euler's affine
-/// tetrahedra at p = 3, 4: double rows 2 (measured; at p = 4 their shared memory fits two), float rows
-/// (float storage: tensor_float_rows) 4 (measured at p = 4); FLOWDG_TENSOR_BLOCKS=2|3|4 for A/B runs
-/// (4 with float rows only; anything else an InputError).
-int tensor_blocks(int order, bool float_rows = false);
+/// tetrahedra at p = 3, 4, by measurement: double rows 3 at p = 3, 2 at p = 4 (the plain layout's
+/// shared memory fits two there, the compact one's three: tensor_compact), float rows (float
+/// storage: tensor_float_rows) 4; FLOWDG_TENSOR_BLOCKS=2|3|4 for A/B runs (4 with float rows only, 3
+/// at p = 4 with float rows or the compact layout; anything else an InputError).
+int tensor_blocks(int order, bool float_rows = false, bool compact = false);
+/// Double rows on 3D Euler's affine tetrahedra at p = 4: the tensor-core element kernel's
+/// coefficients inside the reference fluxes' rows (CoreTensorLayout::compact: 71 instead of 83 KB a
+/// block); by measurement yes; FLOWDG_TENSOR_COMPACT=0|1 for A/B runs (anything else an InputError).
+bool tensor_compact(int order);
 /// Float storage on 3D Euler's affine tetrahedra at p = 3, 4: the tensor-core element kernel's
 /// shared rows in float (half the shared memory; core_tensor_kernels.hpp FloatRows) or in double;
-/// by measurement float at p = 4; FLOWDG_TENSOR_ROWS=double|float for A/B runs (anything else an
+/// by measurement float at p = 3 and 4; FLOWDG_TENSOR_ROWS=double|float for A/B runs (anything else an
 /// InputError).
 bool tensor_float_rows(int order);
+/// When the tensor-core element kernel on 3D Euler's affine tetrahedra at p = 3, 4 loads its
+/// Runge-Kutta registers: false in phase 0 (their latency behind the products), true after the
+/// products (fewer live registers); by measurement late where its registers are bounded for three
+/// blocks or more (tensor_blocks); FLOWDG_TENSOR_RK=early|late for A/B runs (anything else an
+/// InputError).
+bool tensor_late_rk(int order, bool float_rows, bool compact);
 /// The tensor-core element kernel's product shape on 3D Euler's affine tetrahedra at p = 3, 4: true
-/// m16n8k4, false m8n8k4; by measurement m16n8k4 at p = 3; FLOWDG_TENSOR_WIDE=0|1 for A/B runs
+/// m16n8k4, false m8n8k4; by measurement m8n8k4 (m16n8k4 won at p = 3 in two blocks an SM, not in
+/// three); FLOWDG_TENSOR_WIDE=0|1 for A/B runs
 /// (anything else an InputError).
 bool tensor_wide(int order);
 
