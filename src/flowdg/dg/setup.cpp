@@ -610,7 +610,7 @@ bool automatic_variable_elements(int order, bool double_precision) {
   // tensor-core kernel's 11.1 at p = 3; in float 27.6 against 23.1, 29.6 against 19.4 and 13.3
   // against 11.7 (p = 1, 2, 3). Session 47 (H200, the same case, 384,000 tetrahedra, two rounds): in
   // float at p = 3 the tensor-core kernel with float rows in four blocks an SM (late Runge-Kutta
-  // loads) 23.72, 23.88e9 against this kernel's 22.01, 21.74 (+8.5%): p = 1, 2 in both precisions.
+  // loads) 23.68, 23.80e9 against this kernel's 21.70, 21.57 (+9.7%): p = 1, 2 in both precisions.
   (void)double_precision;
   return variable_kernel_order(order) && order <= 2;
 }
@@ -702,7 +702,7 @@ int tensor_blocks(int order, bool float_rows, bool compact) {
   // unbounded (108 registers, one block) 9.0. Session 47 (H200, the same case): with the Runge-Kutta
   // registers loaded after the products (tensor_late_rk; 64 registers without spills) three blocks
   // 17.26-17.28 (m8n8k4; m16n8k4 16.88-16.96) against two blocks' 15.82-15.83 (m16n8k4, early
-  // loads): +9.1%, the same bits. At p = 4 (compact layout) three blocks 13.32-13.38 against two's
+  // loads): +9.1% (final states within 7e-16: another summation order). At p = 4 (compact layout) three blocks 13.32-13.38 against two's
   // 13.38 (early loads 12.16-12.22): two.
   return order == 3 ? 3 : 2;
 }
@@ -773,6 +773,7 @@ bool tensor_wide(int order) {
   }();
   // Session 47 (H200, same case): at p = 3 in three blocks (tensor_blocks) m8n8k4 17.26-17.28
   // against m16n8k4's 16.88-16.96 (16 bytes spilled at 64 registers): m8n8k4 at every order now.
+  (void)order;
   return asked >= 0 ? asked == 1 : false;
 }
 
