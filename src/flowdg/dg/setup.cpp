@@ -592,15 +592,26 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
   return setup;
 }
 
+namespace {
+
+/// A two-way switch from the environment (the A/B runs' variables): -1 unset or empty, 0 for `off`,
+/// 1 for `on`; anything else an InputError naming the variable, its value, both choices and `what`.
+int switch_variable(const char* name, const char* off, const char* on, const char* what) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == 0) return -1;
+  const std::string text(value);
+  if (text == off) return 0;
+  if (text == on) return 1;
+  throw InputError(cat(name, "='", text, "': expected ", off, " or ", on, " (", what, ")"));
+}
+
+}  // namespace
+
 bool boundary_stream_allowed(int dim) {
-  const char* value = std::getenv("FLOWDG_BOUNDARY_STREAM");
+  const int asked = switch_variable("FLOWDG_BOUNDARY_STREAM", "0", "1", "0: boundary faces on the kernels' stream, 1: on a second stream");
   // Session 39 (the 3D Euler vortex, RK4, Rusanov, double, H100): +0.4 to +1.6% at p = 1..4 (998,250
   // tetrahedra at p = 1, 2, 384,000 at p = 3, 4: four boundary groups of 43-62 blocks a stage).
-  if (value == nullptr || *value == 0) return dim == 3;
-  const std::string text(value);
-  if (text == "0") return false;
-  if (text == "1") return true;
-  throw InputError(cat("FLOWDG_BOUNDARY_STREAM='", text, "': expected 0 (boundary faces on the kernels' stream) or 1 (on a second stream)"));
+  return asked >= 0 ? asked == 1 : dim == 3;
 }
 
 bool automatic_variable_elements(int order, bool double_precision) {
@@ -634,8 +645,9 @@ bool automatic_variable_faces(int order, bool double_precision) {
 }
 
 bool face_moments_chosen(int order, bool double_precision) {
-  const char* value = std::getenv("FLOWDG_FACE_MOMENTS");  // read at every operator build (tests set it for one)
-  if (value == nullptr || *value == 0) {
+  // (read at every operator build: tests set it for one)
+  const int asked = switch_variable("FLOWDG_FACE_MOMENTS", "0", "1", "0: face fluxes as point values, 1: as nodal moments where they apply");
+  if (asked < 0) {
     // Session 41 (the 3D Euler vortex, RK4, Rusanov, H100, `flowdg run`; docs/performance.md): with
     // the kernels' prefetch (which the element kernel takes with moments only) every order where
     // the kernels run: double p = 1 18.55-18.61e9 DOF-stage updates/s against point values' 15.87
@@ -646,10 +658,7 @@ bool face_moments_chosen(int order, bool double_precision) {
     (void)double_precision;
     return true;
   }
-  const std::string text(value);
-  if (text == "0") return false;
-  if (text == "1") return true;
-  throw InputError(cat("FLOWDG_FACE_MOMENTS='", text, "': expected 0 (face fluxes as point values) or 1 (as nodal moments where they apply)"));
+  return asked == 1;
 }
 
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
@@ -702,21 +711,15 @@ int tensor_blocks(int order, bool float_rows, bool compact) {
   // unbounded (108 registers, one block) 9.0. Session 47 (H200, the same case): with the Runge-Kutta
   // registers loaded after the products (tensor_late_rk; 64 registers without spills) three blocks
   // 17.26-17.28 (m8n8k4; m16n8k4 16.88-16.96) against two blocks' 15.82-15.83 (m16n8k4, early
-  // loads): +9.1% (final states within 7e-16: another summation order). At p = 4 (compact layout) three blocks 13.32-13.38 against two's
-  // 13.38 (early loads 12.16-12.22): two.
+  // loads): +9.1% (final states within 7e-16: another summation order). At p = 4 (compact layout)
+  // three blocks 13.32-13.38 against two's 13.38 (early loads 12.16-12.22): two.
   return order == 3 ? 3 : 2;
 }
 
 bool tensor_float_rows(int order) {
   // Read once (every launch asks): -1 unset, else the value asked for.
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_TENSOR_ROWS");
-    if (value == nullptr || *value == 0) return -1;
-    const std::string text(value);
-    if (text == "double") return 0;
-    if (text == "float") return 1;
-    throw InputError(cat("FLOWDG_TENSOR_ROWS='", text, "': expected double or float (the tensor-core element kernel's shared rows in float storage at p = 3, 4)"));
-  }();
+  static const int asked = switch_variable("FLOWDG_TENSOR_ROWS", "double", "float",
+                                           "the tensor-core element kernel's shared rows in float storage at p = 3, 4");
   if (order != 3 && order != 4) return false;
   // Session 46 (above, tensor_blocks): at p = 4 float rows at four blocks 19.47 against double rows'
   // 16.43e9 DOF-stage updates/s (+18.5%). Session 47 (H200, 384,000 tetrahedra): at p = 3 (late
@@ -726,12 +729,8 @@ bool tensor_float_rows(int order) {
 
 bool tensor_compact(int order) {
   // Read once (every set-up asks): -1 unset, else the value asked for.
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_TENSOR_COMPACT");
-    if (value == nullptr || *value == 0) return -1;
-    return shape_variable("FLOWDG_TENSOR_COMPACT", {0, 1},
-                          "the tensor-core element kernel's coefficients inside the flux rows at p = 4 (double rows): 0 no, 1 yes");
-  }();
+  static const int asked = switch_variable("FLOWDG_TENSOR_COMPACT", "0", "1",
+                                           "the tensor-core element kernel's coefficients inside the flux rows at p = 4 (double rows)");
   if (order != 4) return false;
   // Session 47 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
   // binary, the same bits): at two blocks an SM 13.38, 13.38e9 DSU/s against the plain layout's
@@ -742,14 +741,8 @@ bool tensor_compact(int order) {
 
 bool tensor_late_rk(int order, bool float_rows, bool compact) {
   // Read once (every launch asks): -1 unset, else the value asked for.
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_TENSOR_RK");
-    if (value == nullptr || *value == 0) return -1;
-    const std::string text(value);
-    if (text == "early") return 0;
-    if (text == "late") return 1;
-    throw InputError(cat("FLOWDG_TENSOR_RK='", text, "': expected early or late (when the tensor-core element kernel loads its Runge-Kutta registers at p = 3, 4)"));
-  }();
+  static const int asked = switch_variable("FLOWDG_TENSOR_RK", "early", "late",
+                                           "when the tensor-core element kernel loads its Runge-Kutta registers at p = 3, 4");
   if (order != 3 && order != 4) return false;
   // Session 47 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary,
   // the same bits; docs/performance.md): where the registers are bounded for three blocks or more
@@ -766,11 +759,7 @@ bool tensor_wide(int order) {
   // against m8n8k4's 33 TFLOP/s) at p = 3 14.10e9 DSU/s against 13.80 (element kernel 1.87 against
   // 2.01 ms a stage), at p = 4 12.67-12.69 against 12.91-12.93.
   // Read once (every launch asks): -1 unset, else the value asked for.
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_TENSOR_WIDE");
-    if (value == nullptr || *value == 0) return -1;
-    return shape_variable("FLOWDG_TENSOR_WIDE", {0, 1}, "the tensor-core element kernel's mma shape: 0 m8n8k4, 1 m16n8k4");
-  }();
+  static const int asked = switch_variable("FLOWDG_TENSOR_WIDE", "0", "1", "the tensor-core element kernel's mma shape: 0 m8n8k4, 1 m16n8k4");
   // Session 47 (H200, same case): at p = 3 in three blocks (tensor_blocks) m8n8k4 17.26-17.28
   // against m16n8k4's 16.88-16.96 (16 bytes spilled at 64 registers): m8n8k4 at every order now.
   (void)order;
