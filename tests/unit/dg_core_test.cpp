@@ -865,6 +865,28 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
     EXPECT_EQ(dg::tensor_blocks(4), 2);
     EXPECT_EQ(dg::tensor_blocks(2), 2);
   }
+  // FLOWDG_TENSOR_BLOCKS's values (tensor_blocks reads the variable once a process; tensor_blocks_for
+  // takes the value): the rule when unset; three at p = 4 only where the shared memory holds them
+  // (float rows or the compact layout), four with float rows only; other orders two.
+  EXPECT_EQ(dg::tensor_blocks_for(0, 4, false, false), 2);
+  EXPECT_EQ(dg::tensor_blocks_for(0, 3, false, false), 3);
+  EXPECT_EQ(dg::tensor_blocks_for(0, 4, true, false), 4);
+  EXPECT_EQ(dg::tensor_blocks_for(3, 4, false, true), 3);
+  EXPECT_EQ(dg::tensor_blocks_for(3, 4, true, false), 3);
+  EXPECT_THROW(dg::tensor_blocks_for(3, 4, false, false), InputError);
+  EXPECT_THROW(dg::tensor_blocks_for(4, 3, false, false), InputError);
+  EXPECT_EQ(dg::tensor_blocks_for(4, 3, true, false), 4);
+  EXPECT_EQ(dg::tensor_blocks_for(2, 3, false, false), 2);
+  EXPECT_EQ(dg::tensor_blocks_for(3, 2, false, false), 2);
+  // Phase 3's A fragments loaded ahead: double rows at p = 4 by measurement (FLOWDG_TENSOR_PREFETCH
+  // for A/B runs).
+  if (std::getenv("FLOWDG_TENSOR_PREFETCH") == nullptr) {
+    EXPECT_FALSE(dg::tensor_prefetch(2, false));
+    EXPECT_FALSE(dg::tensor_prefetch(3, false));
+    EXPECT_TRUE(dg::tensor_prefetch(4, false));
+    EXPECT_FALSE(dg::tensor_prefetch(3, true));
+    EXPECT_FALSE(dg::tensor_prefetch(4, true));
+  }
   // Its shared rows in float (float storage): at p = 3, 4 by measurement, four blocks an SM
   // (FLOWDG_TENSOR_ROWS, FLOWDG_TENSOR_BLOCKS for A/B runs).
   if (std::getenv("FLOWDG_TENSOR_ROWS") == nullptr) {

@@ -65,7 +65,11 @@ constexpr int core_tensor_threads() {
 /// the shared memory, the B fragments converted to double as they are read; the products' sums
 /// rounded to float where they are stored); false: in double. LateRk: the Runge-Kutta registers loaded
 /// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0.
-template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, bool LateRk = false>
+/// APrefetch (m8n8k4, a row tile alone): phase 3 loads each A fragment APrefetch k steps before its
+/// products (a ring of APrefetch registers: the table's fragments come from L2 as often as from L1,
+/// and a load issued just before its products stalled the warp for it); 0: just before.
+template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, bool LateRk = false,
+          int APrefetch = 0>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
@@ -255,12 +259,34 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       }
     }
     // A row tile alone (!Wide, or the last of an odd count).
-#pragma unroll 2
-    for (int ks = k0; ks < k1; ++ks) {
-      const double a = __ldg(a3 + fragment_index(mt, ks, lane, K3));
-      const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+    if constexpr (APrefetch > 0) {
+      // Row tile mt's fragments are 32 doubles a k step (fragment_index); ring[d] holds step ks + d.
+      const double* a_tile = a3 + fragment_index(mt, 0, lane, K3);
+      double ring[APrefetch];
 #pragma unroll
-      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
+      for (int d = 0; d < APrefetch; ++d) ring[d] = k0 + d < k1 ? __ldg(a_tile + (k0 + d) * 32) : 0.0;
+#pragma unroll 1
+      for (int ks0 = k0; ks0 < k1; ks0 += APrefetch) {
+#pragma unroll
+        for (int d = 0; d < APrefetch; ++d) {
+          const int ks = ks0 + d;
+          if (ks < k1) {
+            const double a = ring[d];
+            ring[d] = ks + APrefetch < k1 ? __ldg(a_tile + (ks + APrefetch) * 32) : 0.0;
+            const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+#pragma unroll
+            for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
+          }
+        }
+      }
+    } else {
+#pragma unroll 2
+      for (int ks = k0; ks < k1; ++ks) {
+        const double a = __ldg(a3 + fragment_index(mt, ks, lane, K3));
+        const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+#pragma unroll
+        for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
+      }
     }
   }
   // The partial sums -> shared (rows [0, 8 MT3 S) within [0, K3)), then a thread per (mode, column)
@@ -367,8 +393,8 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   if (layout.compact && !core_tensor_compact_fits(layout))
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false>() {
-    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk>;
+  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false, int APrefetch = 0>() {
+    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch>;
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
                    tables + layout.M2 * layout.K2, face_permutation);
@@ -387,7 +413,10 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         // (ptxas, float rows, m8n8k4: p = 4 78 registers unbounded, 64 at three blocks without
         // spills, 48 at four with 48 bytes spilled; p = 3 72 / 64 / 48 with 36 bytes; m16n8k4
         // spills at three blocks and does not fit four's 48 registers: four blocks run m8n8k4)
-        if (min_blocks == 4) late ? run.template operator()<4, false, true, true>() : run.template operator()<4, false, true>();
+        // (A prefetched two k steps ahead (tensor_prefetch): 48 registers at four blocks without
+        // spills at p = 3 and 4; four ahead spilled 4 bytes at p = 4)
+        if (min_blocks == 4 && late && tensor_prefetch(P, true)) run.template operator()<4, false, true, true, 2>();
+        else if (min_blocks == 4) late ? run.template operator()<4, false, true, true>() : run.template operator()<4, false, true>();
         else if (min_blocks == 3) tensor_wide(P) ? run.template operator()<3, true, true>() : run.template operator()<3, false, true>();
         else tensor_wide(P) ? run.template operator()<2, true, true>() : run.template operator()<2, false, true>();
         return;
@@ -397,14 +426,20 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     // three 64 with 132 bytes spilled (4 with late loads); p = 3 at three blocks, late loads, m8n8k4
     // 64 without spills, m16n8k4 16 bytes spilled; early loads at three blocks run m8n8k4, whatever
     // tensor_wide says: m16n8k4 spills there)
-    const bool wide = tensor_wide(P);
+    // (A prefetched where tensor_prefetch says so — by default p = 4 — in the default shapes: p = 3
+    // three blocks, late loads, two k steps ahead (64 registers without spills; four ahead spilled 4
+    // bytes); p = 4 two blocks, early loads, four ahead (96, none))
+    const bool wide = tensor_wide(P), prefetch = tensor_prefetch(P, false);
     if (min_blocks == 3) {
       if (!late) run.template operator()<3>();
-      else wide ? run.template operator()<3, true, false, true>() : run.template operator()<3, false, false, true>();
+      else if (wide) run.template operator()<3, true, false, true>();
+      else prefetch ? run.template operator()<3, false, false, true, 2>() : run.template operator()<3, false, false, true>();
     } else if (wide) {
       late ? run.template operator()<2, true, false, true>() : run.template operator()<2, true>();
+    } else if (late) {
+      run.template operator()<2, false, false, true>();
     } else {
-      late ? run.template operator()<2, false, false, true>() : run.template operator()<2>();
+      prefetch ? run.template operator()<2, false, false, false, 4>() : run.template operator()<2>();
     }
     return;
   }

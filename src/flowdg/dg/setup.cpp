@@ -693,6 +693,10 @@ int shape_variable(const char* name, std::initializer_list<int> allowed, const c
 int tensor_blocks(int order, bool float_rows, bool compact) {
   static const int asked = shape_variable("FLOWDG_TENSOR_BLOCKS", {2, 3, 4},
                                           "the tensor-core element kernel's blocks an SM at p = 3, 4 (4: float rows only)");
+  return tensor_blocks_for(asked, order, float_rows, compact);
+}
+
+int tensor_blocks_for(int asked, int order, bool float_rows, bool compact) {
   if (order != 3 && order != 4) return 2;
   if (asked == 4 && !float_rows)
     throw InputError("FLOWDG_TENSOR_BLOCKS=4: the tensor-core element kernel runs four blocks an SM with float rows only (float storage)");
@@ -725,6 +729,19 @@ bool tensor_float_rows(int order) {
   // 16.43e9 DOF-stage updates/s (+18.5%). Session 47 (H200, 384,000 tetrahedra): at p = 3 (late
   // Runge-Kutta loads: tensor_late_rk) float rows 23.72, 23.88 against double rows' 20.75, 20.83.
   return asked >= 0 ? asked == 1 : true;
+}
+
+bool tensor_prefetch(int order, bool float_rows) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = switch_variable("FLOWDG_TENSOR_PREFETCH", "0", "1",
+                                           "the tensor-core element kernel's A fragments loaded k steps ahead at p = 3, 4");
+  if (order != 3 && order != 4) return false;
+  // Session 48 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, two
+  // rounds, the same bits; docs/performance.md): double p = 4 (four steps ahead) 13.55, 13.56e9
+  // DSU/s against 13.34, 13.37 (+1.5%; long-scoreboard stalls 19-22% -> 15-16%); lost elsewhere:
+  // double p = 3 (two ahead) 16.96 against 17.19-17.25, float rows p = 4 20.06-20.07 against
+  // 20.79-20.91, p = 3 23.23-23.36 against 23.68-23.72.
+  return asked >= 0 ? asked == 1 : order == 4 && !float_rows;
 }
 
 bool tensor_compact(int order) {

@@ -171,6 +171,16 @@ bool face_moments_chosen(int order, bool double_precision);
 /// storage: tensor_float_rows) 4; FLOWDG_TENSOR_BLOCKS=2|3|4 for A/B runs (4 with float rows only, 3
 /// at p = 4 with float rows or the compact layout; anything else an InputError).
 int tensor_blocks(int order, bool float_rows = false, bool compact = false);
+/// tensor_blocks with `asked` for FLOWDG_TENSOR_BLOCKS's value (0: unset): the rule, or asked where
+/// the layout allows it, else an InputError (what tensor_blocks reads once a process, testable).
+int tensor_blocks_for(int asked, int order, bool float_rows, bool compact);
+/// Whether the tensor-core element kernel on 3D Euler's affine tetrahedra at p = 3, 4 loads phase
+/// 3's A fragments k steps ahead of their products (core_tensor_kernels.hpp APrefetch, in the
+/// measured default shapes: m8n8k4, double rows p = 3 three blocks and late loads, p = 4 two blocks
+/// and early loads, float rows four blocks and late loads); by measurement double rows at p = 4;
+/// FLOWDG_TENSOR_PREFETCH=0|1 (nowhere, or in all those shapes) for A/B runs (the same products in
+/// the same order: the same bits; anything else an InputError).
+bool tensor_prefetch(int order, bool float_rows);
 /// Double rows on 3D Euler's affine tetrahedra at p = 4: the tensor-core element kernel's
 /// coefficients inside the reference fluxes' rows (CoreTensorLayout::compact: 71 instead of 83 KB a
 /// block); by measurement yes; FLOWDG_TENSOR_COMPACT=0|1 for A/B runs (anything else an InputError).
