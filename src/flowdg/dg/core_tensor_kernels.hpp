@@ -258,7 +258,12 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         continue;
       }
     }
-    // A row tile alone (!Wide, or the last of an odd count).
+    // A row tile alone (!Wide, or the last of an odd count): k step ks's NV products with A fragment a.
+    const auto products = [&](int ks, double a) {
+      const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
+#pragma unroll
+      for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
+    };
     if constexpr (APrefetch > 0) {
       // Row tile mt's fragments are 32 doubles a k step (fragment_index); ring[d] holds step ks + d.
       const double* a_tile = a3 + fragment_index(mt, 0, lane, K3);
@@ -273,20 +278,13 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
           if (ks < k1) {
             const double a = ring[d];
             ring[d] = ks + APrefetch < k1 ? __ldg(a_tile + (ks + APrefetch) * 32) : 0.0;
-            const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
-#pragma unroll
-            for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
+            products(ks, a);
           }
         }
       }
     } else {
 #pragma unroll 2
-      for (int ks = k0; ks < k1; ++ks) {
-        const double a = __ldg(a3 + fragment_index(mt, ks, lane, K3));
-        const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
-#pragma unroll
-        for (int ct = 0; ct < NV; ++ct) device::dmma_8x8x4(acc[i][0][ct], a, static_cast<double>(b[ct * 8]));
-      }
+      for (int ks = k0; ks < k1; ++ks) products(ks, __ldg(a3 + fragment_index(mt, ks, lane, K3)));
     }
   }
   // The partial sums -> shared (rows [0, 8 MT3 S) within [0, K3)), then a thread per (mode, column)
