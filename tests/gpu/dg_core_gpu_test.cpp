@@ -205,12 +205,16 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // "moments": both warp-per-variable kernels, the face fluxes as nodal moments (p = 1..3, forced
       // by FLOWDG_FACE_MOMENTS=1; the boundary faces' kernel with moments, a kernel per solver too);
       // "tensor moments": the tensor-core element kernel reading the moments (p = 1..4; in float
-      // since session 45, its products in double) from the same face kernels.
-      for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments"})
+      // since session 45, its products in double) from the same face kernels; "... buffer": the same
+      // with the interior faces' traces from the trace buffer (FLOWDG_TRACE_BUFFER=1: the traces at
+      // the face nodes computed element-wise at the stage's start, read through the orientations'
+      // permutations of the nodes).
+      for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer"})
         for (int order = 1; order <= 4; ++order) {
-          const bool tensor_moments = std::string(faces) == "tensor moments";
-          const bool moments = std::string(faces) == "moments" || tensor_moments;
-          if (std::string(faces) == "moments" && order > 3) continue;
+          const bool buffer = std::string(faces).find("buffer") != std::string::npos;
+          const bool tensor_moments = std::string(faces).find("tensor moments") == 0;
+          const bool moments = std::string(faces).find("moments") != std::string::npos;
+          if (moments && !tensor_moments && order > 3) continue;
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
                {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
@@ -222,10 +226,16 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             options.element_kernel = tensor_moments ? "tensor" : moments ? "variable" : "thread";
             options.face_kernel = moments ? "variable" : faces;
             if (moments) setenv("FLOWDG_FACE_MOMENTS", "1", 1);  // at p = 2 too, where the rule does not take them
+            setenv("FLOWDG_TRACE_BUFFER", buffer ? "1" : "0", 1);
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (moments) unsetenv("FLOWDG_FACE_MOMENTS");
+            unsetenv("FLOWDG_TRACE_BUFFER");
             if (std::string(c.name) == "affine tetrahedra" && tensor_moments)
               EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << cuda->describe();
+            // the trace buffer exactly where asked for and the face moments run (every face group
+            // the warp-per-variable face kernel: the affine tetrahedra)
+            EXPECT_EQ(cuda->describe().find("traces from the trace buffer") != std::string::npos, buffer && std::string(c.name) == "affine tetrahedra")
+                << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             if (std::string(c.name) == "affine tetrahedra")
               EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")
                                               : std::string(faces) == "variable" ? std::string("face kernel with a warp per variable")

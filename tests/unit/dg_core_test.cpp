@@ -787,6 +787,57 @@ TEST(DgCore, TheVariableElementKernelsTablesFoldTheWeightsIntoTheDerivatives) {
   EXPECT_EQ(dg::variable_face_points(4), 19);
 }
 
+TEST(DgCore, TheTraceBufferProductGivesEveryFaceNodesTrace) {
+  // FaceTraceBuffer's table is node_phi (4 Nn rows of phi_j at the faces' nodes) padded to whole
+  // tiles and in fragment order: the product the trace kernel runs on it (emulated here tile by tile,
+  // lane by lane, as dmma_8x8x4 takes its operands) gives each element's trace at each face node,
+  // sum_j c_j phi_j(y_i), for pseudo-random coefficients — p = 1..4 — and the padding is zero.
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 1, 1, 1);
+  const Connectivity connectivity = build_connectivity(mesh);
+  for (int order = 1; order <= 4; ++order) {
+    const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
+    const dg::FaceMomentTables moments = dg::face_moment_tables(order, setup.face_rule);
+    const dg::FaceTraceBuffer buffer = dg::face_trace_buffer(moments);
+    const int Np = n_basis(Shape::tetrahedron, order), Nn = dg::face_moment_nodes(order);
+    ASSERT_EQ(buffer.Nn, Nn);
+    ASSERT_EQ(buffer.Np, Np);
+    EXPECT_EQ(buffer.rows % 8, 0);
+    EXPECT_EQ(buffer.columns % 4, 0);
+    EXPECT_GE(buffer.rows, 4 * Nn);
+    EXPECT_LT(buffer.rows, 4 * Nn + 8);
+    EXPECT_GE(buffer.columns, Np);
+    EXPECT_LT(buffer.columns, Np + 4);
+    ASSERT_EQ(buffer.tables.size(), static_cast<std::size_t>(buffer.rows) * buffer.columns);
+    EXPECT_EQ(dg::face_trace_values(10, order), static_cast<std::size_t>(10 * 4 * 5 * Nn));
+    std::vector<double> c(buffer.columns, 0.0);  // one element's variable, zero past Np
+    std::uint32_t seed = 77u + static_cast<std::uint32_t>(order);
+    for (int j = 0; j < Np; ++j) {
+      seed = seed * 1664525u + 1013904223u;
+      c[j] = static_cast<double>(seed >> 8) / 8388608.0 - 1.0;
+    }
+    double largest_error = 0, largest_value = 0, padding = 0;
+    for (int mt = 0; mt < buffer.rows / 8; ++mt)
+      for (int row = 0; row < 8; ++row) {
+        const int r = mt * 8 + row;
+        double product = 0;  // row r of the product: lane 4 row + k holds A[row][k] of k step ks
+        for (int ks = 0; ks < buffer.columns / 4; ++ks)
+          for (int k = 0; k < 4; ++k) {
+            const double a = buffer.tables[static_cast<std::size_t>(fragment_index(mt, ks, 4 * row + k, buffer.columns))];
+            if (r >= 4 * Nn || ks * 4 + k >= Np) padding = std::max(padding, std::abs(a));
+            product += a * c[ks * 4 + k];
+          }
+        if (r >= 4 * Nn) continue;
+        double expected = 0;
+        for (int j = 0; j < Np; ++j) expected += moments.node_phi[static_cast<std::size_t>(r) * Np + j] * c[j];
+        largest_error = std::max(largest_error, std::abs(product - expected));
+        largest_value = std::max(largest_value, std::abs(expected));
+      }
+    EXPECT_GT(largest_value, 0.1) << order;
+    EXPECT_LT(largest_error, 1e-14 * largest_value * Np) << "p = " << order;
+    EXPECT_EQ(padding, 0.0) << order;
+  }
+}
+
 TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   // The face term sum_q s_q phi_j(x_q) of every basis function on every local face of a tetrahedron,
   // from the minus side's point order and through every orientation's permutation on the plus side,
@@ -857,6 +908,19 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   setenv("FLOWDG_FACE_MOMENTS", "on", 1);
   EXPECT_THROW(dg::face_moments_chosen(1, true), InputError);
   unsetenv("FLOWDG_FACE_MOMENTS");
+  // The trace buffer (core_variable_kernels.hpp: FaceTraceBuffer): FLOWDG_TRACE_BUFFER=0|1 replaces
+  // the rule (off until measured); anything else is refused.
+  for (int order = 1; order <= 4; ++order)
+    for (const bool double_precision : {true, false}) {
+      EXPECT_FALSE(dg::face_trace_buffer_for(-1, order, double_precision)) << order;
+      EXPECT_FALSE(dg::face_trace_buffer_for(0, order, double_precision)) << order;
+      EXPECT_TRUE(dg::face_trace_buffer_for(1, order, double_precision)) << order;
+    }
+  setenv("FLOWDG_TRACE_BUFFER", "1", 1);
+  EXPECT_TRUE(dg::face_trace_buffer_chosen(3, true));
+  setenv("FLOWDG_TRACE_BUFFER", "yes", 1);
+  EXPECT_THROW(dg::face_trace_buffer_chosen(3, true), InputError);
+  unsetenv("FLOWDG_TRACE_BUFFER");
   // The tensor-core element kernel (which reads the moments at p = 3, 4 in double precision) has its
   // registers bounded for three blocks an SM at p = 3 and two at p = 4 unless FLOWDG_TENSOR_BLOCKS
   // asks otherwise (read once a process: checked where it is unset).

@@ -90,10 +90,36 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
 /// phase, thread (v, face) summing its scaled point fluxes from shared memory. Boundary faces
 /// (Boundary = true: the condition's ghost state for the plus trace) are built with moments only —
 /// the face groups that must write moments where the element kernel reads them.
+/// With `traces_m` and `traces_p` (interior faces with moments; FaceTraceBuffer) each side's trace at
+/// the face's nodes is read from the sides' trace buffers instead of summed from the coefficients.
 constexpr bool variable_face_kernel_order(int order) { return order >= 1 && order <= 4; }
 template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
-    index_t n_faces, const FaceMomentTables* moments);
+    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m = nullptr, const Real* traces_p = nullptr);
+
+/// Each element's traces at its four faces' nodes, computed once a stage for all of them (PyFR's
+/// interpolation to the flux points, done element-wise): a matrix product on the FP64 tensor cores,
+/// T = N U with N = node_phi (4 Nn rows of phi_j at the faces' equispaced nodes, Np columns) and U a
+/// block of 8 elements' coefficients (Np rows, 5 x 8 columns). The face kernel then reads Nn values a
+/// side and variable (traces_m / traces_p above) instead of summing Nn Np products with a table
+/// operand from shared memory — the same trace, at each element face once instead of once per
+/// face side's thread (that is, the same count) but at the tensor cores' rate: the interior face
+/// kernel's trace sums were its L1-bound part (session 43: L1 87% at p = 4).
+/// Layout: traces [((e 4 + l) 5 + v) Nn + i] for element e of the group, its face l, variable v,
+/// node i (a side's Nn values of a variable contiguous: one 8 Nn-byte run a face thread reads).
+struct FaceTraceBuffer {
+  int order = 0, Nn = 0, Np = 0, rows = 0, columns = 0;  ///< N padded: rows to 8, columns (k) to 4
+  std::vector<double> tables;                            ///< N in fragment order (fragment_order.hpp)
+  bool empty() const { return tables.empty(); }
+};
+FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments);
+/// Values a group's trace buffer holds: Ks elements' four faces' Nn nodes of 5 variables.
+inline std::size_t face_trace_values(index_t Ks, int order) { return static_cast<std::size_t>(Ks) * 4 * 5 * face_moment_nodes(order); }
+/// The traces of elements [0, K) of a group (coefficients u [(v Np + j) Ks + e]) into `traces`;
+/// `tables` the device copy of FaceTraceBuffer::tables (CUDA).
+template <class Real>
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t K, Real* traces, const double* tables);
+/// Whether it runs: setup.hpp face_trace_buffer_chosen.
 
 }  // namespace flowdg::dg

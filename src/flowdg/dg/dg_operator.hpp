@@ -298,6 +298,8 @@ class DgOperator final : public Operator {
     /// (core_variable_kernels.hpp) and its tables, where chosen (asked for, or automatic_variable_elements); empty
     /// otherwise.
     VariableKernelTables variable;
+    /// The trace buffer (face_traces_): [((e 4 + l) 5 + v) Nn + i], Ks elements; empty otherwise.
+    Array<Real> traces;
     /// BR2's lifting on the tensor cores (lifting_tensor_kernels.hpp): affine groups of a viscous
     /// physics without a viscosity per element that run the tensor-core element kernel, where its
     /// shared memory fits; its tables (lifting_tensor_tables).
@@ -452,6 +454,11 @@ class DgOperator final : public Operator {
   /// face group the warp-per-variable face kernel; their tables.
   bool face_moments_ = false;
   FaceMomentTables face_moment_tables_;
+  /// CUDA, 3D Euler with face moments: every element's traces at its faces' nodes computed at the
+  /// start of each stage (ElementData::traces, core_variable_kernels.hpp: FaceTraceBuffer), which the
+  /// interior faces read, where face_trace_buffer_chosen; the product's table N in fragment order.
+  bool face_traces_ = false;
+  Array<double> face_trace_tables_;
   Array<int> node_permutation_;  ///< face_moment_tables_.node_permutation on the device (the tensor-core kernel's)
   /// The tensor-core element kernel's precisions: double, and float storage on 3D Euler's affine
   /// tetrahedra (its products in double on converted copies; session 45).
@@ -950,6 +957,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
           faces_[fg].block_faces = 0;
           faces_[fg].chunked = false;
         }
+      // The trace buffer: every interior face group runs the warp-per-variable face kernel here.
+      if (face_trace_buffer_chosen(order_, std::is_same_v<Real, double>)) {
+        face_traces_ = true;
+        face_trace_tables_ = Array<double>(space, face_trace_buffer(face_moment_tables_).tables);
+        for (ElementData& d : elements_) d.traces = Array<Real>(space, face_trace_values(d.Ks, order_));
+      }
     }
   }
   // BR2 at the faces: where every element group is affine, of one shape (the face kernel's shared
@@ -1326,7 +1339,15 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>> && SM == Shape::tetrahedron && SP == Shape::tetrahedron &&
                 FG == GeometryKind::affine && variable_face_kernel_order(P)) {
     if (d.variable) {
-      launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr);
+      const Real *traces_m = nullptr, *traces_p = nullptr;  // the trace buffer's (interior faces)
+      if constexpr (!Boundary) {
+        if (op.face_traces_) {
+          traces_m = op.elements_[group.group_m].traces.view().data;
+          traces_p = op.elements_[group.group_p].traces.view().data;
+        }
+      }
+      launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr,
+                                                          traces_m, traces_p);
       return;
     }
   }
@@ -1359,6 +1380,15 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
       if (setup_.groups.face_groups[g].boundary()) faces_[g].launch(*this, static_cast<int>(g), t, Pass::stage);
     boundary_done_->record(*boundary_stream_);
   }
+#if defined(__CUDACC__)
+  // The trace buffer (3D Euler, face moments): every element's traces at its faces' nodes, ghosts
+  // included, before the interior faces read them (the boundary faces beside it sum their own).
+  if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
+    if (face_traces_)
+      for (ElementData& d : elements_)
+        launch_face_traces<Real>(order_, d.u.view().data, d.Ks, d.K, d.traces.view().data, face_trace_tables_.view().data);
+  }
+#endif
   for (std::size_t g = 0; g < faces_.size();) {
     if (side && setup_.groups.face_groups[g].boundary()) {
       ++g;
@@ -1851,6 +1881,7 @@ std::string DgOperator<Physics>::describe() const {
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
                                    : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups,
                                                                face_moments_ ? " groups, fluxes as nodal moments" : " interior groups",
+                                                               face_traces_ ? ", traces from the trace buffer" : "",
                                                                block_groups > 0 ? ", block face kernel on the others" : "")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/backend/fragment_order.hpp"
 #include "flowdg/dg/groups.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/reference_element.hpp"
@@ -82,6 +83,24 @@ VariableKernelTables with_face_moments(const VariableKernelTables& tables, const
   out.moments = true;
   out.node_permutation = moments.node_permutation;
   return out;
+}
+
+FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments) {
+  FLOWDG_ASSERT(!moments.empty() && moments.order >= 1, "the trace buffer's tables need the face moments' tables");
+  FaceTraceBuffer buffer;
+  buffer.order = moments.order;
+  buffer.Nn = face_moment_nodes(moments.order);
+  buffer.Np = n_basis(Shape::tetrahedron, moments.order);
+  buffer.rows = (4 * buffer.Nn + 7) / 8 * 8;
+  buffer.columns = (buffer.Np + 3) / 4 * 4;
+  FLOWDG_ASSERT(moments.node_phi.size() == static_cast<std::size_t>(4 * buffer.Nn * buffer.Np), "node_phi: ", moments.node_phi.size(),
+                " values, expected ", 4 * buffer.Nn * buffer.Np);
+  buffer.tables.assign(static_cast<std::size_t>(buffer.rows) * buffer.columns, 0.0);  // zero padding
+  for (int r = 0; r < 4 * buffer.Nn; ++r)
+    for (int j = 0; j < buffer.Np; ++j)
+      buffer.tables[static_cast<std::size_t>(r) * buffer.columns + j] = moments.node_phi[static_cast<std::size_t>(r) * buffer.Np + j];
+  to_fragment_order(buffer.tables, 0, buffer.rows, buffer.columns);
+  return buffer;
 }
 
 #if defined(__CUDACC__)
@@ -419,8 +438,10 @@ struct FaceMomentParameters {
 ///     (node_phi [l][i][j], pairs), then at the points through the nodes' Lagrange basis,
 ///     u(x_q) = sum_i L_i(x_q) u(y_i) (exact: the trace is a polynomial of degree p on the face) —
 ///     the same table for every face and lane, a constant-bank operand: Nn Np shared-memory
-///     products and Nfq Nn constant ones instead of Nfq Np (p = 4: 525 + 285 against 665).
-constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2;
+///     products and Nfq Nn constant ones instead of Nfq Np (p = 4: 525 + 285 against 665);
+///   face_traces_buffer (interior faces with moments): the nodes' values read from the sides' trace
+///     buffers (FaceTraceBuffer, filled by face_traces_kernel at the stage's start), then as nodes.
+constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2, face_traces_buffer = 3;
 
 /// The face kernel's table row length: Np, or with pairs Np padded to an even count (every row on 16
 /// bytes). Session 43: the padding (p = 4: 36) cost more than the pairs saved — rows 36 doubles
@@ -448,11 +469,80 @@ void upload_node_phi(const FaceMomentTables& tables) {
 }
 
 
+/// FaceTraceBuffer's product (core_variable_kernels.hpp) for a block of trace_elements = 8 elements:
+/// warp w row tile w of N (8 of the 4 Nn face nodes), every k step, all five column tiles (a
+/// variable's 8 elements each: each A fragment loaded once for five products); U's B fragments from
+/// shared memory (rows of trace_stride = 44 doubles: a half warp's four rows fall on disjoint banks),
+/// N's A fragments from the table in fragment order. Float storage: the coefficients converted to
+/// double on their way into shared memory, the traces rounded to float as they are stored.
+constexpr int trace_elements = 8, trace_stride = 44;
+template <int P>
+constexpr int trace_warps() {
+  return (4 * face_moment_nodes(P) + 7) / 8;
+}
+
+template <class Real, int P>
+__global__ void __launch_bounds__(32 * trace_warps<P>())
+    face_traces_kernel(const Real* __restrict__ u, index_t Ks, index_t K, Real* __restrict__ traces, const double* __restrict__ tables) {
+  constexpr int Np = n_basis(Shape::tetrahedron, P), Nn = face_moment_nodes(P), NV = 5, E = trace_elements, ST = trace_stride;
+  constexpr int KC = (Np + 3) / 4 * 4, threads = 32 * trace_warps<P>();
+  static_assert(NV * E <= ST, "a shared row holds the five column tiles");
+  __shared__ __align__(16) double s_u[KC * ST];
+  detail::wait_for_previous_grid();
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const int n_local = static_cast<int>(K - e0 < E ? K - e0 : E);
+  // U -> shared (zeros past Np and past the group's end), two elements a thread.
+  for (int i = static_cast<int>(threadIdx.x); i < KC * NV * E / 2; i += threads) {
+    const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / KC, j = row % KC;
+    double* destination = s_u + j * ST + v * E + el;
+    if (j >= Np) {
+      destination[0] = destination[1] = 0.0;
+      continue;
+    }
+    const Real* source = u + (static_cast<index_t>(v) * Np + j) * Ks + e0 + el;
+    if constexpr (std::is_same_v<Real, double>) {
+      if (el + 1 < n_local) {
+        device::copy_async_16(destination, source);
+      } else {
+        destination[0] = el < n_local ? source[0] : 0.0;
+        destination[1] = 0.0;
+      }
+    } else {
+      destination[0] = el < n_local ? static_cast<double>(source[0]) : 0.0;
+      destination[1] = el + 1 < n_local ? static_cast<double>(source[1]) : 0.0;
+    }
+  }
+  device::copy_async_commit();
+  device::copy_async_wait();
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) % 32, mt = static_cast<int>(threadIdx.x) / 32;
+  double acc[NV][2] = {};
+#pragma unroll
+  for (int ks = 0; ks < KC / 4; ++ks) {
+    const double a = __ldg(tables + fragment_index(mt, ks, lane, KC));
+    const double* b = s_u + (ks * 4 + lane % 4) * ST + lane / 4;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) device::dmma_8x8x4(acc[v], a, b[v * E]);
+  }
+  const int r = mt * 8 + lane / 4;  // the row: face l = r / Nn, node i = r % Nn
+  if (r >= 4 * Nn) return;
+  const int l = r / Nn, node = r % Nn;
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const int el = 2 * (lane % 4) + c;
+    if (el >= n_local) continue;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) traces[(((e0 + el) * 4 + l) * NV + v) * Nn + node] = static_cast<Real>(acc[v][c]);
+  }
+}
+
 template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary> k, index_t n,
-    const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments) {
+    const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments, const Real* __restrict__ traces_m,
+    const Real* __restrict__ traces_p) {
   static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
+  static_assert(Traces != face_traces_buffer || (Moments && !Boundary), "the trace buffer on interior faces with moments only");
   static_assert(!Prefetch || (Moments && !Boundary), "the geometry is prefetched on interior faces with moments");
   static_assert(Traces != face_traces_nodes || Moments, "node traces with face moments only");
   // Prefetch: each face's unit normal and |N| (the affine face geometry, [c Gs + local]) and the
@@ -461,8 +551,8 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   __shared__ Real s_geometry[Prefetch ? 4 : 1][variable_lanes];
   __shared__ Real s_weight[Prefetch ? Nfq : 1];
   constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, Rw = face_table_row(Traces, Np);
-  constexpr bool nodes = Traces == face_traces_nodes;
-  constexpr int Nn = face_moment_nodes(P), rows = nodes ? Nn : Nfq, table = 4 * rows * Rw, sides = Boundary ? 1 : 2;
+  constexpr bool buffer = Traces == face_traces_buffer, nodes = Traces == face_traces_nodes || buffer;
+  constexpr int Nn = face_moment_nodes(P), rows = nodes ? Nn : Nfq, table = buffer ? 0 : 4 * rows * Rw, sides = Boundary ? 1 : 2;
   extern __shared__ __align__(16) unsigned char variable_face_shared[];
   Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l rows + q) Rw + j], zero past Np
   Real* s_trace = s_phi + table;                                 // [((side Nfq + q) NV + v) E + lane]
@@ -488,14 +578,17 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   for (int side = 0; side < sides; ++side) {
     const View<const Real>& u = side == 0 ? k.u_m : k.u_p;
     const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, element = side == 0 ? k.index.element_m[f] : k.index.element_p[f];
-    Real c[Np];
+    Real c[buffer ? 1 : Np];
+    if constexpr (!buffer)
 #pragma unroll
-    for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + element];
+      for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + element];
     const Real* phi = s_phi + (side == 0 ? k.index.local_m[f] : k.index.local_p[f]) * rows * Rw;
     // sum_j c_j row_j, with pairs two table values a load (the same sums in the same order)
     const auto row_sum = [&](const Real* row) {
       Real sum = 0;
-      if constexpr (!face_table_pairs(Traces, Np)) {
+      if constexpr (buffer) {
+        (void)row;
+      } else if constexpr (!face_table_pairs(Traces, Np)) {
 #pragma unroll
         for (int j = 0; j < Np; ++j) sum += c[j] * row[j];
       } else {
@@ -514,8 +607,16 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     if constexpr (nodes) {
       const int* permutation = side == 0 ? nullptr : &s_node_permutation[k.index.orientation[f] * Nn];
       Real at_node[Nn];
+      if constexpr (buffer) {
+        // this side's Nn values of variable v at its face (FaceTraceBuffer's layout)
+        const Real* mine = (side == 0 ? traces_m : traces_p) +
+                           ((element * 4 + (side == 0 ? k.index.local_m[f] : k.index.local_p[f])) * NV + v) * Nn;
 #pragma unroll
-      for (int i = 0; i < Nn; ++i) at_node[i] = row_sum(phi + (side == 0 ? i : permutation[i]) * Rw);
+        for (int i = 0; i < Nn; ++i) at_node[i] = mine[side == 0 ? i : permutation[i]];
+      } else {
+#pragma unroll
+        for (int i = 0; i < Nn; ++i) at_node[i] = row_sum(phi + (side == 0 ? i : permutation[i]) * Rw);
+      }
 #pragma unroll
       for (int q = 0; q < Nfq; ++q) {
         Real sum = 0;
@@ -631,7 +732,8 @@ template <class Real, int P, bool Boundary>
 using VariableFaceKernel = FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>;
 
 template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
-void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* tables) {
+void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* tables,
+                           const Real* traces_m = nullptr, const Real* traces_p = nullptr) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P), Nn = Moments ? face_moment_nodes(P) : 1;
   FLOWDG_ASSERT(kernel.Nfq == Nfq, "the variable face kernel is built for ", Nfq, " face points at p = ", P, ", not ", kernel.Nfq);
   FaceMomentParameters<Real, Nn, Nfq> moments{};
@@ -646,8 +748,10 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
     for (int i = 0; i < 6 * Nn; ++i) moments.node_permutation[i / Nn][i % Nn] = tables->node_permutation[i];
     if constexpr (Traces == face_traces_nodes) upload_node_phi<Real, P>(*tables);
   }
-  constexpr int rows = Traces == face_traces_nodes ? Nn : Nfq;
-  constexpr std::size_t shared = sizeof(Real) * (4 * rows * face_table_row(Traces, Np) + 2 * Nfq * 5 * variable_lanes);
+  FLOWDG_ASSERT((Traces == face_traces_buffer) == (traces_m != nullptr && traces_p != nullptr),
+                "the variable face kernel's trace buffers: given for the buffer's kernel only, and both sides'");
+  constexpr int rows = Traces == face_traces_nodes ? Nn : Nfq, table = Traces == face_traces_buffer ? 0 : 4 * rows * face_table_row(Traces, Np);
+  constexpr std::size_t shared = sizeof(Real) * (table + 2 * Nfq * 5 * variable_lanes);
   constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments, Prefetch, Traces>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -655,11 +759,20 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
   }();
   (void)configured;
   const auto blocks = static_cast<unsigned>((n_faces + variable_lanes - 1) / variable_lanes);
-  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, n_faces, moments);
+  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, n_faces, moments, traces_m, traces_p);
 }
 
 template <class Real, int P, int Riemann, bool Boundary>
-void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments) {
+void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
+                                  const Real* traces_m, const Real* traces_p) {
+  if constexpr (!Boundary) {
+    if (traces_m != nullptr) {  // the trace buffer (face_trace_buffer_chosen; the default blocks an SM)
+      FLOWDG_ASSERT(moments != nullptr && (variable_prefetch() & 2) != 0, "the face trace buffer runs with face moments and the face prefetch");
+      constexpr int blocks = variable_default_face_blocks(std::is_same_v<Real, double>, P, Riemann);
+      launch_variable_faces<Real, P, Riemann, blocks, false, true, true, face_traces_buffer>(kernel, n_faces, moments, traces_m, traces_p);
+      return;
+    }
+  }
   if constexpr (std::is_same_v<Real, double> && !Boundary && Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
     constexpr int blocks = variable_default_face_blocks(true, P, Riemann), default_traces = variable_default_traces(true, P);
     const int traces = face_traces_asked();
@@ -695,27 +808,44 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
 template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
-    index_t n_faces, const FaceMomentTables* moments) {
+    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p) {
   if (n_faces <= 0) return;
+  FLOWDG_ASSERT(!Boundary || traces_m == nullptr, "boundary faces sum their traces (no trace buffer)");
   FLOWDG_ASSERT(!Boundary || moments != nullptr, "the variable face kernel takes boundary faces with moments only");
   switch (kernel.riemann) {  // a kernel per numerical flux (as the block face kernel's)
     case physics::RiemannKind::rusanov:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments, traces_m, traces_p);
       return;
     case physics::RiemannKind::roe:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments, traces_m, traces_p);
       return;
     case physics::RiemannKind::hllc:
     default:  // numerical_flux's own default
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments, traces_m, traces_p);
       return;
   }
 }
 
+template <class Real>
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t K, Real* traces, const double* tables) {
+  if (K <= 0) return;
+  const auto blocks = static_cast<unsigned>((K + trace_elements - 1) / trace_elements);
+  const auto run = [&]<int P>() { detail::launch(false, face_traces_kernel<Real, P>, blocks, 32 * trace_warps<P>(), 0, u, Ks, K, traces, tables); };
+  switch (order) {
+    case 1: run.template operator()<1>(); return;
+    case 2: run.template operator()<2>(); return;
+    case 3: run.template operator()<3>(); return;
+    case 4: run.template operator()<4>(); return;
+    default: throw Error(cat("the face trace buffer is built for p = 1..4, not ", order));
+  }
+}
+template void launch_face_traces<double>(int, const double*, index_t, index_t, double*, const double*);
+template void launch_face_traces<float>(int, const float*, index_t, index_t, float*, const double*);
+
 #define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P, Boundary) \
   template void launch_core_face_variable_kernel<Real, P, Boundary>(                                                                          \
       const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>&, index_t,        \
-      const FaceMomentTables*);
+      const FaceMomentTables*, const Real*, const Real*);
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, false)

@@ -661,6 +661,20 @@ bool face_moments_chosen(int order, bool double_precision) {
   return asked == 1;
 }
 
+bool face_trace_buffer_for(int asked, int order, bool double_precision) {
+  if (asked >= 0) return asked == 1;
+  // Not measured yet: off (session 49 builds it; its A/B runs set the rule).
+  (void)order;
+  (void)double_precision;
+  return false;
+}
+
+bool face_trace_buffer_chosen(int order, bool double_precision) {
+  // (read at every operator build: tests set it for one)
+  const int asked = switch_variable("FLOWDG_TRACE_BUFFER", "0", "1", "0: the face kernel sums the traces, 1: it reads the trace buffer");
+  return face_trace_buffer_for(asked, order, double_precision);
+}
+
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):
