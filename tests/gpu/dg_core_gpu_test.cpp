@@ -208,10 +208,14 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // since session 45, its products in double) from the same face kernels; "... buffer": the same
       // with the interior faces' traces from the trace buffer (FLOWDG_TRACE_BUFFER=1: the traces at
       // the face nodes computed element-wise at the stage's start, read through the orientations'
-      // permutations of the nodes).
-      for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer"})
+      // permutations of the nodes); "tensor moments fused buffer" (FLOWDG_TRACE_BUFFER=2): the
+      // tensor-core element kernel writes them as it updates the coefficients (the first stage's by
+      // the trace kernel: set_coefficients leaves the buffer stale).
+      for (const char* faces :
+           {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer", "tensor moments fused buffer"})
         for (int order = 1; order <= 4; ++order) {
           const bool buffer = std::string(faces).find("buffer") != std::string::npos;
+          const bool fused = std::string(faces).find("fused") != std::string::npos;
           const bool tensor_moments = std::string(faces).find("tensor moments") == 0;
           const bool moments = std::string(faces).find("moments") != std::string::npos;
           if (moments && !tensor_moments && order > 3) continue;
@@ -226,7 +230,7 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             options.element_kernel = tensor_moments ? "tensor" : moments ? "variable" : "thread";
             options.face_kernel = moments ? "variable" : faces;
             if (moments) setenv("FLOWDG_FACE_MOMENTS", "1", 1);  // at p = 2 too, where the rule does not take them
-            setenv("FLOWDG_TRACE_BUFFER", buffer ? "1" : "0", 1);
+            setenv("FLOWDG_TRACE_BUFFER", fused ? "2" : buffer ? "1" : "0", 1);
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (moments) unsetenv("FLOWDG_FACE_MOMENTS");
             unsetenv("FLOWDG_TRACE_BUFFER");
@@ -235,6 +239,8 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             // the trace buffer exactly where asked for and the face moments run (every face group
             // the warp-per-variable face kernel: the affine tetrahedra)
             EXPECT_EQ(cuda->describe().find("traces from the trace buffer") != std::string::npos, buffer && std::string(c.name) == "affine tetrahedra")
+                << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
+            EXPECT_EQ(cuda->describe().find("written by the element kernel") != std::string::npos, fused && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             if (std::string(c.name) == "affine tetrahedra")
               EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")

@@ -908,18 +908,20 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   setenv("FLOWDG_FACE_MOMENTS", "on", 1);
   EXPECT_THROW(dg::face_moments_chosen(1, true), InputError);
   unsetenv("FLOWDG_FACE_MOMENTS");
-  // The trace buffer (core_variable_kernels.hpp: FaceTraceBuffer): FLOWDG_TRACE_BUFFER=0|1 replaces
-  // the rule (off until measured); anything else is refused.
+  // The trace buffer (core_variable_kernels.hpp: FaceTraceBuffer): filled by the tensor-core element
+  // kernel at p = 4 in both precisions, none below (setup.cpp: by measurement); FLOWDG_TRACE_BUFFER=0|1|2
+  // replaces the rule; anything else is refused.
   for (int order = 1; order <= 4; ++order)
     for (const bool double_precision : {true, false}) {
-      EXPECT_FALSE(dg::face_trace_buffer_for(-1, order, double_precision)) << order;
-      EXPECT_FALSE(dg::face_trace_buffer_for(0, order, double_precision)) << order;
-      EXPECT_TRUE(dg::face_trace_buffer_for(1, order, double_precision)) << order;
+      EXPECT_EQ(dg::face_trace_mode_for(-1, order, double_precision), order == 4 ? 2 : 0) << order;
+      for (int asked = 0; asked <= 2; ++asked) EXPECT_EQ(dg::face_trace_mode_for(asked, order, double_precision), asked) << order;
     }
-  setenv("FLOWDG_TRACE_BUFFER", "1", 1);
-  EXPECT_TRUE(dg::face_trace_buffer_chosen(3, true));
+  setenv("FLOWDG_TRACE_BUFFER", "2", 1);
+  EXPECT_EQ(dg::face_trace_mode(3, true), 2);
   setenv("FLOWDG_TRACE_BUFFER", "yes", 1);
-  EXPECT_THROW(dg::face_trace_buffer_chosen(3, true), InputError);
+  EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
+  setenv("FLOWDG_TRACE_BUFFER", "3", 1);
+  EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
   unsetenv("FLOWDG_TRACE_BUFFER");
   // The tensor-core element kernel (which reads the moments at p = 3, 4 in double precision) has its
   // registers bounded for three blocks an SM at p = 3 and two at p = 4 unless FLOWDG_TENSOR_BLOCKS

@@ -77,11 +77,12 @@ struct StageUpdate : StageRegisterFlags {
   FLOWDG_HD FLOWDG_FORCEINLINE Real u0_at(index_t index) const {
     return !start_u0 && u0.data != nullptr && read_u0 ? u0[index] : Real(0);
   }
-  /// The same with u[index], q_at(index) and u0_at(index) at hand.
-  FLOWDG_HD FLOWDG_FORCEINLINE void apply_loaded(View<Real> u, index_t index, Real value, Real u_s, Real q_k, Real u0_k) const {
+  /// The same with u[index], q_at(index) and u0_at(index) at hand; returns the new u[index] (with
+  /// `residual` set: u_s, unchanged).
+  FLOWDG_HD FLOWDG_FORCEINLINE Real apply_loaded(View<Real> u, index_t index, Real value, Real u_s, Real q_k, Real u0_k) const {
     if (residual.data != nullptr) {
       residual[index] = value;
-      return;
+      return u_s;
     }
     if (start_u0) {
       u0[index] = u_s;
@@ -91,6 +92,7 @@ struct StageUpdate : StageRegisterFlags {
     apply_runge_kutta_stage(stage, step * value, u0_k, q_k, u_s);
     if (q.data != nullptr && write_q) q[index] = q_k;
     u[index] = u_s;
+    return u_s;
   }
 };
 

@@ -27,7 +27,11 @@
 //   3. residual = A3 x rows -> shared (the k range's splits summed in order; a viscous physics adds BR2's volume term, the lifting pass's
 //      moments, there; its face rows hold the stored flux less the centred viscous halves), then a
 //      thread per (element, mode) in element order: affine: times 1 / det J; curved: the inverse
-//      mass matrix row times it; the Runge-Kutta update.
+//      mass matrix row times it; the Runge-Kutta update;
+//   4. (3D Euler's affine tetrahedra, `traces` given: the trace buffer fused, core_variable_kernels.hpp
+//      FaceTraceBuffer) the updated coefficients -> shared rows [8 MT3, 8 MT3 + KC) (free once the
+//      k splits are summed), then their traces at the faces' nodes = N x them -> `traces`, for the
+//      next stage's interior faces: warp w row tile w of N, each A fragment loaded once for five products.
 // The sums run in another order than ElementKernel's: results agree to rounding, not bit for bit.
 // Single precision (3D Euler's affine tetrahedra; "automatic" takes it from p = 3 in either precision):
 // the float state, metric and face fluxes converted to double on their way into shared memory (plain
@@ -41,6 +45,7 @@
 #include "flowdg/backend/tensor_core.hpp"
 #include "flowdg/dg/core_block_kernels.hpp"
 #include "flowdg/dg/core_kernels.hpp"
+#include "flowdg/dg/core_variable_kernels.hpp"
 #include "flowdg/dg/setup.hpp"
 #include "flowdg/physics/euler/euler.hpp"
 
@@ -67,12 +72,14 @@ constexpr int core_tensor_threads() {
 /// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0.
 /// APrefetch (m8n8k4, a row tile alone): phase 3 loads each A fragment APrefetch k steps before its
 /// products (a ring of APrefetch registers: the table's fragments come from L2 as often as from L1,
-/// and a load issued just before its products stalled the warp for it); 0: just before.
+/// and a load issued just before its products stalled the warp for it); 0: just before. Traces (3D
+/// Euler's affine tetrahedra): phase 4, the fused trace buffer, into `traces` (else unused).
 template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, bool LateRk = false,
-          int APrefetch = 0>
+          int APrefetch = 0, bool Traces = false>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
-                               const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation) {
+                               const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
+                               typename Physics::real* __restrict__ traces, const double* __restrict__ trace_tables) {
   using Real = typename Physics::real;
   constexpr bool storage_double = std::is_same_v<Real, double>;
   static_assert(storage_double || (!Physics::has_viscous_flux && G == GeometryKind::affine),
@@ -96,6 +103,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const int fragment_row = lane / 4, fragment_col = lane % 4;
   const int column_tile = warp % NV, row_group = warp / NV;
+  (void)traces;  // (phase 4: 3D Euler's affine tetrahedra only)
+  (void)trace_tables;
   detail::wait_for_previous_grid();
 
   // 0. The block's coefficients and metric, the face fluxes (asynchronous copies, all in flight at
@@ -346,10 +355,25 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   if constexpr (LateRk) {
     load_rk();
   }
+  // Phase 4's rows (3D Euler's affine tetrahedra): the updated coefficients, zeros past Np (the
+  // table's padding columns are zero; so must the rows be: 0 x NaN is NaN).
+  constexpr bool fused_traces = Traces && std::is_same_v<Physics, physics::Euler<3, Real>> && S == Shape::tetrahedron && G == GeometryKind::affine;
+  static_assert(!Traces || fused_traces, "the fused traces: 3D Euler's affine tetrahedra");
+  constexpr int KC = (Np + 3) / 4 * 4, trace_row = 8 * MT3;
+  if constexpr (fused_traces) {
+    for (int i = static_cast<int>(threadIdx.x); i < (KC - Np) * NV * E; i += threads)
+      shared[(trace_row + Np + i / (NV * E)) * ST + i % (NV * E)] = Value(0);
+  }
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
     const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
-    if (row >= Np || el >= n_local) continue;
+    if (row >= Np) continue;
+    if (el >= n_local) {
+      if constexpr (fused_traces) {
+        for (int v = 0; v < NV; ++v) shared[(trace_row + row) * ST + v * E + el] = Value(0);
+      }
+      continue;
+    }
     const index_t e = e0 + el;
     double value[NV];
     if constexpr (G == GeometryKind::affine) {
@@ -373,29 +397,63 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
     for (int v = 0; v < NV; ++v) u_s[v] = t.compact ? k.u.data[(static_cast<index_t>(v) * Np + row) * k.Ks + e] : static_cast<Real>(s_u[row * ST + v * E + el]);
 #pragma unroll
-    for (int v = 0; v < NV; ++v)
-      k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]), u_s[v], q_k[m][v], u0_k[m][v]);
+    for (int v = 0; v < NV; ++v) {
+      const Real updated = k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]), u_s[v],
+                                                 q_k[m][v], u0_k[m][v]);
+      if constexpr (fused_traces) {
+        shared[(trace_row + row) * ST + v * E + el] = static_cast<Value>(updated);
+      }
+    }
+  }
+  // 4. The updated coefficients' traces at the faces' nodes (FaceTraceBuffer's product and layout).
+  if constexpr (fused_traces) {
+    constexpr int Nn = face_moment_nodes(P), MT4 = (4 * Nn + 7) / 8;
+    static_assert(MT4 <= R * NV, "a warp a row tile of the traces");
+    __syncthreads();
+    if (warp >= MT4) return;
+    double at[NV][2] = {};
+#pragma unroll
+    for (int ks = 0; ks < KC / 4; ++ks) {
+      const double a = __ldg(trace_tables + fragment_index(warp, ks, lane, KC));
+      const Value* b = shared + (trace_row + ks * 4 + fragment_col) * ST + fragment_row;
+#pragma unroll
+      for (int v = 0; v < NV; ++v) device::dmma_8x8x4(at[v], a, static_cast<double>(b[v * E]));
+    }
+    const int r = warp * 8 + fragment_row;  // face l = r / Nn, node r % Nn
+    if (r >= 4 * Nn) return;
+    const int l = r / Nn, node = r % Nn;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int el = 2 * fragment_col + c;
+      if (el >= n_local) continue;
+#pragma unroll
+      for (int v = 0; v < NV; ++v) traces[(((e0 + el) * 4 + l) * NV + v) * Nn + node] = static_cast<Real>(at[v][c]);
+    }
   }
 }
 
 template <class Physics, Shape S, int P, GeometryKind G>
 /// Elements [first, first + n_elements) of the group; the layout's float_rows and compact as set-up
 /// chose them (DgOperator::tensor_rows).
+/// traces, trace_tables (3D Euler's affine tetrahedra; else null): phase 4 writes the updated
+/// coefficients' traces at the faces' nodes (FaceTraceBuffer) for elements [first, first + n_elements).
 void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements,
-                                       const CoreTensorLayout& layout,
-                                       const double* tables, const int* face_permutation) {
+                                       const CoreTensorLayout& layout, const double* tables, const int* face_permutation,
+                                       typename Physics::real* traces = nullptr, const double* trace_tables = nullptr) {
   if (n_elements <= 0) return;
   const std::size_t shared = core_tensor_shared_bytes(layout);
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
+  FLOWDG_ASSERT(traces == nullptr || 8 * ((layout.Np + 7) / 8) + (layout.Np + 3) / 4 * 4 <= layout.K3,
+                "the fused traces' rows [8 MT3, 8 MT3 + KC) lie past K3 = ", layout.K3);
   if (layout.compact && !core_tensor_compact_fits(layout))
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false, int APrefetch = 0>() {
-    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch>;
+  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false, int APrefetch = 0, bool Traces = false>() {
+    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>;
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
-                   tables + layout.M2 * layout.K2, face_permutation);
+                   tables + layout.M2 * layout.K2, face_permutation, traces, trace_tables);
   };
   // 3D Euler's affine tetrahedra at p = 3, 4: registers bounded for tensor_blocks blocks an SM
   // (setup.cpp, by measurement; unbounded they took 106-108, one block an SM): double rows three (64
@@ -404,6 +462,21 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   // registers loaded after the products from three blocks on (tensor_late_rk).
   if constexpr ((std::is_same_v<Physics, physics::Euler<3, double>> || std::is_same_v<Physics, physics::Euler<3, float>>) &&
                 S == Shape::tetrahedron && G == GeometryKind::affine && (P == 3 || P == 4)) {
+    if (traces != nullptr) {
+      // The fused trace buffer (phase 4): the default shapes alone (tensor_blocks, tensor_late_rk,
+      // tensor_prefetch's rules; the A/B switches' other shapes are not built with it). (ptxas: p = 4
+      // double two blocks 96 registers, float rows four blocks 48 at p = 3 and 4, no spills; p = 3
+      // double three blocks 64, 8 bytes spilled)
+      if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
+        if (layout.float_rows) {
+          run.template operator()<4, false, true, true, 0, true>();
+          return;
+        }
+      }
+      if constexpr (P == 4) run.template operator()<2, false, false, false, 4, true>();
+      else run.template operator()<3, false, false, true, 0, true>();
+      return;
+    }
     const int min_blocks = tensor_blocks(P, layout.float_rows, layout.compact);
     const bool late = tensor_late_rk(P, layout.float_rows, layout.compact);
     if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
@@ -441,6 +514,14 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     }
     return;
   }
+  if constexpr ((std::is_same_v<Physics, physics::Euler<3, double>> || std::is_same_v<Physics, physics::Euler<3, float>>) &&
+                S == Shape::tetrahedron && G == GeometryKind::affine) {
+    if (traces != nullptr) {
+      run.template operator()<1, false, false, false, 0, true>();
+      return;
+    }
+  }
+  FLOWDG_ASSERT(traces == nullptr, "the fused trace buffer: 3D Euler's affine tetrahedra only");
   run.template operator()<1>();
 }
 

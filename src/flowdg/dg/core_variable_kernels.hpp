@@ -103,9 +103,10 @@ void launch_core_face_variable_kernel(
 /// T = N U with N = node_phi (4 Nn rows of phi_j at the faces' equispaced nodes, Np columns) and U a
 /// block of 8 elements' coefficients (Np rows, 5 x 8 columns). The face kernel then reads Nn values a
 /// side and variable (traces_m / traces_p above) instead of summing Nn Np products with a table
-/// operand from shared memory — the same trace, at each element face once instead of once per
-/// face side's thread (that is, the same count) but at the tensor cores' rate: the interior face
-/// kernel's trace sums were its L1-bound part (session 43: L1 87% at p = 4).
+/// operand from shared memory: the same multiply-adds (each element face's trace once), on the
+/// tensor cores instead of the face kernel's L1-bound sums (session 43: L1 87% at p = 4). Chosen at
+/// p = 4 (setup.hpp face_trace_mode; session 49: +6-7%), where the tensor-core element kernel writes
+/// the buffer as it updates the coefficients.
 /// Layout: traces [((e 4 + l) 5 + v) Nn + i] for element e of the group, its face l, variable v,
 /// node i (a side's Nn values of a variable contiguous: one 8 Nn-byte run a face thread reads).
 struct FaceTraceBuffer {
@@ -116,10 +117,11 @@ struct FaceTraceBuffer {
 FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments);
 /// Values a group's trace buffer holds: Ks elements' four faces' Nn nodes of 5 variables.
 inline std::size_t face_trace_values(index_t Ks, int order) { return static_cast<std::size_t>(Ks) * 4 * 5 * face_moment_nodes(order); }
-/// The traces of elements [0, K) of a group (coefficients u [(v Np + j) Ks + e]) into `traces`;
-/// `tables` the device copy of FaceTraceBuffer::tables (CUDA).
+/// The traces of elements [first, end) of a group (coefficients u [(v Np + j) Ks + e]) into `traces`;
+/// `tables` the device copy of FaceTraceBuffer::tables (CUDA). (The tensor-core element kernel can
+/// write them too, for the coefficients it updates: core_tensor_kernels.hpp phase 4.)
 template <class Real>
-void launch_face_traces(int order, const Real* u, index_t Ks, index_t K, Real* traces, const double* tables);
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables);
 /// Whether it runs: setup.hpp face_trace_buffer_chosen.
 
 }  // namespace flowdg::dg

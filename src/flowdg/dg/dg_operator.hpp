@@ -459,6 +459,12 @@ class DgOperator final : public Operator {
   /// interior faces read, where face_trace_buffer_chosen; the product's table N in fragment order.
   bool face_traces_ = false;
   Array<double> face_trace_tables_;
+  /// The trace buffer fused into the tensor-core element kernel (its phase 4 writes the updated
+  /// coefficients' traces: FLOWDG_TRACE_BUFFER=2, every group runs that kernel); whether the buffer
+  /// then holds the owned elements' traces of the current coefficients (set by a stage's update, cleared
+  /// by set_coefficients and project), so that the next stage's start computes the ghosts' alone.
+  bool traces_fused_ = false;
+  bool traces_current_ = false;
   Array<int> node_permutation_;  ///< face_moment_tables_.node_permutation on the device (the tensor-core kernel's)
   /// The tensor-core element kernel's precisions: double, and float storage on 3D Euler's affine
   /// tetrahedra (its products in double on converted copies; session 45).
@@ -958,10 +964,14 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
           faces_[fg].chunked = false;
         }
       // The trace buffer: every interior face group runs the warp-per-variable face kernel here.
-      if (face_trace_buffer_chosen(order_, std::is_same_v<Real, double>)) {
+      if (const int mode = face_trace_mode(order_, std::is_same_v<Real, double>); mode > 0) {
         face_traces_ = true;
         face_trace_tables_ = Array<double>(space, face_trace_buffer(face_moment_tables_).tables);
-        for (ElementData& d : elements_) d.traces = Array<Real>(space, face_trace_values(d.Ks, order_));
+        traces_fused_ = mode == 2;
+        for (ElementData& d : elements_) {
+          d.traces = Array<Real>(space, face_trace_values(d.Ks, order_));
+          traces_fused_ = traces_fused_ && d.tensor;
+        }
       }
     }
   }
@@ -1181,8 +1191,12 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
   }
   if constexpr (tensor_precision(S, G)) {
     if (d.tensor) {
+      Real* traces = nullptr;  // the fused trace buffer's (not for a residual alone: u stays)
+      if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>> && S == Shape::tetrahedron && G == GeometryKind::affine)
+        if (op.traces_fused_ && update.residual.data == nullptr) traces = d.traces.view().data;
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data,
-                                        op.face_moments_ ? op.node_permutation_.view().data : op.permutation_.view().data);
+                                        op.face_moments_ ? op.node_permutation_.view().data : op.permutation_.view().data, traces,
+                                        traces != nullptr ? op.face_trace_tables_.view().data : nullptr);
       return;
     }
   }
@@ -1384,9 +1398,12 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
   // The trace buffer (3D Euler, face moments): every element's traces at its faces' nodes, ghosts
   // included, before the interior faces read them (the boundary faces beside it sum their own).
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>) {
+    // (fused and current: the last stage's element kernels wrote the owned elements'; the ghosts
+    // came from the halo exchange after them)
     if (face_traces_)
       for (ElementData& d : elements_)
-        launch_face_traces<Real>(order_, d.u.view().data, d.Ks, d.K, d.traces.view().data, face_trace_tables_.view().data);
+        launch_face_traces<Real>(order_, d.u.view().data, d.Ks, traces_current_ ? d.K_owned : 0, d.K, d.traces.view().data,
+                                 face_trace_tables_.view().data);
   }
 #endif
   for (std::size_t g = 0; g < faces_.size();) {
@@ -1452,9 +1469,11 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
       d.launch(*this, static_cast<int>(g), update, Pass::stage, first, count);
     }
   };
+  traces_current_ = false;  // (until the update below has written them)
   if (residual_only || !halo_overlap()) {
     update_elements(true, true);
     if (residual_only) return;
+    traces_current_ = traces_fused_;
     if constexpr (has_tuned_triangles) {
       if (tuned_ != nullptr && tuned_->limits()) tuned_->limit(elements_[tuned_group_].u.view());  // after every stage
     }
@@ -1462,6 +1481,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     return;
   }
   // (a limiter reads the neighbours' updated values: no overlap with one; halo_overlap())
+  traces_current_ = traces_fused_;
   update_elements(true, false);
   halo_pack();
   using Clock = std::chrono::steady_clock;
@@ -1881,7 +1901,9 @@ std::string DgOperator<Physics>::describe() const {
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
                                    : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups,
                                                                face_moments_ ? " groups, fluxes as nodal moments" : " interior groups",
-                                                               face_traces_ ? ", traces from the trace buffer" : "",
+                                                               face_traces_ ? (traces_fused_ ? ", traces from the trace buffer (written by the element kernel)"
+                                                                                             : ", traces from the trace buffer")
+                                                                            : "",
                                                                block_groups > 0 ? ", block face kernel on the others" : "")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"
@@ -1925,6 +1947,7 @@ void DgOperator<Physics>::set_coefficients(const std::vector<double>& values) {
     d.u.assign(pad_rows<Real>(block, rows, d.K, d.Ks));
     offset += static_cast<std::size_t>(rows * d.K);
   }
+  traces_current_ = false;
 }
 
 template <class Physics>
@@ -1969,6 +1992,7 @@ void DgOperator<Physics>::project(const FlowSpec& spec, double t) {
     FLOWDG_ASSERT(bad == d.K, "projection: the mass matrix of element ", group.elements[bad], " is singular");
     d.u.assign(pad_rows<Real>(values, static_cast<index_t>(NV) * Np, d.K, d.Ks));
   }
+  traces_current_ = false;
   apply_limiter();  // when configured, as every stage ends
 }
 

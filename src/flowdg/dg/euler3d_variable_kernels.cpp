@@ -483,13 +483,14 @@ constexpr int trace_warps() {
 
 template <class Real, int P>
 __global__ void __launch_bounds__(32 * trace_warps<P>())
-    face_traces_kernel(const Real* __restrict__ u, index_t Ks, index_t K, Real* __restrict__ traces, const double* __restrict__ tables) {
+    face_traces_kernel(const Real* __restrict__ u, index_t Ks, index_t first, index_t K, Real* __restrict__ traces,
+                       const double* __restrict__ tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nn = face_moment_nodes(P), NV = 5, E = trace_elements, ST = trace_stride;
   constexpr int KC = (Np + 3) / 4 * 4, threads = 32 * trace_warps<P>();
   static_assert(NV * E <= ST, "a shared row holds the five column tiles");
   __shared__ __align__(16) double s_u[KC * ST];
   detail::wait_for_previous_grid();
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * E;
+  const index_t e0 = first + static_cast<index_t>(blockIdx.x) * E;
   const int n_local = static_cast<int>(K - e0 < E ? K - e0 : E);
   // U -> shared (zeros past Np and past the group's end), two elements a thread.
   for (int i = static_cast<int>(threadIdx.x); i < KC * NV * E / 2; i += threads) {
@@ -704,6 +705,15 @@ constexpr int variable_default_face_blocks(bool double_precision, int order, int
   if (!double_precision && order == 3) return 5;
   return double_precision && order <= 2 && riemann != static_cast<int>(physics::RiemannKind::roe) ? 6 : 4;
 }
+/// The face kernel's blocks an SM when it reads the trace buffer (Rusanov; the other fluxes keep
+/// variable_default_face_blocks). Session 49 (H200, p = 4, the buffer filled by the element kernel,
+/// one binary, two rounds, docs/results/tets_session49/call10_*): double four blocks 14.40-14.44e9
+/// against three's 14.30-14.33 and five's 14.37-14.40 (six 14.24, one round); float five 22.33-22.34
+/// against three's 22.25-22.30 and four's 22.26-22.29 (six 21.97, one round).
+constexpr int variable_buffer_face_blocks(bool double_precision, int order) {
+  if (order == 4) return double_precision ? 4 : 5;
+  return variable_default_face_blocks(double_precision, order, static_cast<int>(physics::RiemannKind::rusanov));
+}
 int variable_face_blocks(bool double_precision, int order, int riemann) {
   static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
   if (asked > 0) return asked;
@@ -766,10 +776,20 @@ template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
                                   const Real* traces_m, const Real* traces_p) {
   if constexpr (!Boundary) {
-    if (traces_m != nullptr) {  // the trace buffer (face_trace_buffer_chosen; the default blocks an SM)
+    if (traces_m != nullptr) {  // the trace buffer (setup.hpp face_trace_mode)
       FLOWDG_ASSERT(moments != nullptr && (variable_prefetch() & 2) != 0, "the face trace buffer runs with face moments and the face prefetch");
-      constexpr int blocks = variable_default_face_blocks(std::is_same_v<Real, double>, P, Riemann);
-      launch_variable_faces<Real, P, Riemann, blocks, false, true, true, face_traces_buffer>(kernel, n_faces, moments, traces_m, traces_p);
+      if constexpr (Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
+        // FLOWDG_VARIABLE_FACE_BLOCKS for A/B runs (Rusanov: the measured flux), else the buffer's own
+        // measured default: without the coefficients' table the kernel's shared memory fits more
+        // blocks than the sums' did (variable_buffer_face_blocks)
+        static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
+        with_min_blocks(asked > 0 ? asked : variable_buffer_face_blocks(std::is_same_v<Real, double>, P), [&]<int Blocks>() {
+          launch_variable_faces<Real, P, Riemann, Blocks, false, true, true, face_traces_buffer>(kernel, n_faces, moments, traces_m, traces_p);
+        });
+      } else {
+        constexpr int blocks = variable_default_face_blocks(std::is_same_v<Real, double>, P, Riemann);
+        launch_variable_faces<Real, P, Riemann, blocks, false, true, true, face_traces_buffer>(kernel, n_faces, moments, traces_m, traces_p);
+      }
       return;
     }
   }
@@ -827,10 +847,13 @@ void launch_core_face_variable_kernel(
 }
 
 template <class Real>
-void launch_face_traces(int order, const Real* u, index_t Ks, index_t K, Real* traces, const double* tables) {
-  if (K <= 0) return;
-  const auto blocks = static_cast<unsigned>((K + trace_elements - 1) / trace_elements);
-  const auto run = [&]<int P>() { detail::launch(false, face_traces_kernel<Real, P>, blocks, 32 * trace_warps<P>(), 0, u, Ks, K, traces, tables); };
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables) {
+  if (end <= first) return;
+  first = first / trace_elements * trace_elements;  // blocks of whole aligned 8s (16-byte copies); the extra elements' traces are the same
+  const auto blocks = static_cast<unsigned>((end - first + trace_elements - 1) / trace_elements);
+  const auto run = [&]<int P>() {
+    detail::launch(false, face_traces_kernel<Real, P>, blocks, 32 * trace_warps<P>(), 0, u, Ks, first, end, traces, tables);
+  };
   switch (order) {
     case 1: run.template operator()<1>(); return;
     case 2: run.template operator()<2>(); return;
@@ -839,8 +862,8 @@ void launch_face_traces(int order, const Real* u, index_t Ks, index_t K, Real* t
     default: throw Error(cat("the face trace buffer is built for p = 1..4, not ", order));
   }
 }
-template void launch_face_traces<double>(int, const double*, index_t, index_t, double*, const double*);
-template void launch_face_traces<float>(int, const float*, index_t, index_t, float*, const double*);
+template void launch_face_traces<double>(int, const double*, index_t, index_t, index_t, double*, const double*);
+template void launch_face_traces<float>(int, const float*, index_t, index_t, index_t, float*, const double*);
 
 #define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P, Boundary) \
   template void launch_core_face_variable_kernel<Real, P, Boundary>(                                                                          \

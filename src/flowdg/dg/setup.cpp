@@ -661,18 +661,32 @@ bool face_moments_chosen(int order, bool double_precision) {
   return asked == 1;
 }
 
-bool face_trace_buffer_for(int asked, int order, bool double_precision) {
-  if (asked >= 0) return asked == 1;
-  // Not measured yet: off (session 49 builds it; its A/B runs set the rule).
-  (void)order;
+int face_trace_mode_for(int asked, int order, bool double_precision) {
+  if (asked >= 0) return asked;
+  // Session 49 (the 3D Euler vortex, RK4, Rusanov, H200, `flowdg run`; 384,000 tetrahedra at p = 3, 4,
+  // 998,250 at p = 1, 2; docs/performance.md): p = 4 filled by the element kernel, the face kernel in
+  // its measured blocks, double 14.40-14.44e9 DOF-stage updates/s against 13.52-13.57 (+6.4%), float
+  // 22.33-22.34 against 20.85-20.88 (+7.0%); by the trace kernel 14.15 and 21.75. It loses below:
+  // p = 3 double 16.35-16.92 (fused, any face blocks) against 17.28, float 18.3-21.9 against 23.85;
+  // p = 1, 2 (the trace kernel: the element kernel there is the warp-per-variable one) 17.16 and
+  // 20.63 against 25.79 and 25.80 — there the face kernel's own sums cost less than the buffer's
+  // writes and reads.
   (void)double_precision;
-  return false;
+  return order == 4 ? 2 : 0;
 }
 
-bool face_trace_buffer_chosen(int order, bool double_precision) {
+int face_trace_mode(int order, bool double_precision) {
   // (read at every operator build: tests set it for one)
-  const int asked = switch_variable("FLOWDG_TRACE_BUFFER", "0", "1", "0: the face kernel sums the traces, 1: it reads the trace buffer");
-  return face_trace_buffer_for(asked, order, double_precision);
+  const char* value = std::getenv("FLOWDG_TRACE_BUFFER");
+  int asked = -1;
+  if (value != nullptr && *value != 0) {
+    const std::string text(value);
+    if (text != "0" && text != "1" && text != "2")
+      throw InputError(cat("FLOWDG_TRACE_BUFFER='", text, "': expected 0 (the face kernel sums the traces), 1 (a trace kernel fills the ",
+                           "trace buffer each stage) or 2 (the tensor-core element kernel fills it)"));
+    asked = text[0] - '0';
+  }
+  return face_trace_mode_for(asked, order, double_precision);
 }
 
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {

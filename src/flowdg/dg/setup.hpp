@@ -166,13 +166,15 @@ bool automatic_variable_faces(int order, bool double_precision);
 /// runs (anything else an InputError).
 bool face_moments_chosen(int order, bool double_precision);
 /// Whether 3D Euler's interior faces with nodal moments read each side's traces at the face nodes
-/// from a trace buffer the operator fills at the start of every stage (core_variable_kernels.hpp:
-/// FaceTraceBuffer), instead of the face kernel summing them from the coefficients; by measurement
-/// (face_trace_buffer_for's rule); FLOWDG_TRACE_BUFFER=0|1 replaces the rule for A/B runs (read at
+/// from a trace buffer (core_variable_kernels.hpp: FaceTraceBuffer) instead of the face kernel
+/// summing them from the coefficients, and who fills it: 0 no buffer; 1 a trace kernel at the start
+/// of every stage; 2 the tensor-core element kernel as it updates the coefficients (phase 4; where
+/// every group runs it, else as 1; the trace kernel then computes the ghosts' alone). By measurement
+/// (face_trace_mode_for's rule); FLOWDG_TRACE_BUFFER=0|1|2 replaces the rule for A/B runs (read at
 /// every operator build; anything else an InputError).
-bool face_trace_buffer_chosen(int order, bool double_precision);
-/// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1).
-bool face_trace_buffer_for(int asked, int order, bool double_precision);
+int face_trace_mode(int order, bool double_precision);
+/// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1, 2).
+int face_trace_mode_for(int asked, int order, bool double_precision);
 /// The blocks an SM the tensor-core element kernel's registers are bounded for on 3D Euler's affine
 /// tetrahedra at p = 3, 4, by measurement: double rows 3 at p = 3, 2 at p = 4 (the plain layout's
 /// shared memory fits two there, the compact one's three: tensor_compact), float rows (float
