@@ -28,7 +28,7 @@
 //      moments, there; its face rows hold the stored flux less the centred viscous halves), then a
 //      thread per (element, mode) in element order: affine: times 1 / det J; curved: the inverse
 //      mass matrix row times it; the Runge-Kutta update;
-//   4. (3D Euler's affine tetrahedra, `traces` given: the trace buffer fused, core_variable_kernels.hpp
+//   4. (3D Euler's affine tetrahedra, Traces: the trace buffer fused, core_variable_kernels.hpp
 //      FaceTraceBuffer) the updated coefficients -> shared rows [8 MT3, 8 MT3 + KC) (free once the
 //      k splits are summed), then their traces at the faces' nodes = N x them -> `traces`, for the
 //      next stage's interior faces: warp w row tile w of N, each A fragment loaded once for five products.

@@ -454,9 +454,9 @@ class DgOperator final : public Operator {
   /// face group the warp-per-variable face kernel; their tables.
   bool face_moments_ = false;
   FaceMomentTables face_moment_tables_;
-  /// CUDA, 3D Euler with face moments: every element's traces at its faces' nodes computed at the
-  /// start of each stage (ElementData::traces, core_variable_kernels.hpp: FaceTraceBuffer), which the
-  /// interior faces read, where face_trace_buffer_chosen; the product's table N in fragment order.
+  /// CUDA, 3D Euler with face moments: every element's traces at its faces' nodes in a buffer
+  /// (ElementData::traces, core_variable_kernels.hpp: FaceTraceBuffer), which the interior faces read,
+  /// where setup.hpp face_trace_mode says so; the product's table N in fragment order.
   bool face_traces_ = false;
   Array<double> face_trace_tables_;
   /// The trace buffer fused into the tensor-core element kernel (its phase 4 writes the updated
