@@ -291,6 +291,8 @@ TEST(Euler2dCase, BadCaseFilesAreRejectedBeforeAnyWork) {
   expect_error({"flow.kind=\"tornado\""}, "tornado");
   expect_error({"solver.limiter=\"minmod\""}, "unknown limiter 'minmod'");
   expect_error({"solver.limit_variables=\"primitive\""}, "limit_variables");
+  expect_error({"solver.volume_quadrature=\"2p-2\""}, "volume_quadrature: '2p-2'");
+  expect_error({"solver.volume_quadrature=\"p\""}, "valid: \"2p\"");
   expect_error({"solver.positivity=1"}, "expected true or false");
   expect_error({"output.vtu_cells=\"quadratic\""}, "vtu_cells");
   expect_error({"output.every=3"}, "unknown key 'every'");

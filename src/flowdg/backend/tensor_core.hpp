@@ -64,6 +64,24 @@ __device__ FLOWDG_FORCEINLINE void copy_async_16(double* shared_destination, con
   shared_destination[1] = static_cast<const double*>(global_source)[1];
 #endif
 }
+/// Two neighbouring elements' values of one row, source[0] and source[1] (elements el and el + 1 of
+/// a block of n_local), into shared memory with zeros past the block's end: one 16-byte
+/// asynchronous copy when both exist in double storage, plain loads otherwise (float converted).
+template <class Value, class Real>
+__device__ FLOWDG_FORCEINLINE void copy_pair(Value* shared_destination, const Real* global_source, int el, int n_local) {
+  if constexpr (sizeof(Real) == 8) {
+    static_assert(sizeof(Value) == 8, "double storage: double rows");
+    if (el + 1 < n_local) {
+      copy_async_16(shared_destination, global_source);
+    } else {
+      shared_destination[0] = el < n_local ? global_source[0] : Real(0);
+      shared_destination[1] = Value(0);
+    }
+  } else {
+    shared_destination[0] = el < n_local ? static_cast<Value>(global_source[0]) : Value(0);
+    shared_destination[1] = el + 1 < n_local ? static_cast<Value>(global_source[1]) : Value(0);
+  }
+}
 /// Waits for every committed group but the last.
 __device__ FLOWDG_FORCEINLINE void copy_async_wait_prior() {
 #if __CUDA_ARCH__ >= 800

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "flowdg/core/error.hpp"
+#include "flowdg/dg/setup.hpp"
 #include "flowdg/dg/tuned_triangle_operator.hpp"
 #include "flowdg/mesh/curve.hpp"
 #include "flowdg/mesh/generators.hpp"
@@ -208,9 +209,14 @@ std::string tag_list(const Mesh& mesh) {
 void read_solver(const Config& config, Case& problem) {
   const Config solver = config.table("solver");
   solver.allow_only({"order", "flux", "gamma", "limiter", "limit_variables", "positivity", "precision", "kernels", "br2_eta",
-                     "element_kernel", "face_kernel", "lifting_kernel", "halo_overlap", "chained_launches"});
+                     "element_kernel", "face_kernel", "lifting_kernel", "halo_overlap", "chained_launches", "volume_quadrature"});
   dg::OperatorOptions& options = problem.options;
   options.order = static_cast<int>(solver.integer_or("order", 1));
+  try {
+    options.volume_degree_shift = dg::parse_volume_quadrature(solver.string_or("volume_quadrature", "2p"));
+  } catch (const InputError& error) {
+    throw InputError(cat(solver.where(), " ", error.what()));
+  }
   options.flux = physics::parse_riemann_kind(solver.string_or("flux", "hllc"));
   options.gamma = solver.double_or("gamma", 1.4);
   options.viscous.eta = solver.double_or("br2_eta", 0.0);

@@ -113,17 +113,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / Np, j = row % Np;
     Value* destination = s_u + j * ST + v * E + el;
     const Real* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
-    if constexpr (storage_double) {
-      if (el + 1 < n_local) {
-        device::copy_async_16(destination, source);
-      } else {
-        destination[0] = el < n_local ? source[0] : 0.0;
-        destination[1] = 0.0;
-      }
-    } else {
-      destination[0] = el < n_local ? static_cast<Value>(source[0]) : Value(0);
-      destination[1] = el + 1 < n_local ? static_cast<Value>(source[1]) : Value(0);
-    }
+    device::copy_pair(destination, source, el, n_local);
   }
   if constexpr (G == GeometryKind::affine) {
     for (int i = threadIdx.x; i < (dim * dim + 1) * E; i += threads) {

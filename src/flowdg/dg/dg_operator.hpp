@@ -662,14 +662,18 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
                        options.collocated_mass,
                        automatic_faces_by_family(std::is_same_v<Physics, physics::Euler<2, Real>>,
-                                                 std::is_same_v<Physics, physics::Euler<3, float>>, order_));
+                                                 std::is_same_v<Physics, physics::Euler<3, float>>, order_),
+                       options.volume_degree_shift);
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
   // hand-written kernels unless the portable ones are asked for.
   if constexpr (has_tuned_triangles) {
-    if (options.implementation != Implementation::portable)
+    if (options.implementation != Implementation::portable && options.volume_degree_shift == 0)  // (their rule: 2p)
       for (int g = 0; g < static_cast<int>(setup_.element_groups.size()); ++g)
         if (TunedTriangles::applies(setup_.groups, g, order_, setup_.n_face_points())) tuned_group_ = g;
   }
+  if (options.volume_degree_shift != 0 && (options.implementation == Implementation::tuned || options.limiter != Limiter::none || options.positivity))
+    throw InputError(cat("the tuned 2D Euler kernels (and with them the limiter and the positivity scaling) integrate to degree 2p: ",
+                         "solver.volume_quadrature = \"2p\""));
   if (options.implementation == Implementation::tuned && tuned_group_ < 0)
     throw InputError(cat("the tuned 2D Euler kernels run straight-sided triangles in double precision; ", mesh.source,
                          " has none they can run (solver.kernels = \"portable\" or \"automatic\")"));
@@ -1886,6 +1890,7 @@ std::string DgOperator<Physics>::describe() const {
                        : d.tensor_layout.compact    ? " (its coefficients inside the flux rows)"
                                                     : "";
     out += cat(g == 0 ? "" : "; ", d.K, " ", geometry_name(d.geometry), " ", shape_name(d.shape), "s (", d.Nq, " volume points",
+               options_.volume_degree_shift == 0 ? "" : cat(" exact to degree ", setup_.element_groups[g].volume_rule.degree),
                d.collocated ? ", mass inverted at the points" : "", kernel, rows, lifting, ")");
   }
   int block_groups = 0, chunked_groups = 0, factorised_groups = 0, variable_groups = 0;

@@ -500,18 +500,7 @@ __global__ void __launch_bounds__(32 * trace_warps<P>())
       destination[0] = destination[1] = 0.0;
       continue;
     }
-    const Real* source = u + (static_cast<index_t>(v) * Np + j) * Ks + e0 + el;
-    if constexpr (std::is_same_v<Real, double>) {
-      if (el + 1 < n_local) {
-        device::copy_async_16(destination, source);
-      } else {
-        destination[0] = el < n_local ? source[0] : 0.0;
-        destination[1] = 0.0;
-      }
-    } else {
-      destination[0] = el < n_local ? static_cast<double>(source[0]) : 0.0;
-      destination[1] = el + 1 < n_local ? static_cast<double>(source[1]) : 0.0;
-    }
+    device::copy_pair(destination, u + (static_cast<index_t>(v) * Np + j) * Ks + e0 + el, el, n_local);
   }
   device::copy_async_commit();
   device::copy_async_wait();

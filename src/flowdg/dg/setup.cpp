@@ -30,12 +30,21 @@ double norm(Point3 a) { return std::sqrt(dot(a, a)); }
 
 }  // namespace
 
-QuadratureRule volume_rule(Shape shape, GeometryKind geometry, int order, int geometric_order) {
+QuadratureRule volume_rule(Shape shape, GeometryKind geometry, int order, int geometric_order, int shift) {
   const int dim = dimension(shape);
-  int degree = 2 * order;
+  // Tensor-product shapes keep their p + 1 Gauss points a direction (exact to 2p + 1) at least.
+  int degree = std::max(2 * order + shift, is_simplex(shape) ? 0 : 2 * order);
   if (geometry == GeometryKind::curved)
     degree += is_simplex(shape) ? dim * (geometric_order - 1) : dim * geometric_order - 1;
   return quadrature_rule(shape, degree);
+}
+
+int parse_volume_quadrature(const std::string& text) {
+  if (text == "2p") return 0;
+  if (text == "2p-1") return -1;
+  if (text.size() == 4 && text.starts_with("2p+") && text[3] >= '1' && text[3] <= '4') return text[3] - '0';
+  throw InputError(cat("volume_quadrature: '", text, "' (valid: \"2p\", the default; \"2p-1\", exact for a linear flux, fewer points; ",
+                       "\"2p+1\" .. \"2p+4\", over-integration)"));
 }
 
 QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geometric_order) {
@@ -364,7 +373,7 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements) {
 }
 
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor,
-                  bool collocated_mass, bool faces_by_family) {
+                  bool collocated_mass, bool faces_by_family, int volume_degree_shift) {
   const int dim = mesh.dimension;
   if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
   const index_t K = mesh.n_elements();
@@ -417,7 +426,7 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
     const int n_element_faces = n_faces(shape);
     const index_t n = group.size();
     out.n_basis = Np;
-    out.volume_rule = volume_rule(shape, group.geometry, order, group.geometric_order);
+    out.volume_rule = volume_rule(shape, group.geometry, order, group.geometric_order, volume_degree_shift);
     const QuadratureRule& rule = out.volume_rule;
     const int Nq = rule.size();
 

@@ -49,8 +49,14 @@ struct Setup {
   int n_face_points() const { return face_rule.size(); }
 };
 
-/// The volume rule of a group (operator.hpp's rule) and the face rule of a mesh.
-QuadratureRule volume_rule(Shape shape, GeometryKind geometry, int order, int geometric_order);
+/// The volume rule of a group (operator.hpp's rule) and the face rule of a mesh. The volume rule is
+/// exact to degree 2p + shift (OperatorOptions::volume_degree_shift; never below 0, and on
+/// tensor-product shapes never below 2p: their p + 1 Gauss points a direction), plus the curved
+/// geometry's share.
+QuadratureRule volume_rule(Shape shape, GeometryKind geometry, int order, int geometric_order, int shift = 0);
+/// [solver] volume_quadrature: "2p" -> 0, "2p-1" -> -1, "2p+k" -> k (k = 1..4); anything else an
+/// InputError (below 2p - 1 the volume term of a linear flux is no longer exact).
+int parse_volume_quadrature(const std::string& text);
 QuadratureRule face_rule(Shape face, int dimension, int order, int curved_geometric_order);
 
 /// Classifies every element (affine or curved, operator.hpp), groups them, and computes the tables
@@ -70,8 +76,9 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements);
 /// collocated_mass: let curved groups that allow it invert their mass matrices through their points
 /// (ElementGroupSetup::collocated; false: every curved group stores its inverse, for comparisons).
 /// faces_by_family: the groups' faces by family (groups.hpp; FLOWDG_FACE_ORDER overrides it).
+/// volume_degree_shift: the volume rules' degree of exactness relative to 2p (volume_rule).
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {},
-                  bool collocated_mass = true, bool faces_by_family = false);
+                  bool collocated_mass = true, bool faces_by_family = false, int volume_degree_shift = 0);
 /// The DG operator's default face order (build_setup's faces_by_family): by family for every
 /// physics but 2D Euler (its tuned triangles lose with it) and 3D Euler in single precision at
 /// p >= 4 (measurements in setup.cpp).
