@@ -46,14 +46,21 @@ struct Euler {
     const Direction m = momentum(u);
     return (gamma - Real(1)) * (u[energy] - Real(0.5) * dot(m, m) / u[0]);
   }
+  /// The same from 1 / rho, computed once by a caller that needs it several times (a double
+  /// division is a subroutine of dependent steps on the GPU).
+  FLOWDG_HD Real pressure(const State& u, Real inverse_rho) const {
+    const Direction m = momentum(u);
+    return (gamma - Real(1)) * (u[energy] - Real(0.5) * dot(m, m) * inverse_rho);
+  }
 
   FLOWDG_HD Real sound_speed(const State& u) const { return std::sqrt(gamma * pressure(u) / u[0]); }
 
   /// f[d] = F_d(u), the flux along the d-th coordinate.
   FLOWDG_HD void flux(const State& u, State (&f)[Dim]) const {
-    const Real p = pressure(u);
+    const Real inverse_rho = Real(1) / u[0];  // one division instead of Dim + 1
+    const Real p = pressure(u, inverse_rho);
     for (int d = 0; d < Dim; ++d) {
-      const Real velocity_d = u[1 + d] / u[0];
+      const Real velocity_d = u[1 + d] * inverse_rho;
       f[d][0] = u[1 + d];
       for (int k = 0; k < Dim; ++k) f[d][1 + k] = u[1 + k] * velocity_d;
       f[d][1 + d] += p;
@@ -63,8 +70,9 @@ struct Euler {
 
   /// sum_d F_d(u) n_d.
   FLOWDG_HD State normal_flux(const State& u, const Direction& n) const {
-    const Real p = pressure(u);
-    const Real normal_velocity = dot(momentum(u), n) / u[0];
+    const Real inverse_rho = Real(1) / u[0];
+    const Real p = pressure(u, inverse_rho);
+    const Real normal_velocity = dot(momentum(u), n) * inverse_rho;
     State f;
     f[0] = u[0] * normal_velocity;
     for (int d = 0; d < Dim; ++d) f[1 + d] = u[1 + d] * normal_velocity + p * n[d];
@@ -74,7 +82,8 @@ struct Euler {
 
   /// Largest |eigenvalue| of the flux Jacobian along the unit normal n: |v.n| + c.
   FLOWDG_HD Real max_wave_speed(const State& u, const Direction& n) const {
-    return std::abs(dot(momentum(u), n) / u[0]) + sound_speed(u);
+    const Real inverse_rho = Real(1) / u[0];
+    return std::abs(dot(momentum(u), n) * inverse_rho) + std::sqrt(gamma * pressure(u, inverse_rho) * inverse_rho);
   }
 
   /// Largest wave speed over all directions: |v| + c.

@@ -51,7 +51,10 @@ struct NavierStokes : Euler<Dim, Real> {
   Real inverse_temperature_scale = Real(1);  ///< rho_inf / p_inf = gamma M^2: theta = (p / rho) rho_inf / p_inf
 
   /// theta = T / T_inf of a conserved state.
-  FLOWDG_HD Real temperature(const State& u) const { return this->pressure(u) / u[0] * inverse_temperature_scale; }
+  FLOWDG_HD Real temperature(const State& u) const {
+    const Real inverse_rho = Real(1) / u[0];  // one division for p and p / rho
+    return this->pressure(u, inverse_rho) * inverse_rho * inverse_temperature_scale;
+  }
 
   /// mu(theta) in units of mu_inf times mu_inf: mu_inf for the constant law.
   FLOWDG_HD Real viscosity_at(Real theta) const {
@@ -89,6 +92,7 @@ struct NavierStokes : Euler<Dim, Real> {
   FLOWDG_HD void viscous_flux(const State& u, const State (&grad)[Dim], State (&fv)[Dim]) const {
     Real dv[Dim][Dim], de[Dim];
     primitive_gradients(u, grad, dv, de);
+    const Real inverse_rho = Real(1) / u[0];  // (primitive_gradients' own: the compiler keeps one division)
     const Real mu = viscosity(u);
     const Real conductivity = mu * gamma / prandtl;  // times d e, the heat flux -q
     Real divergence = 0;
@@ -101,7 +105,7 @@ struct NavierStokes : Euler<Dim, Real> {
         Real tau = mu * (dv[d][i] + dv[i][d]);
         if (i == d) tau -= mu * Real(2) / Real(3) * divergence;
         fv[d][1 + i] = tau;
-        work += u[1 + i] / u[0] * tau;
+        work += u[1 + i] * inverse_rho * tau;
       }
       fv[d][energy] = work + conductivity * de[d];
     }
