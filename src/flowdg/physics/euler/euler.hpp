@@ -54,6 +54,7 @@ struct Euler {
   }
 
   FLOWDG_HD Real sound_speed(const State& u) const { return std::sqrt(gamma * pressure(u) / u[0]); }
+  FLOWDG_HD Real sound_speed(const State& u, Real inverse_rho) const { return std::sqrt(gamma * pressure(u, inverse_rho) * inverse_rho); }
 
   /// f[d] = F_d(u), the flux along the d-th coordinate.
   FLOWDG_HD void flux(const State& u, State (&f)[Dim]) const {
@@ -83,7 +84,7 @@ struct Euler {
   /// Largest |eigenvalue| of the flux Jacobian along the unit normal n: |v.n| + c.
   FLOWDG_HD Real max_wave_speed(const State& u, const Direction& n) const {
     const Real inverse_rho = Real(1) / u[0];
-    return std::abs(dot(momentum(u), n) * inverse_rho) + std::sqrt(gamma * pressure(u, inverse_rho) * inverse_rho);
+    return std::abs(dot(momentum(u), n) * inverse_rho) + sound_speed(u, inverse_rho);
   }
 
   /// Largest wave speed over all directions: |v| + c.
