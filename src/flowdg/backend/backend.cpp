@@ -166,13 +166,20 @@ int cpu_threads() noexcept {
 std::string describe(Backend backend) {
   if (backend == Backend::cpu) return cat("cpu: ", cpu_threads(), " OpenMP thread(s)");
 #if defined(FLOWDG_HAVE_CUDA)
+#if defined(FLOWDG_CUDA_DEVICE_UNOPTIMIZED)
+  constexpr const char* build_note =
+      "; WARNING: its kernels were built unoptimised (FLOWDG_CUDA_DEVICE_OPTIMIZE=OFF, a compile check): rebuild with the "
+      "default preset for speed";
+#else
+  constexpr const char* build_note = "";
+#endif
   int device = 0;
   FLOWDG_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp properties{};
   FLOWDG_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   return cat("cuda: ", properties.name, " (", properties.multiProcessorCount, " SMs, ",
              static_cast<double>(properties.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), " GiB, sm_",
-             properties.major, properties.minor, ")");
+             properties.major, properties.minor, ")", build_note);
 #else
   return "cuda: not compiled";
 #endif
