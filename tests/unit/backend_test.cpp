@@ -74,6 +74,24 @@ TEST(Backend, ArrayCountsMemoryAndMoves) {
   EXPECT_GE(peak_bytes(Space::host), before + 8000);
 }
 
+// The message names the request in bytes and in GiB, the latter rounded to two decimals (not
+// printed to 17 digits).
+TEST(Backend, AnImpossibleHostAllocationSaysHowMuchItAskedFor) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer stops at such a request instead of returning null";
+#endif
+  const std::size_t bytes = (std::size_t{1} << 50) + (std::size_t{1} << 38);  // 1 PiB + 256 GiB
+  const auto before = bytes_in_use(Space::host);
+  try {
+    allocate_bytes(Space::host, bytes);
+    FAIL() << "1 PiB of host memory was allocated";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("out of host memory: asked for 1126174784749568 bytes (1048832.00 GiB)"), std::string::npos) << message;
+  }
+  EXPECT_EQ(bytes_in_use(Space::host), before);
+}
+
 TEST(Backend, ParseBackendRejectsUnknownNames) {
   EXPECT_EQ(parse_backend("cpu"), Backend::cpu);
   EXPECT_THROW(parse_backend("gpu0"), InputError);

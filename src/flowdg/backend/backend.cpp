@@ -7,6 +7,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "flowdg/backend/for_each.hpp"
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/core/error.hpp"
@@ -178,7 +180,7 @@ std::string describe(Backend backend) {
   cudaDeviceProp properties{};
   FLOWDG_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   return cat("cuda: ", properties.name, " (", properties.multiProcessorCount, " SMs, ",
-             static_cast<double>(properties.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), " GiB, sm_",
+             fmt::format("{:.1f}", static_cast<double>(properties.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0)), " GiB, sm_",
              properties.major, properties.minor, ")", build_note);
 #else
   return "cuda: not compiled";
@@ -216,7 +218,7 @@ void count_free(Space space, void* pointer) {
   c.sizes.erase(it);
 }
 std::string gib(std::size_t bytes) {
-  return cat(static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0), " GiB");
+  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 }  // namespace
 
