@@ -2,7 +2,7 @@
 # Quick start 2: install what is missing, build with warnings as errors, and run the whole test
 # suite (tests labelled gpu skip, visibly, where no GPU is present).
 # Where no GPU is visible the CUDA kernels are only compiled, unoptimised, as a check (preset
-# "check", into build-check/: about three times faster to build, and no run needs their speed);
+# "check", into build-check/: the whole build about twice as fast, and no run needs their speed);
 # with a GPU they are built optimised (preset "ci", into build/) and the gpu tests run them.
 # FLOWDG_TEST_PRESET=ci|check forces one.
 set -euo pipefail
