@@ -165,6 +165,13 @@ int cpu_threads() noexcept {
 #endif
 }
 
+namespace {
+/// Bytes in GiB, rounded to `decimals`: "139.80 GiB".
+std::string gib(std::size_t bytes, int decimals = 2) {
+  return fmt::format("{:.{}f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0), decimals);
+}
+}  // namespace
+
 std::string describe(Backend backend) {
   if (backend == Backend::cpu) return cat("cpu: ", cpu_threads(), " OpenMP thread(s)");
 #if defined(FLOWDG_HAVE_CUDA)
@@ -179,8 +186,7 @@ std::string describe(Backend backend) {
   FLOWDG_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp properties{};
   FLOWDG_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  return cat("cuda: ", properties.name, " (", properties.multiProcessorCount, " SMs, ",
-             fmt::format("{:.1f}", static_cast<double>(properties.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0)), " GiB, sm_",
+  return cat("cuda: ", properties.name, " (", properties.multiProcessorCount, " SMs, ", gib(properties.totalGlobalMem, 1), ", sm_",
              properties.major, properties.minor, ")", build_note);
 #else
   return "cuda: not compiled";
@@ -216,9 +222,6 @@ void count_free(Space space, void* pointer) {
   if (it == c.sizes.end()) return;
   c.in_use -= it->second;
   c.sizes.erase(it);
-}
-std::string gib(std::size_t bytes) {
-  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 }  // namespace
 
