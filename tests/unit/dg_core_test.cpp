@@ -997,6 +997,21 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_EQ(dg::tensor_blocks_for(4, 3, true, false), 4);
   EXPECT_EQ(dg::tensor_blocks_for(2, 3, false, false), 2);
   EXPECT_EQ(dg::tensor_blocks_for(3, 2, false, false), 2);
+  // The layout's sizes at compile time (FixedNq, where the layout is the default rule's): at p = 3
+  // and with float rows at p = 4 by measurement, never below p = 3; FLOWDG_TENSOR_FIXED=0|1 (the value
+  // here) for A/B runs, everywhere or nowhere at p = 3, 4.
+  EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 3, false));
+  EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 3, true));
+  EXPECT_FALSE(dg::tensor_fixed_layout_for(-1, 4, false));
+  EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 4, true));
+  EXPECT_FALSE(dg::tensor_fixed_layout_for(-1, 2, true));
+  EXPECT_TRUE(dg::tensor_fixed_layout_for(1, 4, false));
+  EXPECT_FALSE(dg::tensor_fixed_layout_for(0, 3, true));
+  EXPECT_FALSE(dg::tensor_fixed_layout_for(1, 2, false));
+  if (std::getenv("FLOWDG_TENSOR_FIXED") == nullptr) {
+    EXPECT_TRUE(dg::tensor_fixed_layout(3, false));
+    EXPECT_FALSE(dg::tensor_fixed_layout(4, false));
+  }
   // Phase 3's A fragments loaded ahead: double rows at p = 4 by measurement (FLOWDG_TENSOR_PREFETCH
   // for A/B runs).
   if (std::getenv("FLOWDG_TENSOR_PREFETCH") == nullptr) {

@@ -74,8 +74,12 @@ constexpr int core_tensor_threads() {
 /// products (a ring of APrefetch registers: the table's fragments come from L2 as often as from L1,
 /// and a load issued just before its products stalled the warp for it); 0: just before. Traces (3D
 /// Euler's affine tetrahedra): phase 4, the fused trace buffer, into `traces` (else unused).
+/// FixedNq > 0: the layout's sizes at compile time — FixedNq volume points, FixedNfq face rows a face,
+/// the rows' stride NV E + 4 (double rows) or core_tensor_float_stride(NV E) (float rows); the
+/// launcher checks them against t — so that the loops' bounds, the k splits and the index arithmetic
+/// fold (tensor_fixed_layout); 0: t's sizes.
 template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, bool LateRk = false,
-          int APrefetch = 0, bool Traces = false>
+          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
@@ -93,7 +97,11 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   constexpr int MT2W = 4;                                         // row tiles of the values per pass
   // Nfq face rows a face: its points, or with face moments its nodes (t.Nfq; the stored flux's rows
   // keep their stride k.Nfq); face_permutation [orientation Nfq + row] maps the plus side's rows.
-  const int Nq = k.Nq, Nfq = t.Nfq, ST = t.stride, K3 = t.K3, K2 = t.K2, MT2 = t.M2 / 8;
+  constexpr bool fixed = FixedNq > 0;
+  constexpr int fixed_stride = FloatRows ? core_tensor_float_stride(NV * core_tensor_elements) : NV * core_tensor_elements + 4;
+  const int Nq = fixed ? FixedNq : k.Nq, Nfq = fixed ? FixedNfq : t.Nfq, ST = fixed ? fixed_stride : t.stride;
+  const int K3 = fixed ? (dim * FixedNq + NF * FixedNfq + 3) / 4 * 4 : t.K3, K2 = fixed ? (Np + 3) / 4 * 4 : t.K2;
+  const int MT2 = fixed ? (FixedNq + 7) / 8 : t.M2 / 8;
   extern __shared__ double shared_doubles[];
   Value* shared = reinterpret_cast<Value*>(shared_doubles);  // [row * ST + v * E + el]
   Value* s_u = shared + (t.compact ? Nq : K3) * ST;           // [j * ST + v * E + el] (compact: until phase 2)
@@ -439,8 +447,16 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   if (layout.compact && !core_tensor_compact_fits(layout))
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false, int APrefetch = 0, bool Traces = false>() {
-    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>;
+  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false, int APrefetch = 0, bool Traces = false,
+                       int FixedNq = 0, int FixedNfq = 0>() {
+    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq>;
+    if constexpr (FixedNq > 0) {
+      constexpr int columns = Physics::n_variables * core_tensor_elements;
+      FLOWDG_ASSERT(layout.Nq == FixedNq && layout.Nfq == FixedNfq && layout.stride == (FloatRows ? core_tensor_float_stride(columns) : columns + 4) &&
+                        layout.K3 == (Physics::dim * FixedNq + n_faces(S) * FixedNfq + 3) / 4 * 4 && layout.K2 == (layout.Np + 3) / 4 * 4 &&
+                        layout.M2 == (FixedNq + 7) / 8 * 8,
+                    "tensor-core element kernel: the layout is not the one its compile-time sizes assume");
+    }
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
                    tables + layout.M2 * layout.K2, face_permutation, traces, trace_tables);
@@ -452,6 +468,15 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   // registers loaded after the products from three blocks on (tensor_late_rk).
   if constexpr ((std::is_same_v<Physics, physics::Euler<3, double>> || std::is_same_v<Physics, physics::Euler<3, float>>) &&
                 S == Shape::tetrahedron && G == GeometryKind::affine && (P == 3 || P == 4)) {
+    // The default shapes with the layout's sizes at compile time where it is the default volume
+    // rule's (degree 2p: 24 points at p = 3, 46 at p = 4) with face moments (Nn face rows), as
+    // tensor_fixed_layout says; else (another volume rule, point fluxes) the same shape with t's sizes.
+    constexpr int fixed_nq = P == 3 ? 24 : 46, fixed_nfq = face_moment_nodes(P);
+    const bool fixed = layout.Nq == fixed_nq && layout.Nfq == fixed_nfq && tensor_fixed_layout(P, layout.float_rows);
+    const auto run_fixed = [&]<int MinBlocks, bool Wide, bool FloatRows, bool LateRk, int APrefetch, bool Traces>() {
+      if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq>();
+      else run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>();
+    };
     if (traces != nullptr) {
       // The fused trace buffer (phase 4): the default shapes alone (tensor_blocks, tensor_late_rk,
       // tensor_prefetch's rules; the A/B switches' other shapes are not built with it). (ptxas: p = 4
@@ -459,11 +484,12 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       // double three blocks 64, 8 bytes spilled)
       if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
         if (layout.float_rows) {
-          run.template operator()<4, false, true, true, 0, true>();
+          if constexpr (P == 4) run_fixed.template operator()<4, false, true, true, 0, true>();
+          else run.template operator()<4, false, true, true, 0, true>();
           return;
         }
       }
-      if constexpr (P == 4) run.template operator()<2, false, false, false, 4, true>();
+      if constexpr (P == 4) run_fixed.template operator()<2, false, false, false, 4, true>();
       else run.template operator()<3, false, false, true, 0, true>();
       return;
     }
@@ -477,7 +503,10 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         // (A prefetched two k steps ahead (tensor_prefetch): 48 registers at four blocks without
         // spills at p = 3 and 4; four ahead spilled 4 bytes at p = 4)
         if (min_blocks == 4 && late && tensor_prefetch(P, true)) run.template operator()<4, false, true, true, 2>();
-        else if (min_blocks == 4) late ? run.template operator()<4, false, true, true>() : run.template operator()<4, false, true>();
+        else if (min_blocks == 4 && late) {
+          if constexpr (P == 3) run_fixed.template operator()<4, false, true, true, 0, false>();
+          else run.template operator()<4, false, true, true>();
+        } else if (min_blocks == 4) run.template operator()<4, false, true>();
         else if (min_blocks == 3) tensor_wide(P) ? run.template operator()<3, true, true>() : run.template operator()<3, false, true>();
         else tensor_wide(P) ? run.template operator()<2, true, true>() : run.template operator()<2, false, true>();
         return;
@@ -494,7 +523,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     if (min_blocks == 3) {
       if (!late) run.template operator()<3>();
       else if (wide) run.template operator()<3, true, false, true>();
-      else prefetch ? run.template operator()<3, false, false, true, 2>() : run.template operator()<3, false, false, true>();
+      else if (prefetch) run.template operator()<3, false, false, true, 2>();
+      else if constexpr (P == 3) run_fixed.template operator()<3, false, false, true, 0, false>();
+      else run.template operator()<3, false, false, true>();
     } else if (wide) {
       late ? run.template operator()<2, true, false, true>() : run.template operator()<2, true>();
     } else if (late) {

@@ -820,6 +820,23 @@ bool tensor_wide(int order) {
   return asked >= 0 ? asked == 1 : false;
 }
 
+bool tensor_fixed_layout(int order, bool float_rows) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = switch_variable("FLOWDG_TENSOR_FIXED", "0", "1",
+                                           "the tensor-core element kernel's layout sizes at compile time at p = 3, 4");
+  return tensor_fixed_layout_for(asked, order, float_rows);
+}
+
+bool tensor_fixed_layout_for(int asked, int order, bool float_rows) {
+  if (order != 3 && order != 4) return false;
+  if (asked >= 0) return asked == 1;
+  // Session 52 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, two
+  // rounds, the same bits; docs/performance.md): double p = 3 18.03, 18.05e9 DSU/s against 17.34,
+  // 17.37 (+3.9%), float rows p = 4 24.15, 24.25 against 22.71, 22.74 (+6.5%), p = 3 25.98, 26.08
+  // against 23.85, 23.96 (+8.9%); double p = 4 14.74, 14.66 against 14.77, 14.73 (-0.4%).
+  return order == 3 || float_rows;
+}
+
 Br2FaceShape br2_face_shape(Shape shape, int order) {
   const int threads = shape_variable("FLOWDG_BR2_FACE_THREADS", {64, 128, 256}, "the BR2 face kernel's threads a block");
   const int blocks = shape_variable("FLOWDG_BR2_FACE_BLOCKS", {2, 3, 4, 5, 6, 8, 10, 12}, "the BR2 face kernel's blocks an SM");

@@ -218,5 +218,14 @@ bool tensor_late_rk(int order, bool float_rows, bool compact);
 /// three); FLOWDG_TENSOR_WIDE=0|1 for A/B runs
 /// (anything else an InputError).
 bool tensor_wide(int order);
+/// Whether the tensor-core element kernel on 3D Euler's affine tetrahedra at p = 3, 4 (in the
+/// default shapes) takes the layout's sizes at compile time where the layout is the default volume
+/// rule's with face moments (core_tensor_kernels.hpp FixedNq: loop bounds, k splits and index
+/// arithmetic folded; the same products in the same order); by measurement at p = 3 and with float
+/// rows at p = 4; FLOWDG_TENSOR_FIXED=0|1 (nowhere, or in every default shape) for A/B runs (anything
+/// else an InputError).
+bool tensor_fixed_layout(int order, bool float_rows);
+/// tensor_fixed_layout with `asked` for FLOWDG_TENSOR_FIXED's value (-1: unset), testable.
+bool tensor_fixed_layout_for(int asked, int order, bool float_rows);
 
 }  // namespace flowdg::dg
