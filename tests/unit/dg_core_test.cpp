@@ -1012,6 +1012,13 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
     EXPECT_TRUE(dg::tensor_fixed_layout(3, false));
     EXPECT_FALSE(dg::tensor_fixed_layout(4, false));
   }
+  // With late Runge-Kutta loads and the sizes compiled in: loaded right after the products' partial
+  // sums at p = 3 by measurement, never below p = 3 (FLOWDG_TENSOR_RK_SUMS for A/B runs).
+  if (std::getenv("FLOWDG_TENSOR_RK_SUMS") == nullptr) {
+    EXPECT_TRUE(dg::tensor_rk_after_sums(3));
+    EXPECT_FALSE(dg::tensor_rk_after_sums(4));
+    EXPECT_FALSE(dg::tensor_rk_after_sums(2));
+  }
   // Phase 3's A fragments loaded ahead: double rows at p = 4 by measurement (FLOWDG_TENSOR_PREFETCH
   // for A/B runs).
   if (std::getenv("FLOWDG_TENSOR_PREFETCH") == nullptr) {

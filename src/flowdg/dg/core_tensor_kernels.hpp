@@ -69,7 +69,9 @@ constexpr int core_tensor_threads() {
 /// (float storage only): the shared rows in float (stride t.stride = core_tensor_float_stride: half
 /// the shared memory, the B fragments converted to double as they are read; the products' sums
 /// rounded to float where they are stored); false: in double. LateRk: the Runge-Kutta registers loaded
-/// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0.
+/// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0
+/// (0): 1 just before the update, 2 as soon as the products' partial sums are stored (their latency
+/// behind the splits' sums and two barriers; tensor_rk_after_sums).
 /// APrefetch (m8n8k4, a row tile alone): phase 3 loads each A fragment APrefetch k steps before its
 /// products (a ring of APrefetch registers: the table's fragments come from L2 as often as from L1,
 /// and a load issued just before its products stalled the warp for it); 0: just before. Traces (3D
@@ -77,9 +79,11 @@ constexpr int core_tensor_threads() {
 /// FixedNq > 0: the layout's sizes at compile time — FixedNq volume points, FixedNfq face rows a face,
 /// the rows' stride NV E + 4 (double rows) or core_tensor_float_stride(NV E) (float rows); the
 /// launcher checks them against t — so that the loops' bounds, the k splits and the index arithmetic
-/// fold (tensor_fixed_layout); 0: t's sizes.
-template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, bool LateRk = false,
-          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0>
+/// fold (tensor_fixed_layout); 0: t's sizes. Stream: the values read once (the Runge-Kutta registers,
+/// the compact layout's second read of u) bypass L1 (load_streaming), which the tables' A fragments
+/// share with them (tensor_stream_loads).
+template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, int LateRk = 0,
+          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0, bool Stream = false>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
@@ -169,8 +173,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
       for (int v = 0; v < NV; ++v) {
         const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
-        q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
-        u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
+        q_k[m][v] = mine ? k.update.template q_at<Stream>(index) : Real(0);
+        u0_k[m][v] = mine ? k.update.template u0_at<Stream>(index) : Real(0);
       }
     }
   };
@@ -312,6 +316,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
           store_pair(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col, acc[i][h][ct][0], acc[i][h][ct][1]);
     }
   }
+  if constexpr (LateRk == 2) {
+    load_rk();
+  }
   __syncthreads();
   if (splits > 1) {
     for (int i = threadIdx.x; i < Np * NV * E; i += threads) {
@@ -350,7 +357,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       __syncthreads();
     }
   }
-  if constexpr (LateRk) {
+  if constexpr (LateRk == 1) {
     load_rk();
   }
   // Phase 4's rows (3D Euler's affine tetrahedra): the updated coefficients, zeros past Np (the
@@ -393,7 +400,10 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     // u: the coefficients phase 0 loaded (compact: phase 2 wrote over them; the same values again from global memory)
     Real u_s[NV];
 #pragma unroll
-    for (int v = 0; v < NV; ++v) u_s[v] = t.compact ? k.u.data[(static_cast<index_t>(v) * Np + row) * k.Ks + e] : static_cast<Real>(s_u[row * ST + v * E + el]);
+    for (int v = 0; v < NV; ++v) {
+      const Real* u_again = k.u.data + (static_cast<index_t>(v) * Np + row) * k.Ks + e;
+      u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : Stream ? load_streaming(u_again) : *u_again;
+    }
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
       const Real updated = k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]), u_s[v],
@@ -447,9 +457,10 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
   if (layout.compact && !core_tensor_compact_fits(layout))
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
-  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, bool LateRk = false, int APrefetch = 0, bool Traces = false,
-                       int FixedNq = 0, int FixedNfq = 0>() {
-    constexpr auto function = core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq>;
+  const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, int LateRk = 0, int APrefetch = 0, bool Traces = false,
+                       int FixedNq = 0, int FixedNfq = 0, bool Stream = false>() {
+    constexpr auto function =
+        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq, Stream>;
     if constexpr (FixedNq > 0) {
       constexpr int columns = Physics::n_variables * core_tensor_elements;
       FLOWDG_ASSERT(layout.Nq == FixedNq && layout.Nfq == FixedNfq && layout.stride == (FloatRows ? core_tensor_float_stride(columns) : columns + 4) &&
@@ -473,9 +484,23 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     // tensor_fixed_layout says; else (another volume rule, point fluxes) the same shape with t's sizes.
     constexpr int fixed_nq = P == 3 ? 24 : 46, fixed_nfq = face_moment_nodes(P);
     const bool fixed = layout.Nq == fixed_nq && layout.Nfq == fixed_nfq && tensor_fixed_layout(P, layout.float_rows);
-    const auto run_fixed = [&]<int MinBlocks, bool Wide, bool FloatRows, bool LateRk, int APrefetch, bool Traces>() {
-      if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq>();
-      else run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>();
+    // (with late Runge-Kutta loads and the sizes compiled in: loaded right after the products'
+    // partial sums where tensor_rk_after_sums says so; the values read once past L1 where
+    // tensor_stream_loads says so)
+    const bool stream = tensor_stream_loads(P, layout.float_rows);
+    const auto run_fixed = [&]<int MinBlocks, bool Wide, bool FloatRows, int LateRk, int APrefetch, bool Traces>() {
+      const auto go = [&]<int Late, int Nq, int Nfq>() {
+        if (stream) run.template operator()<MinBlocks, Wide, FloatRows, Late, APrefetch, Traces, Nq, Nfq, true>();
+        else run.template operator()<MinBlocks, Wide, FloatRows, Late, APrefetch, Traces, Nq, Nfq>();
+      };
+      if constexpr (LateRk == 1) {
+        if (fixed && tensor_rk_after_sums(P)) {
+          go.template operator()<2, fixed_nq, fixed_nfq>();
+          return;
+        }
+      }
+      if (fixed) go.template operator()<LateRk, fixed_nq, fixed_nfq>();
+      else go.template operator()<LateRk, 0, 0>();
     };
     if (traces != nullptr) {
       // The fused trace buffer (phase 4): the default shapes alone (tensor_blocks, tensor_late_rk,

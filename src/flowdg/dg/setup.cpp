@@ -837,6 +837,27 @@ bool tensor_fixed_layout_for(int asked, int order, bool float_rows) {
   return order == 3 || float_rows;
 }
 
+bool tensor_rk_after_sums(int order) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = switch_variable("FLOWDG_TENSOR_RK_SUMS", "0", "1",
+                                           "the tensor-core element kernel's late Runge-Kutta loads right after the products' partial sums");
+  if (order != 3 && order != 4) return false;
+  // Session 52 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, two
+  // rounds, the same bits; docs/performance.md): double p = 3 18.92, 18.92e9 DSU/s against 18.10,
+  // 18.13 (+4.4%); float rows p = 3 26.19, 26.21 against 26.23, 26.06 (+0.2%), p = 4 24.32, 24.31
+  // against 24.12, 24.27 (+0.5%, within the rounds' spread; double p = 4 loads them early): p = 3.
+  return asked >= 0 ? asked == 1 : order == 3;
+}
+
+bool tensor_stream_loads(int order, bool float_rows) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = switch_variable("FLOWDG_TENSOR_STREAM", "0", "1",
+                                           "the tensor-core element kernel's once-read values past L1 at p = 3, 4");
+  (void)float_rows;
+  if (order != 3 && order != 4) return false;
+  return asked >= 0 ? asked == 1 : false;
+}
+
 Br2FaceShape br2_face_shape(Shape shape, int order) {
   const int threads = shape_variable("FLOWDG_BR2_FACE_THREADS", {64, 128, 256}, "the BR2 face kernel's threads a block");
   const int blocks = shape_variable("FLOWDG_BR2_FACE_BLOCKS", {2, 3, 4, 5, 6, 8, 10, 12}, "the BR2 face kernel's blocks an SM");

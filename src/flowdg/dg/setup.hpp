@@ -227,5 +227,15 @@ bool tensor_wide(int order);
 bool tensor_fixed_layout(int order, bool float_rows);
 /// tensor_fixed_layout with `asked` for FLOWDG_TENSOR_FIXED's value (-1: unset), testable.
 bool tensor_fixed_layout_for(int asked, int order, bool float_rows);
+/// Where the tensor-core element kernel's default shapes with late Runge-Kutta loads (tensor_late_rk)
+/// and the sizes compiled in (tensor_fixed_layout) load those registers: true as soon as the
+/// products' partial sums are stored (their latency behind the splits' sums), false just before the
+/// update; by measurement at p = 3; FLOWDG_TENSOR_RK_SUMS=0|1 for A/B runs (anything else an InputError).
+bool tensor_rk_after_sums(int order);
+/// Whether the tensor-core element kernel's default shapes on 3D Euler's affine tetrahedra at p = 3, 4
+/// read the values they read once (the Runge-Kutta registers, the compact layout's u) past L1
+/// (core_tensor_kernels.hpp Stream: ld.global.L1::no_allocate), leaving L1 to the tables' A
+/// fragments; FLOWDG_TENSOR_STREAM=0|1 for A/B runs (anything else an InputError).
+bool tensor_stream_loads(int order, bool float_rows);
 
 }  // namespace flowdg::dg
