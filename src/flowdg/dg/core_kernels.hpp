@@ -45,20 +45,6 @@ FLOWDG_HD FLOWDG_FORCEINLINE Real reference_flux(const Real (&m)[dim][dim], cons
   return sum;
 }
 
-/// A global load that does not allocate in L1 (ld.global.L1::no_allocate; L2 as usual): for values a
-/// kernel reads once, beside tables it reads again and again. On the host a plain load.
-template <class Real>
-FLOWDG_HD FLOWDG_FORCEINLINE Real load_streaming(const Real* p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  Real value;
-  if constexpr (sizeof(Real) == 8) asm("ld.global.L1::no_allocate.f64 %0, [%1];" : "=d"(value) : "l"(p));
-  else asm("ld.global.L1::no_allocate.f32 %0, [%1];" : "=f"(value) : "l"(p));
-  return value;
-#else
-  return *p;
-#endif
-}
-
 /// One stage's register update (runge_kutta.hpp's form; which registers: StageRegisterFlags) or, with `residual` set, the residual
 /// itself written out (for tests and diagnostics; no register changes).
 template <class Real>
@@ -87,16 +73,9 @@ struct StageUpdate : StageRegisterFlags {
     apply_loaded(u, index, value, u_s, q_at(index), u0_at(index));
   }
   /// The registers this stage reads at `index`, 0 where it reads none (a kernel loads them early).
-  /// Streaming: the load leaves L1 alone (load_streaming), so that a kernel's tables keep their place there.
-  template <bool Streaming = false>
-  FLOWDG_HD FLOWDG_FORCEINLINE Real q_at(index_t index) const {
-    if constexpr (Streaming) return q.data != nullptr && read_q ? load_streaming(q.data + index) : Real(0);
-    else return q.data != nullptr && read_q ? q[index] : Real(0);
-  }
-  template <bool Streaming = false>
+  FLOWDG_HD FLOWDG_FORCEINLINE Real q_at(index_t index) const { return q.data != nullptr && read_q ? q[index] : Real(0); }
   FLOWDG_HD FLOWDG_FORCEINLINE Real u0_at(index_t index) const {
-    if constexpr (Streaming) return !start_u0 && u0.data != nullptr && read_u0 ? load_streaming(u0.data + index) : Real(0);
-    else return !start_u0 && u0.data != nullptr && read_u0 ? u0[index] : Real(0);
+    return !start_u0 && u0.data != nullptr && read_u0 ? u0[index] : Real(0);
   }
   /// The same with u[index], q_at(index) and u0_at(index) at hand; returns the new u[index] (with
   /// `residual` set: u_s, unchanged).

@@ -79,11 +79,9 @@ constexpr int core_tensor_threads() {
 /// FixedNq > 0: the layout's sizes at compile time — FixedNq volume points, FixedNfq face rows a face,
 /// the rows' stride NV E + 4 (double rows) or core_tensor_float_stride(NV E) (float rows); the
 /// launcher checks them against t — so that the loops' bounds, the k splits and the index arithmetic
-/// fold (tensor_fixed_layout); 0: t's sizes. Stream: the values read once (the Runge-Kutta registers,
-/// the compact layout's second read of u) bypass L1 (load_streaming), which the tables' A fragments
-/// share with them (tensor_stream_loads).
+/// fold (tensor_fixed_layout); 0: t's sizes.
 template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, int LateRk = 0,
-          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0, bool Stream = false>
+          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
@@ -173,8 +171,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
       for (int v = 0; v < NV; ++v) {
         const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
-        q_k[m][v] = mine ? k.update.template q_at<Stream>(index) : Real(0);
-        u0_k[m][v] = mine ? k.update.template u0_at<Stream>(index) : Real(0);
+        q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
+        u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
       }
     }
   };
@@ -402,7 +400,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
       const Real* u_again = k.u.data + (static_cast<index_t>(v) * Np + row) * k.Ks + e;
-      u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : Stream ? load_streaming(u_again) : *u_again;
+      u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
     }
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
@@ -458,9 +456,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
   const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, int LateRk = 0, int APrefetch = 0, bool Traces = false,
-                       int FixedNq = 0, int FixedNfq = 0, bool Stream = false>() {
+                       int FixedNq = 0, int FixedNfq = 0>() {
     constexpr auto function =
-        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq, Stream>;
+        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq>;
     if constexpr (FixedNq > 0) {
       constexpr int columns = Physics::n_variables * core_tensor_elements;
       FLOWDG_ASSERT(layout.Nq == FixedNq && layout.Nfq == FixedNfq && layout.stride == (FloatRows ? core_tensor_float_stride(columns) : columns + 4) &&
@@ -485,22 +483,16 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     constexpr int fixed_nq = P == 3 ? 24 : 46, fixed_nfq = face_moment_nodes(P);
     const bool fixed = layout.Nq == fixed_nq && layout.Nfq == fixed_nfq && tensor_fixed_layout(P, layout.float_rows);
     // (with late Runge-Kutta loads and the sizes compiled in: loaded right after the products'
-    // partial sums where tensor_rk_after_sums says so; the values read once past L1 where
-    // tensor_stream_loads says so)
-    const bool stream = tensor_stream_loads(P, layout.float_rows);
+    // partial sums where tensor_rk_after_sums says so)
     const auto run_fixed = [&]<int MinBlocks, bool Wide, bool FloatRows, int LateRk, int APrefetch, bool Traces>() {
-      const auto go = [&]<int Late, int Nq, int Nfq>() {
-        if (stream) run.template operator()<MinBlocks, Wide, FloatRows, Late, APrefetch, Traces, Nq, Nfq, true>();
-        else run.template operator()<MinBlocks, Wide, FloatRows, Late, APrefetch, Traces, Nq, Nfq>();
-      };
       if constexpr (LateRk == 1) {
         if (fixed && tensor_rk_after_sums(P)) {
-          go.template operator()<2, fixed_nq, fixed_nfq>();
+          run.template operator()<MinBlocks, Wide, FloatRows, 2, APrefetch, Traces, fixed_nq, fixed_nfq>();
           return;
         }
       }
-      if (fixed) go.template operator()<LateRk, fixed_nq, fixed_nfq>();
-      else go.template operator()<LateRk, 0, 0>();
+      if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq>();
+      else run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>();
     };
     if (traces != nullptr) {
       // The fused trace buffer (phase 4): the default shapes alone (tensor_blocks, tensor_late_rk,
@@ -539,15 +531,19 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     }
     // (ptxas, double: p = 4, m8n8k4, two blocks 96 registers without spills (82 with late loads),
     // three 64 with 132 bytes spilled (4 with late loads); p = 3 at three blocks, late loads, m8n8k4
-    // 64 without spills, m16n8k4 16 bytes spilled; early loads at three blocks run m8n8k4, whatever
-    // tensor_wide says: m16n8k4 spills there)
+    // 64 without spills, m16n8k4 8 bytes spilled with the layout's sizes read at run time and none
+    // with them compiled in (session 53: tensor_wide's default at p = 3 runs that one); early loads
+    // at three blocks run m8n8k4, whatever tensor_wide says: m16n8k4 spills there)
     // (A prefetched where tensor_prefetch says so — by default p = 4 — in the default shapes: p = 3
     // three blocks, late loads, two k steps ahead (64 registers without spills; four ahead spilled 4
     // bytes); p = 4 two blocks, early loads, four ahead (96, none))
     const bool wide = tensor_wide(P), prefetch = tensor_prefetch(P, false);
     if (min_blocks == 3) {
       if (!late) run.template operator()<3>();
-      else if (wide) run.template operator()<3, true, false, true>();
+      else if (wide) {
+        if constexpr (P == 3) run_fixed.template operator()<3, true, false, true, 0, false>();
+        else run.template operator()<3, true, false, true>();
+      }
       else if (prefetch) run.template operator()<3, false, false, true, 2>();
       else if constexpr (P == 3) run_fixed.template operator()<3, false, false, true, 0, false>();
       else run.template operator()<3, false, false, true>();

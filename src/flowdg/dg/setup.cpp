@@ -815,9 +815,13 @@ bool tensor_wide(int order) {
   // Read once (every launch asks): -1 unset, else the value asked for.
   static const int asked = switch_variable("FLOWDG_TENSOR_WIDE", "0", "1", "the tensor-core element kernel's mma shape: 0 m8n8k4, 1 m16n8k4");
   // Session 47 (H200, same case): at p = 3 in three blocks (tensor_blocks) m8n8k4 17.26-17.28
-  // against m16n8k4's 16.88-16.96 (16 bytes spilled at 64 registers): m8n8k4 at every order now.
-  (void)order;
-  return asked >= 0 ? asked == 1 : false;
+  // against m16n8k4's 16.88-16.96 (16 bytes spilled at 64 registers). Session 53 (H200, same case,
+  // two calls, five rounds): at p = 3 with the sizes compiled in and the late loads right after the
+  // partial sums (tensor_fixed_layout, tensor_rk_after_sums: 64 registers, none spilled) m16n8k4
+  // 19.09-19.19 against 18.94-19.03 (+0.8% in every round); at p = 4 (the fused traces, two
+  // blocks) 14.44 (late loads; early ones spill 32 bytes: 12.57) against 14.82-14.86 — and float
+  // rows in three blocks 21.86-21.92 against four blocks' m8n8k4 24.16-24.27.
+  return asked >= 0 ? asked == 1 : order == 3;
 }
 
 bool tensor_fixed_layout(int order, bool float_rows) {
@@ -847,15 +851,6 @@ bool tensor_rk_after_sums(int order) {
   // 18.13 (+4.4%); float rows p = 3 26.19, 26.21 against 26.23, 26.06 (+0.2%), p = 4 24.32, 24.31
   // against 24.12, 24.27 (+0.5%, within the rounds' spread; double p = 4 loads them early): p = 3.
   return asked >= 0 ? asked == 1 : order == 3;
-}
-
-bool tensor_stream_loads(int order, bool float_rows) {
-  // Read once (every launch asks): -1 unset, else the value asked for.
-  static const int asked = switch_variable("FLOWDG_TENSOR_STREAM", "0", "1",
-                                           "the tensor-core element kernel's once-read values past L1 at p = 3, 4");
-  (void)float_rows;
-  if (order != 3 && order != 4) return false;
-  return asked >= 0 ? asked == 1 : false;
 }
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {

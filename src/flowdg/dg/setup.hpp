@@ -214,9 +214,8 @@ bool tensor_float_rows(int order);
 /// InputError).
 bool tensor_late_rk(int order, bool float_rows, bool compact);
 /// The tensor-core element kernel's product shape on 3D Euler's affine tetrahedra at p = 3, 4: true
-/// m16n8k4, false m8n8k4; by measurement m8n8k4 (m16n8k4 won at p = 3 in two blocks an SM, not in
-/// three); FLOWDG_TENSOR_WIDE=0|1 for A/B runs
-/// (anything else an InputError).
+/// m16n8k4, false m8n8k4; by measurement m16n8k4 at p = 3 (three blocks an SM, the sizes compiled
+/// in), m8n8k4 at p = 4; FLOWDG_TENSOR_WIDE=0|1 for A/B runs (anything else an InputError).
 bool tensor_wide(int order);
 /// Whether the tensor-core element kernel on 3D Euler's affine tetrahedra at p = 3, 4 (in the
 /// default shapes) takes the layout's sizes at compile time where the layout is the default volume
@@ -232,10 +231,5 @@ bool tensor_fixed_layout_for(int asked, int order, bool float_rows);
 /// products' partial sums are stored (their latency behind the splits' sums), false just before the
 /// update; by measurement at p = 3; FLOWDG_TENSOR_RK_SUMS=0|1 for A/B runs (anything else an InputError).
 bool tensor_rk_after_sums(int order);
-/// Whether the tensor-core element kernel's default shapes on 3D Euler's affine tetrahedra at p = 3, 4
-/// read the values they read once (the Runge-Kutta registers, the compact layout's u) past L1
-/// (core_tensor_kernels.hpp Stream: ld.global.L1::no_allocate), leaving L1 to the tables' A
-/// fragments; FLOWDG_TENSOR_STREAM=0|1 for A/B runs (anything else an InputError).
-bool tensor_stream_loads(int order, bool float_rows);
 
 }  // namespace flowdg::dg
