@@ -1,7 +1,7 @@
 #pragma once
 // The DG core's element kernel with its two small matrix products on the FP64 tensor cores
-// (double precision, or float storage: below; mma.m8n8k4, or m16n8k4 — two row tiles an instruction, compute capability 9.0 —
-// where measured faster: tensor_wide), for any shape, affine or curved, any physics of the core: the
+// (double precision, or float storage: below; mma.m8n8k4, and for the residual's product m16n8k4 — two row tiles an instruction,
+// compute capability 9.0 — where measured faster: tensor_wide), for any shape, affine or curved, any physics of the core: the
 // tuned triangle kernel's structure (dg/euler2d/element_kernels.hpp) with the shape, the dimension
 // and the geometry kind as template parameters. A block of E = 8
 // elements; columns n = v * E + element (a column tile of 8 = one variable of the block's
@@ -62,17 +62,18 @@ constexpr int core_tensor_threads() {
   return 32 * core_tensor_row_groups * Physics::n_variables;
 }
 
-/// MinBlocks: the blocks an SM its registers are bounded for (1: none). Wide: two row tiles an
-/// instruction (m16n8k4, compute capability 9.0; tensor_wide in setup.cpp: for A/B runs on 3D Euler's
-/// affine tetrahedra, by measurement nowhere by default since session 47); false: a row tile an
-/// instruction (m8n8k4). FloatRows
+/// MinBlocks: the blocks an SM its registers are bounded for (1: none). Wide: the residual's product
+/// (phase 3) on two row tiles an instruction (m16n8k4, compute capability 9.0; tensor_wide in
+/// setup.cpp: by measurement at p = 3, 4 on 3D Euler's affine tetrahedra since session 53); false: a
+/// row tile an instruction (m8n8k4). Phase 1 runs m8n8k4 either way (session 53: its pairs left each
+/// warp fewer accumulator chains, and at p = 4 it took 20% of the samples instead of 12%). FloatRows
 /// (float storage only): the shared rows in float (stride t.stride = core_tensor_float_stride: half
 /// the shared memory, the B fragments converted to double as they are read; the products' sums
 /// rounded to float where they are stored); false: in double. LateRk: the Runge-Kutta registers loaded
 /// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0
 /// (0): 1 just before the update, 2 as soon as the products' partial sums are stored (their latency
 /// behind the splits' sums and two barriers; tensor_rk_after_sums).
-/// APrefetch (m8n8k4, a row tile alone): phase 3 loads each A fragment APrefetch k steps before its
+/// APrefetch: phase 3 loads each A fragment (Wide: each pair's two) APrefetch k steps before its
 /// products (a ring of APrefetch registers: the table's fragments come from L2 as often as from L1,
 /// and a load issued just before its products stalled the warp for it); 0: just before. Traces (3D
 /// Euler's affine tetrahedra): phase 4, the fused trace buffer, into `traces` (else unused).
@@ -192,15 +193,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       const int j = ks * 4 + fragment_col;
       const double b = j < Np ? static_cast<double>(s_u[j * ST + b_column]) : 0.0;
 #pragma unroll
-      for (int i = 0; i < MT2W; i += 2) {  // two row tiles an instruction (m16n8k4)
-        const int mt = mt0 + i * R, mt_b = mt + R;
-        if (!Wide) {
-          if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
-          if (mt_b < MT2) device::dmma_8x8x4(acc[i + 1], __ldg(a2 + fragment_index(mt_b, ks, lane, K2)), b);
-        } else if (mt_b < MT2)
-          device::dmma_16x8x4(acc[i], acc[i + 1], __ldg(a2 + fragment_index(mt, ks, lane, K2)), __ldg(a2 + fragment_index(mt_b, ks, lane, K2)), b);
-        else if (mt < MT2)
-          device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
+      for (int i = 0; i < MT2W; ++i) {
+        const int mt = mt0 + i * R;
+        if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
       }
     }
 #pragma unroll
@@ -256,13 +251,40 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     const int mt = TU * (u % MP), split = u / MP, k0 = split * KS / splits, k1 = (split + 1) * KS / splits;
     if constexpr (Wide) {
       if (mt + 1 < MT3) {
-#pragma unroll 2
-        for (int ks = k0; ks < k1; ++ks) {
-          const double a_top = __ldg(a3 + fragment_index(mt, ks, lane, K3)), a_bottom = __ldg(a3 + fragment_index(mt + 1, ks, lane, K3));
+        // k step ks's NV products of the pair (m16n8k4) with its A fragments a_top, a_bottom.
+        const auto pair_products = [&](int ks, double a_top, double a_bottom) {
           const Value* b = shared + (ks * 4 + fragment_col) * ST + fragment_row;
 #pragma unroll
           for (int ct = 0; ct < NV; ++ct)
             device::dmma_16x8x4(acc[i][0][ct], acc[i][TU - 1][ct], a_top, a_bottom, static_cast<double>(b[ct * 8]));
+        };
+        if constexpr (APrefetch > 0) {
+          // The pair's fragments APrefetch k steps ahead (a ring of APrefetch registers each, as below).
+          const double* top = a3 + fragment_index(mt, 0, lane, K3);
+          const double* bottom = a3 + fragment_index(mt + 1, 0, lane, K3);
+          double ring_top[APrefetch], ring_bottom[APrefetch];
+#pragma unroll
+          for (int d = 0; d < APrefetch; ++d) {
+            ring_top[d] = k0 + d < k1 ? __ldg(top + (k0 + d) * 32) : 0.0;
+            ring_bottom[d] = k0 + d < k1 ? __ldg(bottom + (k0 + d) * 32) : 0.0;
+          }
+#pragma unroll 1
+          for (int ks0 = k0; ks0 < k1; ks0 += APrefetch) {
+#pragma unroll
+            for (int d = 0; d < APrefetch; ++d) {
+              const int ks = ks0 + d;
+              if (ks < k1) {
+                const double a_top = ring_top[d], a_bottom = ring_bottom[d];
+                ring_top[d] = ks + APrefetch < k1 ? __ldg(top + (ks + APrefetch) * 32) : 0.0;
+                ring_bottom[d] = ks + APrefetch < k1 ? __ldg(bottom + (ks + APrefetch) * 32) : 0.0;
+                pair_products(ks, a_top, a_bottom);
+              }
+            }
+          }
+        } else {
+#pragma unroll 2
+          for (int ks = k0; ks < k1; ++ks)
+            pair_products(ks, __ldg(a3 + fragment_index(mt, ks, lane, K3)), __ldg(a3 + fragment_index(mt + 1, ks, lane, K3)));
         }
         continue;
       }
@@ -498,7 +520,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       // The fused trace buffer (phase 4): the default shapes alone (tensor_blocks, tensor_late_rk,
       // tensor_prefetch's rules; the A/B switches' other shapes are not built with it). (ptxas: p = 4
       // double two blocks 96 registers, float rows four blocks 48 at p = 3 and 4, no spills; p = 3
-      // double three blocks 64, 8 bytes spilled)
+      // double three blocks 64, 8 bytes spilled.) Double at p = 4 on m16n8k4 (tensor_wide) takes the
+      // loads after the partial sums (96 registers, none spilled; early loads spilled 32 bytes and
+      // ran 15% slower: session 53).
       if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
         if (layout.float_rows) {
           if constexpr (P == 4) run_fixed.template operator()<4, false, true, true, 0, true>();
@@ -506,8 +530,13 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
           return;
         }
       }
-      if constexpr (P == 4) run_fixed.template operator()<2, false, false, false, 4, true>();
-      else run.template operator()<3, false, false, true, 0, true>();
+      if constexpr (P == 4) {
+        if (!tensor_wide(P)) run_fixed.template operator()<2, false, false, false, 4, true>();
+        else if (tensor_prefetch(P, false)) run.template operator()<2, true, false, 2, 4, true>();
+        else run.template operator()<2, true, false, 2, 0, true>();
+      } else {
+        run.template operator()<3, false, false, true, 0, true>();
+      }
       return;
     }
     const int min_blocks = tensor_blocks(P, layout.float_rows, layout.compact);
@@ -548,7 +577,12 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       else if constexpr (P == 3) run_fixed.template operator()<3, false, false, true, 0, false>();
       else run.template operator()<3, false, false, true>();
     } else if (wide) {
-      late ? run.template operator()<2, true, false, true>() : run.template operator()<2, true>();
+      if constexpr (P == 4) {
+        // (as with the fused traces: the loads after the partial sums, the pairs' A fragments four ahead)
+        prefetch ? run.template operator()<2, true, false, 2, 4>() : run.template operator()<2, true, false, 2>();
+      } else {
+        late ? run.template operator()<2, true, false, true>() : run.template operator()<2, true>();
+      }
     } else if (late) {
       run.template operator()<2, false, false, true>();
     } else {

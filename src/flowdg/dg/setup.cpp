@@ -818,10 +818,13 @@ bool tensor_wide(int order) {
   // against m16n8k4's 16.88-16.96 (16 bytes spilled at 64 registers). Session 53 (H200, same case,
   // two calls, five rounds): at p = 3 with the sizes compiled in and the late loads right after the
   // partial sums (tensor_fixed_layout, tensor_rk_after_sums: 64 registers, none spilled) m16n8k4
-  // 19.09-19.19 against 18.94-19.03 (+0.8% in every round); at p = 4 (the fused traces, two
-  // blocks) 14.44 (late loads; early ones spill 32 bytes: 12.57) against 14.82-14.86 — and float
-  // rows in three blocks 21.86-21.92 against four blocks' m8n8k4 24.16-24.27.
-  return asked >= 0 ? asked == 1 : order == 3;
+  // 19.09-19.19 against 18.94-19.03 (+0.8% in every round). At p = 4 (the fused traces, two blocks)
+  // m16n8k4 in phases 1 and 3 lost (14.44 with the loads after the partial sums, against 14.82-14.86):
+  // ncu put phase 3 at 23% of the samples instead of 45%, but phase 1 at 20% instead of 12%; with
+  // m16n8k4 in phase 3 alone (core_tensor_kernels.hpp Wide since) 15.59, 15.62 against 14.81, 14.84
+  // (+5.3%), and at p = 3 19.19-19.21 against 19.13-19.17 with it in both (the same bits). Float rows
+  // keep m8n8k4 in four blocks (m16n8k4 needs three: 21.86-21.92 against 24.16-24.27).
+  return asked >= 0 ? asked == 1 : order == 3 || order == 4;
 }
 
 bool tensor_fixed_layout(int order, bool float_rows) {

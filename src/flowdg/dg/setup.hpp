@@ -214,8 +214,9 @@ bool tensor_float_rows(int order);
 /// InputError).
 bool tensor_late_rk(int order, bool float_rows, bool compact);
 /// The tensor-core element kernel's product shape on 3D Euler's affine tetrahedra at p = 3, 4: true
-/// m16n8k4, false m8n8k4; by measurement m16n8k4 at p = 3 (three blocks an SM, the sizes compiled
-/// in), m8n8k4 at p = 4; FLOWDG_TENSOR_WIDE=0|1 for A/B runs (anything else an InputError).
+/// m16n8k4 in the residual's product, false m8n8k4; by measurement m16n8k4 at p = 3 and 4 (double
+/// rows; float rows' four blocks an SM keep m8n8k4); FLOWDG_TENSOR_WIDE=0|1 for A/B runs (anything
+/// else an InputError).
 bool tensor_wide(int order);
 /// Whether the tensor-core element kernel on 3D Euler's affine tetrahedra at p = 3, 4 (in the
 /// default shapes) takes the layout's sizes at compile time where the layout is the default volume
