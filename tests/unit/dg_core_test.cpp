@@ -1008,6 +1008,10 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_TRUE(dg::tensor_fixed_layout_for(1, 4, false));
   EXPECT_FALSE(dg::tensor_fixed_layout_for(0, 3, true));
   EXPECT_FALSE(dg::tensor_fixed_layout_for(1, 2, false));
+  // The compiled-in volume points are the default volume rule's on affine tetrahedra.
+  for (const int p : {3, 4})
+    EXPECT_EQ(dg::tensor_fixed_volume_points(p), dg::volume_rule(Shape::tetrahedron, dg::GeometryKind::affine, p, 1).size()) << "p = " << p;
+  EXPECT_EQ(dg::tensor_fixed_volume_points(2), 0);
   if (std::getenv("FLOWDG_TENSOR_FIXED") == nullptr) {
     EXPECT_TRUE(dg::tensor_fixed_layout(3, false));
     EXPECT_FALSE(dg::tensor_fixed_layout(4, false));

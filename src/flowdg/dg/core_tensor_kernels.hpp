@@ -502,7 +502,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     // The default shapes with the layout's sizes at compile time where it is the default volume
     // rule's (degree 2p: 24 points at p = 3, 46 at p = 4) with face moments (Nn face rows), as
     // tensor_fixed_layout says; else (another volume rule, point fluxes) the same shape with t's sizes.
-    constexpr int fixed_nq = P == 3 ? 24 : 46, fixed_nfq = face_moment_nodes(P);
+    constexpr int fixed_nq = tensor_fixed_volume_points(P), fixed_nfq = face_moment_nodes(P);
     const bool fixed = layout.Nq == fixed_nq && layout.Nfq == fixed_nfq && tensor_fixed_layout(P, layout.float_rows);
     // (with late Runge-Kutta loads and the sizes compiled in: loaded right after the products'
     // partial sums where tensor_rk_after_sums says so)
