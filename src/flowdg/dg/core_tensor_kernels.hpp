@@ -563,9 +563,10 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     // 64 without spills, m16n8k4 8 bytes spilled with the layout's sizes read at run time and none
     // with them compiled in (session 53: tensor_wide's default at p = 3 runs that one); early loads
     // at three blocks run m8n8k4, whatever tensor_wide says: m16n8k4 spills there)
-    // (A prefetched where tensor_prefetch says so — by default p = 4 — in the default shapes: p = 3
+    // (A prefetched where tensor_prefetch says so — by default p = 4 — in the m8n8k4 shapes: p = 3
     // three blocks, late loads, two k steps ahead (64 registers without spills; four ahead spilled 4
-    // bytes); p = 4 two blocks, early loads, four ahead (96, none))
+    // bytes); p = 4 two blocks, early loads, four ahead (96, none); on m16n8k4, p = 4's default,
+    // each pair's two fragments four ahead with the loads after the partial sums (96, none))
     const bool wide = tensor_wide(P), prefetch = tensor_prefetch(P, false);
     if (min_blocks == 3) {
       if (!late) run.template operator()<3>();

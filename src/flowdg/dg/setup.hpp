@@ -225,12 +225,12 @@ bool tensor_wide(int order);
 /// rows at p = 4; FLOWDG_TENSOR_FIXED=0|1 (nowhere, or in every default shape) for A/B runs (anything
 /// else an InputError).
 bool tensor_fixed_layout(int order, bool float_rows);
+/// tensor_fixed_layout with `asked` for FLOWDG_TENSOR_FIXED's value (-1: unset), testable.
+bool tensor_fixed_layout_for(int asked, int order, bool float_rows);
 /// The volume points the compiled-in sizes assume at p = 3, 4 (tensor_fixed_layout): the default
 /// volume rule's on affine tetrahedra (volume_rule(tetrahedron, affine, p): degree 2p, 24 and 46
 /// points; unit-tested against it), 0 elsewhere.
 constexpr int tensor_fixed_volume_points(int order) { return order == 3 ? 24 : order == 4 ? 46 : 0; }
-/// tensor_fixed_layout with `asked` for FLOWDG_TENSOR_FIXED's value (-1: unset), testable.
-bool tensor_fixed_layout_for(int asked, int order, bool float_rows);
 /// Where the tensor-core element kernel's default shapes with late Runge-Kutta loads (tensor_late_rk)
 /// and the sizes compiled in (tensor_fixed_layout) load those registers: true as soon as the
 /// products' partial sums are stored (their latency behind the splits' sums), false just before the
