@@ -267,12 +267,15 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // the face nodes computed element-wise at the stage's start, read through the orientations'
       // permutations of the nodes); "tensor moments fused buffer" (FLOWDG_TRACE_BUFFER=2): the
       // tensor-core element kernel writes them as it updates the coefficients (the first stage's by
-      // the trace kernel: set_coefficients leaves the buffer stale).
-      for (const char* faces :
-           {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer", "tensor moments fused buffer"})
+      // the trace kernel: set_coefficients leaves the buffer stale); "... point buffer"
+      // (FLOWDG_TRACE_POINTS=1): the buffer holds the traces at the face points (the face kernel's
+      // own point kernel, read through the points' permutations).
+      for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer",
+                                "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer"})
         for (int order = 1; order <= 4; ++order) {
           const bool buffer = std::string(faces).find("buffer") != std::string::npos;
           const bool fused = std::string(faces).find("fused") != std::string::npos;
+          const bool points = std::string(faces).find("point buffer") != std::string::npos;
           const bool tensor_moments = std::string(faces).find("tensor moments") == 0;
           const bool moments = std::string(faces).find("moments") != std::string::npos;
           if (moments && !tensor_moments && order > 3) continue;
@@ -288,9 +291,11 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             options.face_kernel = moments ? "variable" : faces;
             if (moments) setenv("FLOWDG_FACE_MOMENTS", "1", 1);  // at p = 2 too, where the rule does not take them
             setenv("FLOWDG_TRACE_BUFFER", fused ? "2" : buffer ? "1" : "0", 1);
+            setenv("FLOWDG_TRACE_POINTS", points ? "1" : "0", 1);
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (moments) unsetenv("FLOWDG_FACE_MOMENTS");
             unsetenv("FLOWDG_TRACE_BUFFER");
+            unsetenv("FLOWDG_TRACE_POINTS");
             if (std::string(c.name) == "affine tetrahedra" && tensor_moments)
               EXPECT_NE(cuda->describe().find("tensor-core"), std::string::npos) << cuda->describe();
             // the trace buffer exactly where asked for and the face moments run (every face group
@@ -298,6 +303,8 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             EXPECT_EQ(cuda->describe().find("traces from the trace buffer") != std::string::npos, buffer && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             EXPECT_EQ(cuda->describe().find("written by the element kernel") != std::string::npos, fused && std::string(c.name) == "affine tetrahedra")
+                << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
+            EXPECT_EQ(cuda->describe().find("trace buffer at the face points") != std::string::npos, points && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             if (std::string(c.name) == "affine tetrahedra")
               EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")

@@ -844,14 +844,22 @@ TEST(DgCore, TheTraceBufferProductGivesEveryFaceNodesTrace) {
   // FaceTraceBuffer's table is node_phi (4 Nn rows of phi_j at the faces' nodes) padded to whole
   // tiles and in fragment order: the product the trace kernel runs on it (emulated here tile by tile,
   // lane by lane, as dmma_8x8x4 takes its operands) gives each element's trace at each face node,
-  // sum_j c_j phi_j(y_i), for pseudo-random coefficients — p = 1..4 — and the padding is zero.
+  // sum_j c_j phi_j(y_i), for pseudo-random coefficients — p = 1..4 — and the padding is zero. The
+  // buffer at the face points (face_trace_buffer_points) likewise gives the trace at each of the face
+  // rule's points, sum_j c_j phi_j(x_q) (the group's face_phi rows).
   const Mesh mesh = box_tetrahedra(1, 1, 1, 1, 1, 1);
   const Connectivity connectivity = build_connectivity(mesh);
+  for (const bool points : {false, true})
   for (int order = 1; order <= 4; ++order) {
     const dg::Setup setup = dg::build_setup(mesh, connectivity, order);
     const dg::FaceMomentTables moments = dg::face_moment_tables(order, setup.face_rule);
-    const dg::FaceTraceBuffer buffer = dg::face_trace_buffer(moments);
-    const int Np = n_basis(Shape::tetrahedron, order), Nn = dg::face_moment_nodes(order);
+    const int Nfq = setup.n_face_points();
+    ASSERT_EQ(Nfq, dg::variable_face_points(order));
+    const std::vector<double>& face_phi = setup.element_groups.at(0).face_phi;
+    const dg::FaceTraceBuffer buffer = points ? dg::face_trace_buffer_points(order, Nfq, face_phi) : dg::face_trace_buffer(moments);
+    const std::vector<double>& rows = points ? face_phi : moments.node_phi;
+    const int Np = n_basis(Shape::tetrahedron, order), Nn = points ? Nfq : dg::face_moment_nodes(order);
+    EXPECT_EQ(buffer.points, points);
     ASSERT_EQ(buffer.Nn, Nn);
     ASSERT_EQ(buffer.Np, Np);
     EXPECT_EQ(buffer.rows % 8, 0);
@@ -861,7 +869,7 @@ TEST(DgCore, TheTraceBufferProductGivesEveryFaceNodesTrace) {
     EXPECT_GE(buffer.columns, Np);
     EXPECT_LT(buffer.columns, Np + 4);
     ASSERT_EQ(buffer.tables.size(), static_cast<std::size_t>(buffer.rows) * buffer.columns);
-    EXPECT_EQ(dg::face_trace_values(10, order), static_cast<std::size_t>(10 * 4 * 5 * Nn));
+    EXPECT_EQ(dg::face_trace_values(10, buffer.Nn), static_cast<std::size_t>(10 * 4 * 5 * Nn));
     std::vector<double> c(buffer.columns, 0.0);  // one element's variable, zero past Np
     std::uint32_t seed = 77u + static_cast<std::uint32_t>(order);
     for (int j = 0; j < Np; ++j) {
@@ -881,14 +889,15 @@ TEST(DgCore, TheTraceBufferProductGivesEveryFaceNodesTrace) {
           }
         if (r >= 4 * Nn) continue;
         double expected = 0;
-        for (int j = 0; j < Np; ++j) expected += moments.node_phi[static_cast<std::size_t>(r) * Np + j] * c[j];
+        for (int j = 0; j < Np; ++j) expected += rows[static_cast<std::size_t>(r) * Np + j] * c[j];
         largest_error = std::max(largest_error, std::abs(product - expected));
         largest_value = std::max(largest_value, std::abs(expected));
       }
     EXPECT_GT(largest_value, 0.1) << order;
-    EXPECT_LT(largest_error, 1e-14 * largest_value * Np) << "p = " << order;
+    EXPECT_LT(largest_error, 1e-14 * largest_value * Np) << "p = " << order << (points ? " points" : " nodes");
     EXPECT_EQ(padding, 0.0) << order;
   }
+  EXPECT_THROW(dg::face_trace_buffer_points(4, 15, std::vector<double>(4 * 15 * 35)), Error);  // not the variable face kernel's rule
 }
 
 TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
@@ -976,6 +985,22 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   setenv("FLOWDG_TRACE_BUFFER", "3", 1);
   EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
   unsetenv("FLOWDG_TRACE_BUFFER");
+  // The buffer's rows: the face points in double precision at p = 4 (where the buffer runs), else the
+  // nodes (setup.cpp face_trace_points_for: by measurement); FLOWDG_TRACE_POINTS=0|1 replaces the
+  // rule; anything else is refused.
+  for (int order = 1; order <= 4; ++order)
+    for (const bool double_precision : {true, false}) {
+      EXPECT_EQ(dg::face_trace_points_for(-1, order, double_precision), double_precision && order == 4) << order;
+      EXPECT_FALSE(dg::face_trace_points_for(0, order, double_precision)) << order;
+      EXPECT_TRUE(dg::face_trace_points_for(1, order, double_precision)) << order;
+    }
+  setenv("FLOWDG_TRACE_POINTS", "1", 1);
+  EXPECT_TRUE(dg::face_trace_points(4, true));
+  setenv("FLOWDG_TRACE_POINTS", "points", 1);
+  EXPECT_THROW(dg::face_trace_points(4, true), InputError);
+  setenv("FLOWDG_TRACE_POINTS", "2", 1);
+  EXPECT_THROW(dg::face_trace_points(4, true), InputError);
+  unsetenv("FLOWDG_TRACE_POINTS");
   // The tensor-core element kernel (which reads the moments at p = 3, 4 in double precision) has its
   // registers bounded for three blocks an SM at p = 3 and two at p = 4 unless FLOWDG_TENSOR_BLOCKS
   // asks otherwise (read once a process: checked where it is unset).

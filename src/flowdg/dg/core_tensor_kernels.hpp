@@ -30,8 +30,9 @@
 //      mass matrix row times it; the Runge-Kutta update;
 //   4. (3D Euler's affine tetrahedra, Traces: the trace buffer fused, core_variable_kernels.hpp
 //      FaceTraceBuffer) the updated coefficients -> shared rows [8 MT3, 8 MT3 + KC) (free once the
-//      k splits are summed), then their traces at the faces' nodes = N x them -> `traces`, for the
-//      next stage's interior faces: warp w row tile w of N, each A fragment loaded once for five products.
+//      k splits are summed), then their traces at the faces' nodes (or the face rule's points:
+//      FaceTraceBuffer::points) = N x them -> `traces`, for the next stage's interior faces: warp w
+//      row tile w of N, each A fragment loaded once for five products.
 // The sums run in another order than ElementKernel's: results agree to rounding, not bit for bit.
 // Single precision (3D Euler's affine tetrahedra; "automatic" takes it from p = 3 in either precision):
 // the float state, metric and face fluxes converted to double on their way into shared memory (plain
@@ -86,7 +87,7 @@ template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
-                               typename Physics::real* __restrict__ traces, const double* __restrict__ trace_tables) {
+                               typename Physics::real* __restrict__ traces, const double* __restrict__ trace_tables, int trace_rows) {
   using Real = typename Physics::real;
   constexpr bool storage_double = std::is_same_v<Real, double>;
   static_assert(storage_double || (!Physics::has_viscous_flux && G == GeometryKind::affine),
@@ -116,6 +117,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   const int column_tile = warp % NV, row_group = warp / NV;
   (void)traces;  // (phase 4: 3D Euler's affine tetrahedra only)
   (void)trace_tables;
+  (void)trace_rows;
   detail::wait_for_previous_grid();
 
   // 0. The block's coefficients and metric, the face fluxes (asynchronous copies, all in flight at
@@ -433,10 +435,10 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       }
     }
   }
-  // 4. The updated coefficients' traces at the faces' nodes (FaceTraceBuffer's product and layout).
+  // 4. The updated coefficients' traces at the faces' nodes or points (FaceTraceBuffer's product and
+  // layout: trace_rows rows a face, the launcher checks that a warp takes each row tile).
   if constexpr (fused_traces) {
-    constexpr int Nn = face_moment_nodes(P), MT4 = (4 * Nn + 7) / 8;
-    static_assert(MT4 <= R * NV, "a warp a row tile of the traces");
+    const int Nn = trace_rows, MT4 = (4 * Nn + 7) / 8;
     __syncthreads();
     if (warp >= MT4) return;
     double at[NV][2] = {};
@@ -447,7 +449,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
       for (int v = 0; v < NV; ++v) device::dmma_8x8x4(at[v], a, static_cast<double>(b[v * E]));
     }
-    const int r = warp * 8 + fragment_row;  // face l = r / Nn, node r % Nn
+    const int r = warp * 8 + fragment_row;  // face l = r / Nn, node (point) r % Nn
     if (r >= 4 * Nn) return;
     const int l = r / Nn, node = r % Nn;
 #pragma unroll
@@ -464,16 +466,19 @@ template <class Physics, Shape S, int P, GeometryKind G>
 /// Elements [first, first + n_elements) of the group; the layout's float_rows and compact as set-up
 /// chose them (DgOperator::tensor_rows).
 /// traces, trace_tables (3D Euler's affine tetrahedra; else null): phase 4 writes the updated
-/// coefficients' traces at the faces' nodes (FaceTraceBuffer) for elements [first, first + n_elements).
+/// coefficients' traces at the faces' nodes or points (FaceTraceBuffer, trace_rows = its Nn rows a
+/// face) for elements [first, first + n_elements).
 void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& kernel, index_t first, index_t n_elements,
                                        const CoreTensorLayout& layout, const double* tables, const int* face_permutation,
-                                       typename Physics::real* traces = nullptr, const double* trace_tables = nullptr) {
+                                       typename Physics::real* traces = nullptr, const double* trace_tables = nullptr, int trace_rows = 0) {
   if (n_elements <= 0) return;
   const std::size_t shared = core_tensor_shared_bytes(layout);
   if (shared > block_shared_limit)
     throw Error(cat("tensor-core element kernel: ", shared, " bytes of shared memory per block (at most ", block_shared_limit, ")"));
   FLOWDG_ASSERT(traces == nullptr || 8 * ((layout.Np + 7) / 8) + (layout.Np + 3) / 4 * 4 <= layout.K3,
                 "the fused traces' rows [8 MT3, 8 MT3 + KC) lie past K3 = ", layout.K3);
+  FLOWDG_ASSERT(traces == nullptr || (trace_rows > 0 && (4 * trace_rows + 7) / 8 <= core_tensor_row_groups * Physics::n_variables),
+                "the fused traces: ", trace_rows, " rows a face, more row tiles than the block's warps");
   if (layout.compact && !core_tensor_compact_fits(layout))
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
@@ -490,7 +495,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     }
     allow_block_shared_limit<function>();
     detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
-                   tables + layout.M2 * layout.K2, face_permutation, traces, trace_tables);
+                   tables + layout.M2 * layout.K2, face_permutation, traces, trace_tables, trace_rows);
   };
   // 3D Euler's affine tetrahedra at p = 3, 4: registers bounded for tensor_blocks blocks an SM
   // (setup.cpp, by measurement; unbounded they took 106-108, one block an SM): double rows three (64
@@ -534,6 +539,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         if (!tensor_wide(P)) run_fixed.template operator()<2, false, false, false, 4, true>();
         else if (tensor_prefetch(P, false)) run.template operator()<2, true, false, 2, 4, true>();
         else run.template operator()<2, true, false, 2, 0, true>();
+      } else if (tensor_wide(P)) {
+        // (p = 3: the default shape's, m16n8k4 with the sizes compiled in and the loads after the sums)
+        run_fixed.template operator()<3, true, false, true, 0, true>();
       } else {
         run.template operator()<3, false, false, true, 0, true>();
       }

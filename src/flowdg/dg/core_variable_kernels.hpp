@@ -93,10 +93,14 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
 /// With `traces_m` and `traces_p` (interior faces with moments; FaceTraceBuffer) each side's trace at
 /// the face's nodes is read from the sides' trace buffers instead of summed from the coefficients.
 constexpr bool variable_face_kernel_order(int order) { return order >= 1 && order <= 4; }
+/// With `trace_points` the buffers hold each side's traces at the face rule's Nfq points instead of
+/// its Nn nodes (FaceTraceBuffer::points): the face kernel reads them at its points directly (the plus
+/// side's through the points' orientation permutation) and interpolates nothing.
 template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
-    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m = nullptr, const Real* traces_p = nullptr);
+    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m = nullptr, const Real* traces_p = nullptr,
+    bool trace_points = false);
 
 /// Each element's traces at its four faces' nodes, computed once a stage for all of them (PyFR's
 /// interpolation to the flux points, done element-wise): a matrix product on the FP64 tensor cores,
@@ -109,19 +113,28 @@ void launch_core_face_variable_kernel(
 /// the buffer as it updates the coefficients.
 /// Layout: traces [((e 4 + l) 5 + v) Nn + i] for element e of the group, its face l, variable v,
 /// node i (a side's Nn values of a variable contiguous: one 8 Nn-byte run a face thread reads).
+/// Points (face_trace_buffer_points): the same with the face rule's Nfq points in place of the Nn
+/// nodes — N's rows phi_j at local face l's point q (face_phi [(l Nfq + q) Np + j]), the buffer
+/// [((e 4 + l) 5 + v) Nfq + q]: more rows to store and read (p = 4: 19 against 15), no
+/// interpolation from the nodes in the face kernel (Nfq Nn multiply-adds a side and variable).
 struct FaceTraceBuffer {
-  int order = 0, Nn = 0, Np = 0, rows = 0, columns = 0;  ///< N padded: rows to 8, columns (k) to 4
+  int order = 0, Nn = 0, Np = 0, rows = 0, columns = 0;  ///< N padded: rows to 8, columns (k) to 4; Nn: rows a face (nodes or points)
+  bool points = false;                                   ///< Nn = the face rule's points (else the nodes)
   std::vector<double> tables;                            ///< N in fragment order (fragment_order.hpp)
   bool empty() const { return tables.empty(); }
 };
 FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments);
-/// Values a group's trace buffer holds: Ks elements' four faces' Nn nodes of 5 variables.
-inline std::size_t face_trace_values(index_t Ks, int order) { return static_cast<std::size_t>(Ks) * 4 * 5 * face_moment_nodes(order); }
+/// The buffer at the face rule's Nfq points (face_phi [(l Nfq + q) Np + j], the groups' table).
+FaceTraceBuffer face_trace_buffer_points(int order, int Nfq, const std::vector<double>& face_phi);
+/// Values a group's trace buffer holds: Ks elements' four faces' `face_rows` (FaceTraceBuffer::Nn) rows of 5 variables.
+inline std::size_t face_trace_values(index_t Ks, int face_rows) { return static_cast<std::size_t>(Ks) * 4 * 5 * face_rows; }
 /// The traces of elements [first, end) of a group (coefficients u [(v Np + j) Ks + e]) into `traces`;
-/// `tables` the device copy of FaceTraceBuffer::tables (CUDA). (The tensor-core element kernel can
-/// write them too, for the coefficients it updates: core_tensor_kernels.hpp phase 4.)
+/// `tables` the device copy of FaceTraceBuffer::tables (CUDA), `points` FaceTraceBuffer::points. (The
+/// tensor-core element kernel can write them too, for the coefficients it updates:
+/// core_tensor_kernels.hpp phase 4.)
 template <class Real>
-void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables);
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables,
+                        bool points = false);
 /// Whether it runs: setup.hpp face_trace_buffer_chosen.
 
 }  // namespace flowdg::dg

@@ -459,6 +459,10 @@ class DgOperator final : public Operator {
   /// where setup.hpp face_trace_mode says so; the product's table N in fragment order.
   bool face_traces_ = false;
   Array<double> face_trace_tables_;
+  /// The buffer's rows a face: the face nodes, or the face rule's points where setup.hpp
+  /// face_trace_points says so (FaceTraceBuffer::points; every element group with the same face table).
+  bool face_trace_points_ = false;
+  int face_trace_rows_ = 0;
   /// The trace buffer fused into the tensor-core element kernel (its phase 4 writes the updated
   /// coefficients' traces: FLOWDG_TRACE_BUFFER=2, every group runs that kernel); whether the buffer
   /// then holds the owned elements' traces of the current coefficients (set by a stage's update, cleared
@@ -970,10 +974,21 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       // The trace buffer: every interior face group runs the warp-per-variable face kernel here.
       if (const int mode = face_trace_mode(order_, std::is_same_v<Real, double>); mode > 0) {
         face_traces_ = true;
-        face_trace_tables_ = Array<double>(space, face_trace_buffer(face_moment_tables_).tables);
+        // at the face points: where asked and every group has the same face table (the variable face
+        // kernel's rule: variable_face_points)
+        bool points = face_trace_points(order_, std::is_same_v<Real, double>);
+        const std::vector<double>& face_phi = setup_.element_groups.front().face_phi;
+        for (const ElementGroupSetup& host : setup_.element_groups) points = points && host.face_phi == face_phi;
+        const int Np = n_basis(Shape::tetrahedron, order_);
+        points = points && face_phi.size() == static_cast<std::size_t>(4 * variable_face_points(order_) * Np);
+        const FaceTraceBuffer buffer =
+            points ? face_trace_buffer_points(order_, variable_face_points(order_), face_phi) : face_trace_buffer(face_moment_tables_);
+        face_trace_points_ = buffer.points;
+        face_trace_rows_ = buffer.Nn;
+        face_trace_tables_ = Array<double>(space, buffer.tables);
         traces_fused_ = mode == 2;
         for (ElementData& d : elements_) {
-          d.traces = Array<Real>(space, face_trace_values(d.Ks, order_));
+          d.traces = Array<Real>(space, face_trace_values(d.Ks, face_trace_rows_));
           traces_fused_ = traces_fused_ && d.tensor;
         }
       }
@@ -1200,7 +1215,7 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
         if (op.traces_fused_ && update.residual.data == nullptr) traces = d.traces.view().data;
       launch_core_element_tensor_kernel(kernel, first, count, d.tensor_layout, d.tensor_tables.view().data,
                                         op.face_moments_ ? op.node_permutation_.view().data : op.permutation_.view().data, traces,
-                                        traces != nullptr ? op.face_trace_tables_.view().data : nullptr);
+                                        traces != nullptr ? op.face_trace_tables_.view().data : nullptr, op.face_trace_rows_);
       return;
     }
   }
@@ -1365,7 +1380,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
         }
       }
       launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr,
-                                                          traces_m, traces_p);
+                                                          traces_m, traces_p, op.face_trace_points_);
       return;
     }
   }
@@ -1407,7 +1422,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     if (face_traces_)
       for (ElementData& d : elements_)
         launch_face_traces<Real>(order_, d.u.view().data, d.Ks, traces_current_ ? d.K_owned : 0, d.K, d.traces.view().data,
-                                 face_trace_tables_.view().data);
+                                 face_trace_tables_.view().data, face_trace_points_);
   }
 #endif
   for (std::size_t g = 0; g < faces_.size();) {
@@ -1906,9 +1921,10 @@ std::string DgOperator<Physics>::describe() const {
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
                                    : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups,
                                                                face_moments_ ? " groups, fluxes as nodal moments" : " interior groups",
-                                                               face_traces_ ? (traces_fused_ ? ", traces from the trace buffer (written by the element kernel)"
-                                                                                             : ", traces from the trace buffer")
-                                                                            : "",
+                                                               face_traces_ ? cat(", traces from the trace buffer",
+                                                                                  face_trace_points_ ? " at the face points" : "",
+                                                                                  traces_fused_ ? " (written by the element kernel)" : "")
+                                                                            : std::string(),
                                                                block_groups > 0 ? ", block face kernel on the others" : "")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"

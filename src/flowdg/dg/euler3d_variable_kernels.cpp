@@ -85,22 +85,36 @@ VariableKernelTables with_face_moments(const VariableKernelTables& tables, const
   return out;
 }
 
-FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments) {
-  FLOWDG_ASSERT(!moments.empty() && moments.order >= 1, "the trace buffer's tables need the face moments' tables");
+namespace {
+/// N (4 Nn rows of Np: `rows_source` [(l Nn + i) Np + j]) padded and in fragment order.
+FaceTraceBuffer trace_buffer_from_rows(int order, int Nn, bool points, const std::vector<double>& rows_source) {
   FaceTraceBuffer buffer;
-  buffer.order = moments.order;
-  buffer.Nn = face_moment_nodes(moments.order);
-  buffer.Np = n_basis(Shape::tetrahedron, moments.order);
+  buffer.order = order;
+  buffer.Nn = Nn;
+  buffer.points = points;
+  buffer.Np = n_basis(Shape::tetrahedron, order);
   buffer.rows = (4 * buffer.Nn + 7) / 8 * 8;
   buffer.columns = (buffer.Np + 3) / 4 * 4;
-  FLOWDG_ASSERT(moments.node_phi.size() == static_cast<std::size_t>(4 * buffer.Nn * buffer.Np), "node_phi: ", moments.node_phi.size(),
-                " values, expected ", 4 * buffer.Nn * buffer.Np);
+  FLOWDG_ASSERT(rows_source.size() == static_cast<std::size_t>(4 * buffer.Nn * buffer.Np), points ? "face_phi: " : "node_phi: ",
+                rows_source.size(), " values, expected ", 4 * buffer.Nn * buffer.Np);
   buffer.tables.assign(static_cast<std::size_t>(buffer.rows) * buffer.columns, 0.0);  // zero padding
   for (int r = 0; r < 4 * buffer.Nn; ++r)
     for (int j = 0; j < buffer.Np; ++j)
-      buffer.tables[static_cast<std::size_t>(r) * buffer.columns + j] = moments.node_phi[static_cast<std::size_t>(r) * buffer.Np + j];
+      buffer.tables[static_cast<std::size_t>(r) * buffer.columns + j] = rows_source[static_cast<std::size_t>(r) * buffer.Np + j];
   to_fragment_order(buffer.tables, 0, buffer.rows, buffer.columns);
   return buffer;
+}
+}  // namespace
+
+FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments) {
+  FLOWDG_ASSERT(!moments.empty() && moments.order >= 1, "the trace buffer's tables need the face moments' tables");
+  return trace_buffer_from_rows(moments.order, face_moment_nodes(moments.order), false, moments.node_phi);
+}
+
+FaceTraceBuffer face_trace_buffer_points(int order, int Nfq, const std::vector<double>& face_phi) {
+  FLOWDG_ASSERT(order >= 1 && order <= 4 && Nfq == variable_face_points(order), "the trace buffer at the face points: p = 1..4 with ",
+                "the variable face kernel's rule (", variable_face_points(order), " points), not p = ", order, " with ", Nfq);
+  return trace_buffer_from_rows(order, Nfq, true, face_phi);
 }
 
 #if defined(__CUDACC__)
@@ -440,8 +454,14 @@ struct FaceMomentParameters {
 ///     the same table for every face and lane, a constant-bank operand: Nn Np shared-memory
 ///     products and Nfq Nn constant ones instead of Nfq Np (p = 4: 525 + 285 against 665);
 ///   face_traces_buffer (interior faces with moments): the nodes' values read from the sides' trace
-///     buffers (FaceTraceBuffer, filled by face_traces_kernel at the stage's start), then as nodes.
-constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2, face_traces_buffer = 3;
+///     buffers (FaceTraceBuffer, filled by face_traces_kernel at the stage's start), then as nodes;
+///   face_traces_buffer_points (interior faces with moments and the prefetch): the trace buffers hold
+///     the traces at the face points (FaceTraceBuffer::points): no first phase — a thread per (face,
+///     point), a face's points in consecutive lanes, reads both sides' five values there (the plus
+///     side's through the points' permutation: the same sectors) and runs the flux, whose scaled
+///     values go to shared memory face-major ([(face Nfq + q) 5 + v]: conflict-free for both the
+///     point threads' stores and the moments' (v, face) threads' loads).
+constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2, face_traces_buffer = 3, face_traces_buffer_points = 4;
 
 /// The face kernel's table row length: Np, or with pairs Np padded to an even count (every row on 16
 /// bytes). Session 43: the padding (p = 4: 36) cost more than the pairs saved — rows 36 doubles
@@ -475,18 +495,23 @@ void upload_node_phi(const FaceMomentTables& tables) {
 /// shared memory (rows of trace_stride = 44 doubles: a half warp's four rows fall on disjoint banks),
 /// N's A fragments from the table in fragment order. Float storage: the coefficients converted to
 /// double on their way into shared memory, the traces rounded to float as they are stored.
+/// Points: N's rows at the face rule's points (FaceTraceBuffer::points; Nn below their count).
 constexpr int trace_elements = 8, trace_stride = 44;
-template <int P>
+template <int P, bool Points>
+constexpr int trace_rows() {
+  return Points ? variable_face_points(P) : face_moment_nodes(P);
+}
+template <int P, bool Points>
 constexpr int trace_warps() {
-  return (4 * face_moment_nodes(P) + 7) / 8;
+  return (4 * trace_rows<P, Points>() + 7) / 8;
 }
 
-template <class Real, int P>
-__global__ void __launch_bounds__(32 * trace_warps<P>())
+template <class Real, int P, bool Points>
+__global__ void __launch_bounds__(32 * trace_warps<P, Points>())
     face_traces_kernel(const Real* __restrict__ u, index_t Ks, index_t first, index_t K, Real* __restrict__ traces,
                        const double* __restrict__ tables) {
-  constexpr int Np = n_basis(Shape::tetrahedron, P), Nn = face_moment_nodes(P), NV = 5, E = trace_elements, ST = trace_stride;
-  constexpr int KC = (Np + 3) / 4 * 4, threads = 32 * trace_warps<P>();
+  constexpr int Np = n_basis(Shape::tetrahedron, P), Nn = trace_rows<P, Points>(), NV = 5, E = trace_elements, ST = trace_stride;
+  constexpr int KC = (Np + 3) / 4 * 4, threads = 32 * trace_warps<P, Points>();
   static_assert(NV * E <= ST, "a shared row holds the five column tiles");
   __shared__ __align__(16) double s_u[KC * ST];
   detail::wait_for_previous_grid();
@@ -532,7 +557,9 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments, const Real* __restrict__ traces_m,
     const Real* __restrict__ traces_p) {
   static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
-  static_assert(Traces != face_traces_buffer || (Moments && !Boundary), "the trace buffer on interior faces with moments only");
+  static_assert((Traces != face_traces_buffer && Traces != face_traces_buffer_points) || (Moments && !Boundary),
+                "the trace buffer on interior faces with moments only");
+  static_assert(Traces != face_traces_buffer_points || Prefetch, "the trace buffer at the points: with the geometry prefetched");
   static_assert(!Prefetch || (Moments && !Boundary), "the geometry is prefetched on interior faces with moments");
   static_assert(Traces != face_traces_nodes || Moments, "node traces with face moments only");
   // Prefetch: each face's unit normal and |N| (the affine face geometry, [c Gs + local]) and the
@@ -541,18 +568,26 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   __shared__ Real s_geometry[Prefetch ? 4 : 1][variable_lanes];
   __shared__ Real s_weight[Prefetch ? Nfq : 1];
   constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, Rw = face_table_row(Traces, Np);
-  constexpr bool buffer = Traces == face_traces_buffer, nodes = Traces == face_traces_nodes || buffer;
+  constexpr bool point_buffer = Traces == face_traces_buffer_points, buffer = Traces == face_traces_buffer || point_buffer;
+  constexpr bool nodes = Traces == face_traces_nodes || Traces == face_traces_buffer;
   constexpr int Nn = face_moment_nodes(P), rows = nodes ? Nn : Nfq, table = buffer ? 0 : 4 * rows * Rw, sides = Boundary ? 1 : 2;
   extern __shared__ __align__(16) unsigned char variable_face_shared[];
   Real* s_phi = reinterpret_cast<Real*>(variable_face_shared);  // [(l rows + q) Rw + j], zero past Np
-  Real* s_trace = s_phi + table;                                 // [((side Nfq + q) NV + v) E + lane]
+  Real* s_trace = s_phi + table;                                 // [((side Nfq + q) NV + v) E + lane] (point_buffer: [(lane Nfq + q) NV + v])
+  // where point q's variable w of this block's face `face` (minus side) lies in s_trace
+  const auto slot = [](int face, int q, int w) { return point_buffer ? (face * Nfq + q) * NV + w : (q * NV + w) * E + face; };
   const Real* source;
   if constexpr (nodes) source = variable_node_phi<Real, P>;
   else source = k.face_phi_m.data;
   for (int i = static_cast<int>(threadIdx.x); i < table; i += 5 * E) s_phi[i] = i % Rw < Np ? source[i / Rw * Np + i % Rw] : Real(0);
-  __shared__ int s_node_permutation[nodes ? 6 * Nn : 1];
+  __shared__ int s_node_permutation[nodes ? 6 * Nn : point_buffer ? 6 * Nfq : 1];
   if constexpr (nodes)
     for (int i = static_cast<int>(threadIdx.x); i < 6 * Nn; i += 5 * E) s_node_permutation[i] = moments.node_permutation[i / Nn][i % Nn];
+  if constexpr (point_buffer)  // the face points' permutations [orientation Nfq + q]
+    for (int i = static_cast<int>(threadIdx.x); i < 6 * Nfq; i += 5 * E) s_node_permutation[i] = k.permutation[i];
+  // point_buffer: each face's two sides' first values in the buffers and its orientation
+  __shared__ index_t s_side_base[point_buffer ? 2 : 1][point_buffer ? E : 1];
+  __shared__ int s_orientation[point_buffer ? E : 1];
   const int v = static_cast<int>(threadIdx.x) / E;  // the same in a warp
   const int lane = static_cast<int>(threadIdx.x) % E;
   const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
@@ -561,11 +596,18 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     if (v < 4) s_geometry[v][lane] = k.geometry[v * k.Gs + (local < n ? local : 0)];
     if (threadIdx.x < Nfq) s_weight[threadIdx.x] = k.face_weight[threadIdx.x];
   }
+  if constexpr (point_buffer) {
+    if (v == 4) {
+      s_side_base[0][lane] = (k.index.element_m[f] * 4 + k.index.local_m[f]) * NV * Nfq;
+      s_side_base[1][lane] = (k.index.element_p[f] * 4 + k.index.local_p[f]) * NV * Nfq;
+      s_orientation[lane] = k.index.orientation[f];
+    }
+  }
   __syncthreads();  // the table
   // One side at a time (its Np coefficients in registers): the minus side at the face's points, the
   // plus side at its own points of them (the orientation's permutation); a boundary face its minus side.
 #pragma unroll
-  for (int side = 0; side < sides; ++side) {
+  for (int side = 0; side < (point_buffer ? 0 : sides); ++side) {
     const View<const Real>& u = side == 0 ? k.u_m : k.u_p;
     const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, element = side == 0 ? k.index.element_m[f] : k.index.element_p[f];
     Real c[buffer ? 1 : Np];
@@ -620,17 +662,28 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
       for (int q = 0; q < Nfq; ++q) s_trace[((side * Nfq + q) * NV + v) * E + lane] = row_sum(phi + (side == 0 ? q : permutation[q]) * Rw);
     }
   }
-  __syncthreads();  // the traces
-  // A thread per (face, point), the faces of a point in consecutive lanes (the stores coalesce).
+  if constexpr (!point_buffer) __syncthreads();  // the traces
+  // A thread per (face, point), the faces of a point in consecutive lanes (the stores coalesce); with
+  // point_buffer a face's points in consecutive lanes (the buffers' loads coalesce).
   for (int i = static_cast<int>(threadIdx.x); i < Nfq * E; i += 5 * E) {
-    const int q = i / E, face = i % E;
+    const int q = point_buffer ? i % Nfq : i / E, face = point_buffer ? i / Nfq : i % E;
     const index_t at = static_cast<index_t>(blockIdx.x) * E + face;
     if (at >= n) continue;
     typename physics::Euler<3, Real>::State um, up{};
+    if constexpr (point_buffer) {
+      const Real* mine = traces_m + s_side_base[0][face] + q;
+      const Real* theirs = traces_p + s_side_base[1][face] + s_node_permutation[s_orientation[face] * Nfq + q];
 #pragma unroll
-    for (int w = 0; w < NV; ++w) {
-      um[w] = s_trace[(q * NV + w) * E + face];
-      if constexpr (!Boundary) up[w] = s_trace[((Nfq + q) * NV + w) * E + face];
+      for (int w = 0; w < NV; ++w) {
+        um[w] = mine[w * Nfq];
+        up[w] = theirs[w * Nfq];
+      }
+    } else {
+#pragma unroll
+      for (int w = 0; w < NV; ++w) {
+        um[w] = s_trace[(q * NV + w) * E + face];
+        if constexpr (!Boundary) up[w] = s_trace[((Nfq + q) * NV + w) * E + face];
+      }
     }
     if constexpr (Prefetch) {
       // point_flux's arithmetic with the prefetched geometry: the scaled flux into this thread's own
@@ -641,7 +694,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
       const auto value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um, up, normal);
       const Real scale = s_weight[q] * s_geometry[3][face];
 #pragma unroll
-      for (int w = 0; w < NV; ++w) s_trace[(q * NV + w) * E + face] = scale * value[w];
+      for (int w = 0; w < NV; ++w) s_trace[slot(face, q, w)] = scale * value[w];
     } else if constexpr (Moments) {
       // The scaled flux into this thread's own minus-trace slots.
       typename physics::Euler<3, Real>::State jump;
@@ -659,7 +712,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     if (local < n) {
       Real s[Nfq];
 #pragma unroll
-      for (int q = 0; q < Nfq; ++q) s[q] = s_trace[(q * NV + v) * E + lane];
+      for (int q = 0; q < Nfq; ++q) s[q] = s_trace[slot(lane, q, v)];
 #pragma unroll
       for (int i = 0; i < face_moment_nodes(P); ++i) {
         Real sum = 0;
@@ -699,7 +752,12 @@ constexpr int variable_default_face_blocks(bool double_precision, int order, int
 /// one binary, two rounds, docs/results/tets_session49/call10_*): double four blocks 14.40-14.44e9
 /// against three's 14.30-14.33 and five's 14.37-14.40 (six 14.24, one round); float five 22.33-22.34
 /// against three's 22.25-22.30 and four's 22.26-22.29 (six 21.97, one round).
-constexpr int variable_buffer_face_blocks(bool double_precision, int order) {
+/// At the points (FaceTraceBuffer::points: no interpolation from the nodes, a side's shared slots
+/// alone) six. Session 54 (H200, p = 4, the element kernel filling the buffer, one binary, two rounds,
+/// docs/results/session54/call5_*): double six 16.56-16.57e9 against four's 16.34-16.35 and five's
+/// 16.25; float (points not its default) six 24.33-24.40, four 24.38-24.40, five 24.23-24.33.
+constexpr int variable_buffer_face_blocks(bool double_precision, int order, bool points) {
+  if (points) return 6;
   if (order == 4) return double_precision ? 4 : 5;
   return variable_default_face_blocks(double_precision, order, static_cast<int>(physics::RiemannKind::rusanov));
 }
@@ -747,10 +805,13 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
     for (int i = 0; i < 6 * Nn; ++i) moments.node_permutation[i / Nn][i % Nn] = tables->node_permutation[i];
     if constexpr (Traces == face_traces_nodes) upload_node_phi<Real, P>(*tables);
   }
-  FLOWDG_ASSERT((Traces == face_traces_buffer) == (traces_m != nullptr && traces_p != nullptr),
+  constexpr bool buffer = Traces == face_traces_buffer || Traces == face_traces_buffer_points;
+  FLOWDG_ASSERT(buffer == (traces_m != nullptr && traces_p != nullptr),
                 "the variable face kernel's trace buffers: given for the buffer's kernel only, and both sides'");
-  constexpr int rows = Traces == face_traces_nodes ? Nn : Nfq, table = Traces == face_traces_buffer ? 0 : 4 * rows * face_table_row(Traces, Np);
-  constexpr std::size_t shared = sizeof(Real) * (table + 2 * Nfq * 5 * variable_lanes);
+  FLOWDG_ASSERT(Traces != face_traces_buffer_points || kernel.permutation.data != nullptr, "the trace buffer at the points: the points' permutations");
+  constexpr int rows = Traces == face_traces_nodes ? Nn : Nfq, table = buffer ? 0 : 4 * rows * face_table_row(Traces, Np);
+  // (the points' buffer: the minus side's slots alone, the scaled fluxes)
+  constexpr std::size_t shared = sizeof(Real) * (table + (Traces == face_traces_buffer_points ? 1 : 2) * Nfq * 5 * variable_lanes);
   constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments, Prefetch, Traces>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -763,21 +824,24 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
 
 template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
-                                  const Real* traces_m, const Real* traces_p) {
+                                  const Real* traces_m, const Real* traces_p, bool trace_points) {
   if constexpr (!Boundary) {
-    if (traces_m != nullptr) {  // the trace buffer (setup.hpp face_trace_mode)
+    if (traces_m != nullptr) {  // the trace buffer (setup.hpp face_trace_mode; at the points: face_trace_points)
       FLOWDG_ASSERT(moments != nullptr && (variable_prefetch() & 2) != 0, "the face trace buffer runs with face moments and the face prefetch");
+      const auto run = [&]<int Blocks, int Traces>() {
+        launch_variable_faces<Real, P, Riemann, Blocks, false, true, true, Traces>(kernel, n_faces, moments, traces_m, traces_p);
+      };
       if constexpr (Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
         // FLOWDG_VARIABLE_FACE_BLOCKS for A/B runs (Rusanov: the measured flux), else the buffer's own
         // measured default: without the coefficients' table the kernel's shared memory fits more
         // blocks than the sums' did (variable_buffer_face_blocks)
         static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
-        with_min_blocks(asked > 0 ? asked : variable_buffer_face_blocks(std::is_same_v<Real, double>, P), [&]<int Blocks>() {
-          launch_variable_faces<Real, P, Riemann, Blocks, false, true, true, face_traces_buffer>(kernel, n_faces, moments, traces_m, traces_p);
+        with_min_blocks(asked > 0 ? asked : variable_buffer_face_blocks(std::is_same_v<Real, double>, P, trace_points), [&]<int Blocks>() {
+          trace_points ? run.template operator()<Blocks, face_traces_buffer_points>() : run.template operator()<Blocks, face_traces_buffer>();
         });
       } else {
         constexpr int blocks = variable_default_face_blocks(std::is_same_v<Real, double>, P, Riemann);
-        launch_variable_faces<Real, P, Riemann, blocks, false, true, true, face_traces_buffer>(kernel, n_faces, moments, traces_m, traces_p);
+        trace_points ? run.template operator()<blocks, face_traces_buffer_points>() : run.template operator()<blocks, face_traces_buffer>();
       }
       return;
     }
@@ -817,31 +881,35 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
 template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
-    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p) {
+    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p, bool trace_points) {
   if (n_faces <= 0) return;
   FLOWDG_ASSERT(!Boundary || traces_m == nullptr, "boundary faces sum their traces (no trace buffer)");
   FLOWDG_ASSERT(!Boundary || moments != nullptr, "the variable face kernel takes boundary faces with moments only");
   switch (kernel.riemann) {  // a kernel per numerical flux (as the block face kernel's)
     case physics::RiemannKind::rusanov:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments, traces_m, traces_p);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
+                                                                                              trace_points);
       return;
     case physics::RiemannKind::roe:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments, traces_m, traces_p);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
+                                                                                              trace_points);
       return;
     case physics::RiemannKind::hllc:
     default:  // numerical_flux's own default
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments, traces_m, traces_p);
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
+                                                                                              trace_points);
       return;
   }
 }
 
 template <class Real>
-void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables) {
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables, bool points) {
   if (end <= first) return;
   first = first / trace_elements * trace_elements;  // blocks of whole aligned 8s (16-byte copies); the extra elements' traces are the same
   const auto blocks = static_cast<unsigned>((end - first + trace_elements - 1) / trace_elements);
   const auto run = [&]<int P>() {
-    detail::launch(false, face_traces_kernel<Real, P>, blocks, 32 * trace_warps<P>(), 0, u, Ks, first, end, traces, tables);
+    if (points) detail::launch(false, face_traces_kernel<Real, P, true>, blocks, 32 * trace_warps<P, true>(), 0, u, Ks, first, end, traces, tables);
+    else detail::launch(false, face_traces_kernel<Real, P, false>, blocks, 32 * trace_warps<P, false>(), 0, u, Ks, first, end, traces, tables);
   };
   switch (order) {
     case 1: run.template operator()<1>(); return;
@@ -851,13 +919,13 @@ void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, ind
     default: throw Error(cat("the face trace buffer is built for p = 1..4, not ", order));
   }
 }
-template void launch_face_traces<double>(int, const double*, index_t, index_t, index_t, double*, const double*);
-template void launch_face_traces<float>(int, const float*, index_t, index_t, index_t, float*, const double*);
+template void launch_face_traces<double>(int, const double*, index_t, index_t, index_t, double*, const double*, bool);
+template void launch_face_traces<float>(int, const float*, index_t, index_t, index_t, float*, const double*, bool);
 
 #define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P, Boundary) \
   template void launch_core_face_variable_kernel<Real, P, Boundary>(                                                                          \
       const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>&, index_t,        \
-      const FaceMomentTables*, const Real*, const Real*);
+      const FaceMomentTables*, const Real*, const Real*, bool);
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, false)

@@ -698,6 +698,28 @@ int face_trace_mode(int order, bool double_precision) {
   return face_trace_mode_for(asked, order, double_precision);
 }
 
+bool face_trace_points_for(int asked, int order, bool double_precision) {
+  if (asked >= 0) return asked == 1;
+  // Session 54 (the 3D Euler vortex, RK4, Rusanov, H200, `flowdg run`, 384,000 tetrahedra, two rounds;
+  // docs/performance.md): double p = 4 16.56-16.57e9 DOF-stage updates/s at the points (the face
+  // kernel six blocks an SM; four 16.34-16.35, five 16.25) against the nodes' 15.50-15.54 (+6.7%: the
+  // interior face kernel 0.62 ms a stage at ncu's clocks against 1.13); float p = 4 24.33-24.40
+  // against 24.43-24.54 (the element kernel's 3.0 ms dominate there): the nodes stay.
+  return double_precision && order == 4;
+}
+
+bool face_trace_points(int order, bool double_precision) {
+  const char* value = std::getenv("FLOWDG_TRACE_POINTS");
+  int asked = -1;
+  if (value != nullptr && *value != 0) {
+    const std::string text(value);
+    if (text != "0" && text != "1")
+      throw InputError(cat("FLOWDG_TRACE_POINTS='", text, "': expected 0 (the trace buffer at the face nodes) or 1 (at the face points)"));
+    asked = text[0] - '0';
+  }
+  return face_trace_points_for(asked, order, double_precision);
+}
+
 Br2FaceShape br2_face_default_shape(Shape shape, int order) {
   // From one call on the H100 (session 38: the viscous vortex through `flowdg run`, 640,000
   // perturbed quadrilaterals and 798,848 triangles, RK4, Rusanov + BR2, two rounds; docs/performance.md):

@@ -182,6 +182,13 @@ bool face_moments_chosen(int order, bool double_precision);
 int face_trace_mode(int order, bool double_precision);
 /// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1, 2).
 int face_trace_mode_for(int asked, int order, bool double_precision);
+/// Whether the trace buffer holds each side's traces at the face rule's points rather than its nodes
+/// (FaceTraceBuffer::points: more values to write and read, no interpolation from the nodes in the
+/// face kernel), by measurement (face_trace_points_for's rule); FLOWDG_TRACE_POINTS=0|1 replaces the
+/// rule for A/B runs (read at every operator build; anything else an InputError).
+bool face_trace_points(int order, bool double_precision);
+/// The rule with `asked` for FLOWDG_TRACE_POINTS's value (-1 unset, 0, 1).
+bool face_trace_points_for(int asked, int order, bool double_precision);
 /// The blocks an SM the tensor-core element kernel's registers are bounded for on 3D Euler's affine
 /// tetrahedra at p = 3, 4, by measurement: double rows 3 at p = 3, 2 at p = 4 (the plain layout's
 /// shared memory fits two there, the compact one's three: tensor_compact), float rows (float
