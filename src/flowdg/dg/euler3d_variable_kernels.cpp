@@ -461,7 +461,16 @@ struct FaceMomentParameters {
 ///     side's through the points' permutation: the same sectors) and runs the flux, whose scaled
 ///     values go to shared memory face-major ([(face Nfq + q) 5 + v]: conflict-free for both the
 ///     point threads' stores and the moments' (v, face) threads' loads).
-constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2, face_traces_buffer = 3, face_traces_buffer_points = 4;
+///   face_traces_buffer_point_pairs: the same, two (face, point) items a thread at a time, both
+///     items' loads issued before either flux (the points' kernel waits on its loads: ncu's long
+///     scoreboard 10.7 of its cycles an instruction); FLOWDG_FACE_POINT_PAIRS=1 (Rusanov), off by
+///     default until the gpu tests and memcheck have run it: session 54 (H200, double p = 4, one
+///     binary, two rounds, docs/results/session54/call14_*) four blocks an SM 16.96, 17.00e9 against
+///     the points' default (six blocks) 16.52, 16.51 — the same bits — five 16.40-16.47, six 16.15-16.20
+///     (64 registers: spilled, 2.1 GB a stage instead of 1.7).
+constexpr int face_traces_points = 0, face_traces_pairs = 1, face_traces_nodes = 2, face_traces_buffer = 3, face_traces_buffer_points = 4,
+              face_traces_buffer_point_pairs = 5;
+constexpr bool face_traces_at_points(int traces) { return traces == face_traces_buffer_points || traces == face_traces_buffer_point_pairs; }
 
 /// The face kernel's table row length: Np, or with pairs Np padded to an even count (every row on 16
 /// bytes). Session 43: the padding (p = 4: 36) cost more than the pairs saved — rows 36 doubles
@@ -557,9 +566,9 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments, const Real* __restrict__ traces_m,
     const Real* __restrict__ traces_p) {
   static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
-  static_assert((Traces != face_traces_buffer && Traces != face_traces_buffer_points) || (Moments && !Boundary),
+  static_assert((Traces != face_traces_buffer && !face_traces_at_points(Traces)) || (Moments && !Boundary),
                 "the trace buffer on interior faces with moments only");
-  static_assert(Traces != face_traces_buffer_points || Prefetch, "the trace buffer at the points: with the geometry prefetched");
+  static_assert(!face_traces_at_points(Traces) || Prefetch, "the trace buffer at the points: with the geometry prefetched");
   static_assert(!Prefetch || (Moments && !Boundary), "the geometry is prefetched on interior faces with moments");
   static_assert(Traces != face_traces_nodes || Moments, "node traces with face moments only");
   // Prefetch: each face's unit normal and |N| (the affine face geometry, [c Gs + local]) and the
@@ -568,7 +577,8 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   __shared__ Real s_geometry[Prefetch ? 4 : 1][variable_lanes];
   __shared__ Real s_weight[Prefetch ? Nfq : 1];
   constexpr int Np = n_basis(Shape::tetrahedron, P), NV = 5, E = variable_lanes, Rw = face_table_row(Traces, Np);
-  constexpr bool point_buffer = Traces == face_traces_buffer_points, buffer = Traces == face_traces_buffer || point_buffer;
+  constexpr bool point_buffer = face_traces_at_points(Traces), buffer = Traces == face_traces_buffer || point_buffer;
+  constexpr bool point_pairs = Traces == face_traces_buffer_point_pairs;
   constexpr bool nodes = Traces == face_traces_nodes || Traces == face_traces_buffer;
   constexpr int Nn = face_moment_nodes(P), rows = nodes ? Nn : Nfq, table = buffer ? 0 : 4 * rows * Rw, sides = Boundary ? 1 : 2;
   extern __shared__ __align__(16) unsigned char variable_face_shared[];
@@ -665,7 +675,43 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   if constexpr (!point_buffer) __syncthreads();  // the traces
   // A thread per (face, point), the faces of a point in consecutive lanes (the stores coalesce); with
   // point_buffer a face's points in consecutive lanes (the buffers' loads coalesce).
-  for (int i = static_cast<int>(threadIdx.x); i < Nfq * E; i += 5 * E) {
+  if constexpr (point_pairs) {
+    // two items a thread at a time: both items' ten loads in flight before either flux
+    constexpr int items = Nfq * E, step = 5 * E;
+    for (int i0 = static_cast<int>(threadIdx.x); i0 < items; i0 += 2 * step) {
+      typename physics::Euler<3, Real>::State um[2] = {}, up[2] = {};
+      int qs[2], faces[2];
+      bool valid[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = i0 + h * step;
+        qs[h] = i % Nfq;
+        faces[h] = i / Nfq;
+        valid[h] = i < items && static_cast<index_t>(blockIdx.x) * E + faces[h] < n;
+        if (valid[h]) {
+          const Real* mine = traces_m + s_side_base[0][faces[h]] + qs[h];
+          const Real* theirs = traces_p + s_side_base[1][faces[h]] + s_node_permutation[s_orientation[faces[h]] * Nfq + qs[h]];
+#pragma unroll
+          for (int w = 0; w < NV; ++w) {
+            um[h][w] = mine[w * Nfq];
+            up[h][w] = theirs[w * Nfq];
+          }
+        }
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (!valid[h]) continue;
+        typename physics::Euler<3, Real>::Direction normal;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) normal[d] = s_geometry[d][faces[h]];
+        const auto value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um[h], up[h], normal);
+        const Real scale = s_weight[qs[h]] * s_geometry[3][faces[h]];
+#pragma unroll
+        for (int w = 0; w < NV; ++w) s_trace[slot(faces[h], qs[h], w)] = scale * value[w];
+      }
+    }
+  }
+  for (int i = static_cast<int>(threadIdx.x); i < (point_pairs ? 0 : Nfq * E); i += 5 * E) {
     const int q = point_buffer ? i % Nfq : i / E, face = point_buffer ? i / Nfq : i % E;
     const index_t at = static_cast<index_t>(blockIdx.x) * E + face;
     if (at >= n) continue;
@@ -756,8 +802,9 @@ constexpr int variable_default_face_blocks(bool double_precision, int order, int
 /// alone) six. Session 54 (H200, p = 4, the element kernel filling the buffer, one binary, two rounds,
 /// docs/results/session54/call5_*): double six 16.56-16.57e9 against four's 16.34-16.35 and five's
 /// 16.25; float (points not its default) six 24.33-24.40, four 24.38-24.40, five 24.23-24.33.
-constexpr int variable_buffer_face_blocks(bool double_precision, int order, bool points) {
-  if (points) return 6;
+/// Two items a thread at a time (face_traces_buffer_point_pairs) four (measured: see there).
+constexpr int variable_buffer_face_blocks(bool double_precision, int order, bool points, bool point_pairs = false) {
+  if (points) return point_pairs ? 4 : 6;
   if (order == 4) return double_precision ? 4 : 5;
   return variable_default_face_blocks(double_precision, order, static_cast<int>(physics::RiemannKind::rusanov));
 }
@@ -805,13 +852,13 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
     for (int i = 0; i < 6 * Nn; ++i) moments.node_permutation[i / Nn][i % Nn] = tables->node_permutation[i];
     if constexpr (Traces == face_traces_nodes) upload_node_phi<Real, P>(*tables);
   }
-  constexpr bool buffer = Traces == face_traces_buffer || Traces == face_traces_buffer_points;
+  constexpr bool buffer = Traces == face_traces_buffer || face_traces_at_points(Traces);
   FLOWDG_ASSERT(buffer == (traces_m != nullptr && traces_p != nullptr),
                 "the variable face kernel's trace buffers: given for the buffer's kernel only, and both sides'");
-  FLOWDG_ASSERT(Traces != face_traces_buffer_points || kernel.permutation.data != nullptr, "the trace buffer at the points: the points' permutations");
+  FLOWDG_ASSERT(!face_traces_at_points(Traces) || kernel.permutation.data != nullptr, "the trace buffer at the points: the points' permutations");
   constexpr int rows = Traces == face_traces_nodes ? Nn : Nfq, table = buffer ? 0 : 4 * rows * face_table_row(Traces, Np);
   // (the points' buffer: the minus side's slots alone, the scaled fluxes)
-  constexpr std::size_t shared = sizeof(Real) * (table + (Traces == face_traces_buffer_points ? 1 : 2) * Nfq * 5 * variable_lanes);
+  constexpr std::size_t shared = sizeof(Real) * (table + (face_traces_at_points(Traces) ? 1 : 2) * Nfq * 5 * variable_lanes);
   constexpr auto function = core_face_variable_kernel<Real, P, Nfq, Riemann, MinBlocks, Boundary, Moments, Prefetch, Traces>;
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -836,8 +883,11 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
         // measured default: without the coefficients' table the kernel's shared memory fits more
         // blocks than the sums' did (variable_buffer_face_blocks)
         static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
-        with_min_blocks(asked > 0 ? asked : variable_buffer_face_blocks(std::is_same_v<Real, double>, P, trace_points), [&]<int Blocks>() {
-          trace_points ? run.template operator()<Blocks, face_traces_buffer_points>() : run.template operator()<Blocks, face_traces_buffer>();
+        static const bool point_pairs = switch_asked("FLOWDG_FACE_POINT_PAIRS", 0, 1, "0 or 1") == 1;
+        with_min_blocks(asked > 0 ? asked : variable_buffer_face_blocks(std::is_same_v<Real, double>, P, trace_points, point_pairs), [&]<int Blocks>() {
+          if (trace_points && point_pairs) run.template operator()<Blocks, face_traces_buffer_point_pairs>();
+          else if (trace_points) run.template operator()<Blocks, face_traces_buffer_points>();
+          else run.template operator()<Blocks, face_traces_buffer>();
         });
       } else {
         constexpr int blocks = variable_default_face_blocks(std::is_same_v<Real, double>, P, Riemann);
