@@ -463,8 +463,8 @@ struct FaceMomentParameters {
 ///     point threads' stores and the moments' (v, face) threads' loads).
 ///   face_traces_buffer_point_pairs: the same, two (face, point) items a thread at a time, both
 ///     items' loads issued before either flux (the points' kernel waits on its loads: ncu's long
-///     scoreboard 10.7 of its cycles an instruction); FLOWDG_FACE_POINT_PAIRS=1 (Rusanov), off by
-///     default until the gpu tests and memcheck have run it: session 54 (H200, double p = 4, one
+///     scoreboard 10.7 of its cycles an instruction); the default with the Rusanov flux since session 55
+///     (FLOWDG_FACE_POINT_PAIRS=0: one item a thread): session 54 (H200, double p = 4, one
 ///     binary, two rounds, docs/results/session54/call14_*) four blocks an SM 16.96, 17.00e9 against
 ///     the points' default (six blocks) 16.52, 16.51 — the same bits — five 16.40-16.47, six 16.15-16.20
 ///     (64 registers: spilled, 2.1 GB a stage instead of 1.7).
@@ -675,6 +675,26 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   if constexpr (!point_buffer) __syncthreads();  // the traces
   // A thread per (face, point), the faces of a point in consecutive lanes (the stores coalesce); with
   // point_buffer a face's points in consecutive lanes (the buffers' loads coalesce).
+  // point_buffer: point q of block face `face`'s two sides' values from the buffers, and its scaled
+  // flux (the prefetched geometry) into shared memory, face-major
+  [[maybe_unused]] const auto load_point = [&](int face, int q, auto& um, auto& up) {
+    const Real* mine = traces_m + s_side_base[0][face] + q;
+    const Real* theirs = traces_p + s_side_base[1][face] + s_node_permutation[s_orientation[face] * Nfq + q];
+#pragma unroll
+    for (int w = 0; w < NV; ++w) {
+      um[w] = mine[w * Nfq];
+      up[w] = theirs[w * Nfq];
+    }
+  };
+  [[maybe_unused]] const auto flux_to_shared = [&](int face, int q, const auto& um, const auto& up) {
+    typename physics::Euler<3, Real>::Direction normal;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) normal[d] = s_geometry[d][face];
+    const auto value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um, up, normal);
+    const Real scale = s_weight[q] * s_geometry[3][face];
+#pragma unroll
+    for (int w = 0; w < NV; ++w) s_trace[slot(face, q, w)] = scale * value[w];
+  };
   if constexpr (point_pairs) {
     // two items a thread at a time: both items' ten loads in flight before either flux
     constexpr int items = Nfq * E, step = 5 * E;
@@ -688,27 +708,11 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
         qs[h] = i % Nfq;
         faces[h] = i / Nfq;
         valid[h] = i < items && static_cast<index_t>(blockIdx.x) * E + faces[h] < n;
-        if (valid[h]) {
-          const Real* mine = traces_m + s_side_base[0][faces[h]] + qs[h];
-          const Real* theirs = traces_p + s_side_base[1][faces[h]] + s_node_permutation[s_orientation[faces[h]] * Nfq + qs[h]];
-#pragma unroll
-          for (int w = 0; w < NV; ++w) {
-            um[h][w] = mine[w * Nfq];
-            up[h][w] = theirs[w * Nfq];
-          }
-        }
+        if (valid[h]) load_point(faces[h], qs[h], um[h], up[h]);
       }
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (!valid[h]) continue;
-        typename physics::Euler<3, Real>::Direction normal;
-#pragma unroll
-        for (int d = 0; d < 3; ++d) normal[d] = s_geometry[d][faces[h]];
-        const auto value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um[h], up[h], normal);
-        const Real scale = s_weight[qs[h]] * s_geometry[3][faces[h]];
-#pragma unroll
-        for (int w = 0; w < NV; ++w) s_trace[slot(faces[h], qs[h], w)] = scale * value[w];
-      }
+      for (int h = 0; h < 2; ++h)
+        if (valid[h]) flux_to_shared(faces[h], qs[h], um[h], up[h]);
     }
   }
   for (int i = static_cast<int>(threadIdx.x); i < (point_pairs ? 0 : Nfq * E); i += 5 * E) {
@@ -717,13 +721,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     if (at >= n) continue;
     typename physics::Euler<3, Real>::State um, up{};
     if constexpr (point_buffer) {
-      const Real* mine = traces_m + s_side_base[0][face] + q;
-      const Real* theirs = traces_p + s_side_base[1][face] + s_node_permutation[s_orientation[face] * Nfq + q];
-#pragma unroll
-      for (int w = 0; w < NV; ++w) {
-        um[w] = mine[w * Nfq];
-        up[w] = theirs[w * Nfq];
-      }
+      load_point(face, q, um, up);
     } else {
 #pragma unroll
       for (int w = 0; w < NV; ++w) {
@@ -734,13 +732,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     if constexpr (Prefetch) {
       // point_flux's arithmetic with the prefetched geometry: the scaled flux into this thread's own
       // minus-trace slots.
-      typename physics::Euler<3, Real>::Direction normal;
-#pragma unroll
-      for (int d = 0; d < 3; ++d) normal[d] = s_geometry[d][face];
-      const auto value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um, up, normal);
-      const Real scale = s_weight[q] * s_geometry[3][face];
-#pragma unroll
-      for (int w = 0; w < NV; ++w) s_trace[slot(face, q, w)] = scale * value[w];
+      flux_to_shared(face, q, um, up);
     } else if constexpr (Moments) {
       // The scaled flux into this thread's own minus-trace slots.
       typename physics::Euler<3, Real>::State jump;
@@ -883,7 +875,7 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
         // measured default: without the coefficients' table the kernel's shared memory fits more
         // blocks than the sums' did (variable_buffer_face_blocks)
         static const int asked = blocks_asked("FLOWDG_VARIABLE_FACE_BLOCKS");
-        static const bool point_pairs = switch_asked("FLOWDG_FACE_POINT_PAIRS", 0, 1, "0 or 1") == 1;
+        static const bool point_pairs = switch_asked("FLOWDG_FACE_POINT_PAIRS", 0, 1, "0 or 1") != 0;
         with_min_blocks(asked > 0 ? asked : variable_buffer_face_blocks(std::is_same_v<Real, double>, P, trace_points, point_pairs), [&]<int Blocks>() {
           if (trace_points && point_pairs) run.template operator()<Blocks, face_traces_buffer_point_pairs>();
           else if (trace_points) run.template operator()<Blocks, face_traces_buffer_points>();
