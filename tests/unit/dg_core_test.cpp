@@ -1023,14 +1023,15 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_EQ(dg::tensor_blocks_for(2, 3, false, false), 2);
   EXPECT_EQ(dg::tensor_blocks_for(3, 2, false, false), 2);
   // The layout's sizes at compile time (FixedNq, where the layout is the default rule's): at p = 3
-  // and with float rows at p = 4 by measurement, never below p = 3; FLOWDG_TENSOR_FIXED=0|1 (the value
-  // here) for A/B runs, everywhere or nowhere at p = 3, 4.
+  // and 4 by measurement, never below p = 3; FLOWDG_TENSOR_FIXED=0|1 (the value here) for A/B runs,
+  // everywhere or nowhere at p = 3, 4.
   EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 3, false));
   EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 3, true));
-  EXPECT_FALSE(dg::tensor_fixed_layout_for(-1, 4, false));
+  EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 4, false));
   EXPECT_TRUE(dg::tensor_fixed_layout_for(-1, 4, true));
   EXPECT_FALSE(dg::tensor_fixed_layout_for(-1, 2, true));
   EXPECT_TRUE(dg::tensor_fixed_layout_for(1, 4, false));
+  EXPECT_FALSE(dg::tensor_fixed_layout_for(0, 4, false));
   EXPECT_FALSE(dg::tensor_fixed_layout_for(0, 3, true));
   EXPECT_FALSE(dg::tensor_fixed_layout_for(1, 2, false));
   // The compiled-in volume points are the default volume rule's on affine tetrahedra.
@@ -1039,7 +1040,27 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_EQ(dg::tensor_fixed_volume_points(2), 0);
   if (std::getenv("FLOWDG_TENSOR_FIXED") == nullptr) {
     EXPECT_TRUE(dg::tensor_fixed_layout(3, false));
-    EXPECT_FALSE(dg::tensor_fixed_layout(4, false));
+    EXPECT_TRUE(dg::tensor_fixed_layout(4, false));
+    EXPECT_FALSE(dg::tensor_fixed_layout(2, false));
+  }
+  // The element kernel's variant at p = 3, 4 (phase 1 unpredicated; at p = 4 in double rows phase 4
+  // on m16n8k4 and A six ahead): by measurement, nowhere below p = 3; FLOWDG_TENSOR_VARIANT (the value
+  // here) for A/B runs.
+  EXPECT_EQ(dg::tensor_variant_for(-1, 4, false), 7);
+  EXPECT_EQ(dg::tensor_variant_for(-1, 4, true), 2);
+  EXPECT_EQ(dg::tensor_variant_for(2, 3, true), 2);
+  EXPECT_EQ(dg::tensor_variant_for(-1, 3, false), 2);
+  EXPECT_EQ(dg::tensor_variant_for(-1, 3, true), 2);
+  EXPECT_EQ(dg::tensor_variant_for(-1, 2, false), 0);
+  EXPECT_EQ(dg::tensor_variant_for(0, 4, false), 0);
+  EXPECT_EQ(dg::tensor_variant_for(7, 4, false), 7);
+  EXPECT_EQ(dg::tensor_variant_for(3, 2, false), 0);
+  // The coefficients loaded with the late Runge-Kutta registers (the compact layout: p = 4) by
+  // measurement at p = 4 (FLOWDG_TENSOR_RK_U for A/B runs).
+  if (std::getenv("FLOWDG_TENSOR_RK_U") == nullptr) {
+    EXPECT_TRUE(dg::tensor_rk_u(4));
+    EXPECT_FALSE(dg::tensor_rk_u(3));
+    EXPECT_FALSE(dg::tensor_rk_u(2));
   }
   // With late Runge-Kutta loads and the sizes compiled in: loaded right after the products' partial
   // sums at p = 3 by measurement, never below p = 3 (FLOWDG_TENSOR_RK_SUMS for A/B runs).

@@ -73,7 +73,8 @@ constexpr int core_tensor_threads() {
 /// rounded to float where they are stored); false: in double. LateRk: the Runge-Kutta registers loaded
 /// after phase 3 (not live through the products: at p = 4 64 registers without spills), not in phase 0
 /// (0): 1 just before the update, 2 as soon as the products' partial sums are stored (their latency
-/// behind the splits' sums and two barriers; tensor_rk_after_sums).
+/// behind the splits' sums and two barriers; tensor_rk_after_sums), 3 as 2 and with them the
+/// coefficients u that the compact layout's update reads again from global memory (tensor_rk_u).
 /// APrefetch: phase 3 loads each A fragment (Wide: each pair's two) APrefetch k steps before its
 /// products (a ring of APrefetch registers: the table's fragments come from L2 as often as from L1,
 /// and a load issued just before its products stalled the warp for it); 0: just before. Traces (3D
@@ -82,8 +83,13 @@ constexpr int core_tensor_threads() {
 /// the rows' stride NV E + 4 (double rows) or core_tensor_float_stride(NV E) (float rows); the
 /// launcher checks them against t — so that the loops' bounds, the k splits and the index arithmetic
 /// fold (tensor_fixed_layout); 0: t's sizes.
+/// Variant (bits; tensor_variant): 1 phase 4 on m16n8k4 (a row-tile pair and three or two column
+/// tiles a warp: half the tensor instructions; m8n8k4 issues at half m16n8k4's flop rate); 2 phase 1,
+/// where the sizes are compiled in, with each row group's tiles in one pass whose count is a
+/// compile-time constant (no predicated products, each of which waited on a WARPSYNC). The same sums
+/// in the same order either way.
 template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, int LateRk = 0,
-          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0>
+          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0, int Variant = 0>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
@@ -166,6 +172,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   // so that their latency hides behind the products (LateRk: after them).
   constexpr int rounds = (Np * E + threads - 1) / threads;
   Real q_k[rounds][NV], u0_k[rounds][NV];
+  Real u_k[LateRk == 3 ? rounds : 1][NV];  // (LateRk 3, compact layouts: u for the update)
+  static_assert(LateRk >= 0 && LateRk <= 3, "LateRk: 0, 1, 2 or 3");
   const auto load_rk = [&] {
 #pragma unroll
     for (int m = 0; m < rounds; ++m) {
@@ -176,6 +184,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
         q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
         u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
+        if constexpr (LateRk == 3) u_k[m][v] = mine && t.compact ? k.u.data[index] : Real(0);
       }
     }
   };
@@ -189,22 +198,34 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   // 1. The values at the volume points (rows [0, Nq)), up to MT2W row tiles per pass sharing each
   //    B fragment.
   const int b_column = column_tile * 8 + fragment_row;
-  for (int mt0 = row_group; mt0 < MT2; mt0 += MT2W * R) {
-    double acc[MT2W][2] = {};
+  // (Variant 2 with the sizes compiled in: row group g's tiles g, g + R, ... in one pass, their
+  // count a compile-time constant in each branch of a uniform branch on the row group — every product
+  // unpredicated (a predicated one waits on a WARPSYNC); the same sums)
+  constexpr bool exact_values = (Variant & 2) != 0 && fixed;
+  const auto values = [&]<int T>(int mt0) {
+    double acc[T][2] = {};
     for (int ks = 0; ks < K2 / 4; ++ks) {
       const int j = ks * 4 + fragment_col;
       const double b = j < Np ? static_cast<double>(s_u[j * ST + b_column]) : 0.0;
 #pragma unroll
-      for (int i = 0; i < MT2W; ++i) {
+      for (int i = 0; i < T; ++i) {
         const int mt = mt0 + i * R;
-        if (mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
+        if (exact_values || mt < MT2) device::dmma_8x8x4(acc[i], __ldg(a2 + fragment_index(mt, ks, lane, K2)), b);
       }
     }
 #pragma unroll
-    for (int i = 0; i < MT2W; ++i) {
+    for (int i = 0; i < T; ++i) {
       const int kq = (mt0 + i * R) * 8 + fragment_row;
       if (kq < Nq) store_pair(shared + kq * ST + column_tile * 8 + 2 * fragment_col, acc[i][0], acc[i][1]);
     }
+  };
+  if constexpr (exact_values) {
+    static_assert(R == 2, "phase 1's exact passes: two row groups");
+    constexpr int MT2c = (FixedNq + 7) / 8;
+    if (row_group == 0) values.template operator()<(MT2c + 1) / 2>(0);
+    else if constexpr (MT2c / 2 > 0) values.template operator()<MT2c / 2>(1);
+  } else {
+    for (int mt0 = row_group; mt0 < MT2; mt0 += MT2W * R) values.template operator()<MT2W>(mt0);
   }
   __syncthreads();
 
@@ -338,7 +359,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
           store_pair(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col, acc[i][h][ct][0], acc[i][h][ct][1]);
     }
   }
-  if constexpr (LateRk == 2) {
+  if constexpr (LateRk == 2 || LateRk == 3) {
     load_rk();
   }
   __syncthreads();
@@ -424,7 +445,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
       const Real* u_again = k.u.data + (static_cast<index_t>(v) * Np + row) * k.Ks + e;
-      u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
+      if constexpr (LateRk == 3) u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : u_k[m][v];
+      else u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
     }
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
@@ -437,7 +459,43 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   }
   // 4. The updated coefficients' traces at the faces' nodes or points (FaceTraceBuffer's product and
   // layout: trace_rows rows a face, the launcher checks that a warp takes each row tile).
-  if constexpr (fused_traces) {
+  if constexpr (fused_traces && (Variant & 1) != 0) {
+    // On m16n8k4: warp w takes row-tile pair w % 5 ((2 (w % 5), 2 (w % 5) + 1); past MT4 zeros, not
+    // stored) and column tiles [0, 3) (w < 5) or [3, 5): each pair's A fragments loaded by two warps,
+    // half the tensor instructions of a row tile a warp. The same sums in the same order.
+    static_assert(NV == 5 && core_tensor_row_groups == 2, "phase 4 on pairs: ten warps, five pairs");
+    const int Nn = trace_rows, MT4 = (4 * Nn + 7) / 8, pair = warp % 5, half = warp / 5;
+    __syncthreads();
+    if (2 * pair >= MT4) return;
+    const bool bottom_tile = 2 * pair + 1 < MT4;
+    // C column tiles from tile `first` (a uniform branch below: no predicated products)
+    const auto pair_traces = [&]<int C>(int first) {
+      double at[C][2][2] = {};
+#pragma unroll
+      for (int ks = 0; ks < KC / 4; ++ks) {
+        const double a_top = __ldg(trace_tables + fragment_index(2 * pair, ks, lane, KC));
+        const double a_bottom = bottom_tile ? __ldg(trace_tables + fragment_index(2 * pair + 1, ks, lane, KC)) : 0.0;
+        const Value* b = shared + (trace_row + ks * 4 + fragment_col) * ST + fragment_row + first * E;
+#pragma unroll
+        for (int c = 0; c < C; ++c) device::dmma_16x8x4(at[c][0], at[c][1], a_top, a_bottom, static_cast<double>(b[c * E]));
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = (2 * pair + h) * 8 + fragment_row;  // face l = r / Nn, node (point) r % Nn
+        if (r >= 4 * Nn) continue;
+        const int l = r / Nn, node = r % Nn;
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int el = 2 * fragment_col + c;
+          if (el >= n_local) continue;
+#pragma unroll
+          for (int t = 0; t < C; ++t) traces[(((e0 + el) * 4 + l) * NV + first + t) * Nn + node] = static_cast<Real>(at[t][h][c]);
+        }
+      }
+    };
+    if (half == 0) pair_traces.template operator()<3>(0);
+    else pair_traces.template operator()<2>(3);
+  } else if constexpr (fused_traces) {
     const int Nn = trace_rows, MT4 = (4 * Nn + 7) / 8;
     __syncthreads();
     if (warp >= MT4) return;
@@ -483,9 +541,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
   const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, int LateRk = 0, int APrefetch = 0, bool Traces = false,
-                       int FixedNq = 0, int FixedNfq = 0>() {
+                       int FixedNq = 0, int FixedNfq = 0, int Variant = 0>() {
     constexpr auto function =
-        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq>;
+        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq, Variant>;
     if constexpr (FixedNq > 0) {
       constexpr int columns = Physics::n_variables * core_tensor_elements;
       FLOWDG_ASSERT(layout.Nq == FixedNq && layout.Nfq == FixedNfq && layout.stride == (FloatRows ? core_tensor_float_stride(columns) : columns + 4) &&
@@ -511,14 +569,14 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     const bool fixed = layout.Nq == fixed_nq && layout.Nfq == fixed_nfq && tensor_fixed_layout(P, layout.float_rows);
     // (with late Runge-Kutta loads and the sizes compiled in: loaded right after the products'
     // partial sums where tensor_rk_after_sums says so)
-    const auto run_fixed = [&]<int MinBlocks, bool Wide, bool FloatRows, int LateRk, int APrefetch, bool Traces>() {
+    const auto run_fixed = [&]<int MinBlocks, bool Wide, bool FloatRows, int LateRk, int APrefetch, bool Traces, int Variant = 0>() {
       if constexpr (LateRk == 1) {
         if (fixed && tensor_rk_after_sums(P)) {
-          run.template operator()<MinBlocks, Wide, FloatRows, 2, APrefetch, Traces, fixed_nq, fixed_nfq>();
+          run.template operator()<MinBlocks, Wide, FloatRows, 2, APrefetch, Traces, fixed_nq, fixed_nfq, Variant>();
           return;
         }
       }
-      if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq>();
+      if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq, Variant>();
       else run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>();
     };
     if (traces != nullptr) {
@@ -530,14 +588,41 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       // ran 15% slower: session 53).
       if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
         if (layout.float_rows) {
-          if constexpr (P == 4) run_fixed.template operator()<4, false, true, true, 0, true>();
-          else run.template operator()<4, false, true, true, 0, true>();
+          if constexpr (P == 4) {
+            // (FLOWDG_TENSOR_VARIANT's A/B shapes: tensor_variant; phase 4 on m16n8k4 does not fit
+            // four blocks' 48 registers: ptxas refuses the mma)
+            const int variant = tensor_variant(P, true);
+            if (variant == 0 || !fixed) run_fixed.template operator()<4, false, true, true, 0, true>();
+            else if (variant == 2) run.template operator()<4, false, true, true, 0, true, fixed_nq, fixed_nfq, 2>();
+            else throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": float rows at p = 4 are built for 0 and 2"));
+          } else {
+            run.template operator()<4, false, true, true, 0, true>();
+          }
           return;
         }
       }
       if constexpr (P == 4) {
         if (!tensor_wide(P)) run_fixed.template operator()<2, false, false, false, 4, true>();
-        else if (tensor_prefetch(P, false)) run.template operator()<2, true, false, 2, 4, true>();
+        else if (tensor_prefetch(P, false)) {
+          // (the sizes compiled in and u with the late loads: A/B switches, tensor_fixed_layout, tensor_rk_u)
+          // (double storage only: the float storage's double rows keep the one shape)
+          bool other = false;
+          if constexpr (std::is_same_v<Physics, physics::Euler<3, double>>) {
+            const bool rk_u = layout.compact && tensor_rk_u(P);
+            other = fixed || rk_u;
+            // (Variant: tensor_variant, by default 3: phase 1 unpredicated, phase 4 on m16n8k4; 7 the
+            // same with phase 3's A fragments six k steps ahead, 0 neither, for A/B runs)
+            const int variant = tensor_variant(P, false);
+            if (fixed && rk_u && variant == 3) run.template operator()<2, true, false, 3, 4, true, fixed_nq, fixed_nfq, 3>();
+            else if (fixed && rk_u && variant == 7) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 3>();
+            else if (fixed && rk_u && variant != 0)
+              throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": double rows at p = 4 are built for 0, 3 and 7"));
+            else if (fixed && rk_u) run.template operator()<2, true, false, 3, 4, true, fixed_nq, fixed_nfq>();
+            else if (fixed) run.template operator()<2, true, false, 2, 4, true, fixed_nq, fixed_nfq>();
+            else if (rk_u) run.template operator()<2, true, false, 3, 4, true>();
+          }
+          if (!other) run.template operator()<2, true, false, 2, 4, true>();
+        }
         else run.template operator()<2, true, false, 2, 0, true>();
       } else if (tensor_wide(P)) {
         // (p = 3: the default shape's, m16n8k4 with the sizes compiled in and the loads after the sums)
@@ -558,7 +643,10 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         // spills at p = 3 and 4; four ahead spilled 4 bytes at p = 4)
         if (min_blocks == 4 && late && tensor_prefetch(P, true)) run.template operator()<4, false, true, true, 2>();
         else if (min_blocks == 4 && late) {
-          if constexpr (P == 3) run_fixed.template operator()<4, false, true, true, 0, false>();
+          if constexpr (P == 3) {
+            if (tensor_variant(P, true) == 2) run_fixed.template operator()<4, false, true, true, 0, false, 2>();
+            else run_fixed.template operator()<4, false, true, true, 0, false>();
+          }
           else run.template operator()<4, false, true, true>();
         } else if (min_blocks == 4) run.template operator()<4, false, true>();
         else if (min_blocks == 3) tensor_wide(P) ? run.template operator()<3, true, true>() : run.template operator()<3, false, true>();
@@ -579,7 +667,10 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     if (min_blocks == 3) {
       if (!late) run.template operator()<3>();
       else if (wide) {
-        if constexpr (P == 3) run_fixed.template operator()<3, true, false, true, 0, false>();
+        if constexpr (P == 3) {
+          if (tensor_variant(P, false) == 2) run_fixed.template operator()<3, true, false, true, 0, false, 2>();
+          else run_fixed.template operator()<3, true, false, true, 0, false>();
+        }
         else run.template operator()<3, true, false, true>();
       }
       else if (prefetch) run.template operator()<3, false, false, true, 2>();

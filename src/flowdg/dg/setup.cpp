@@ -862,8 +862,12 @@ bool tensor_fixed_layout_for(int asked, int order, bool float_rows) {
   // Session 52 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, two
   // rounds, the same bits; docs/performance.md): double p = 3 18.03, 18.05e9 DSU/s against 17.34,
   // 17.37 (+3.9%), float rows p = 4 24.15, 24.25 against 22.71, 22.74 (+6.5%), p = 3 25.98, 26.08
-  // against 23.85, 23.96 (+8.9%); double p = 4 14.74, 14.66 against 14.77, 14.73 (-0.4%).
-  return order == 3 || float_rows;
+  // against 23.85, 23.96 (+8.9%); double p = 4 14.74, 14.66 against 14.77, 14.73 (-0.4%). Session 55
+  // (same case): double p = 4's shape of the time (m16n8k4 in phase 3, the fused traces at the face
+  // points, the loads after the partial sums) 17.43, 17.43 against 17.07, 17.09 (+2.1%; 17.48, 17.49
+  // with tensor_rk_u's coefficients): every default shape at p = 3, 4.
+  (void)float_rows;
+  return true;
 }
 
 bool tensor_rk_after_sums(int order) {
@@ -876,6 +880,47 @@ bool tensor_rk_after_sums(int order) {
   // 18.13 (+4.4%); float rows p = 3 26.19, 26.21 against 26.23, 26.06 (+0.2%), p = 4 24.32, 24.31
   // against 24.12, 24.27 (+0.5%, within the rounds' spread; double p = 4 loads them early): p = 3.
   return asked >= 0 ? asked == 1 : order == 3;
+}
+
+bool tensor_rk_u(int order) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = switch_variable("FLOWDG_TENSOR_RK_U", "0", "1",
+                                           "the tensor-core element kernel's coefficients loaded with the late Runge-Kutta registers");
+  if (order != 3 && order != 4) return false;
+  // Session 55 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
+  // binary, two rounds, the same bits; docs/performance.md): double p = 4's fused-traces shape
+  // 17.24, 17.23e9 DSU/s against 17.07, 17.09 (+1.0%), with the sizes compiled in 17.48, 17.49
+  // against their 17.43, 17.43. Only p = 4 has the compact layout.
+  return asked >= 0 ? asked == 1 : order == 4;
+}
+
+int tensor_variant(int order, bool float_rows) {
+  // Read once (every launch asks): -1 unset, else the value asked for.
+  static const int asked = [] {
+    const char* value = std::getenv("FLOWDG_TENSOR_VARIANT");
+    if (value == nullptr || *value == 0) return -1;
+    const std::string text(value);
+    for (const char* known : {"0", "1", "2", "3", "7"})
+      if (text == known) return std::stoi(text);
+    throw InputError(cat("FLOWDG_TENSOR_VARIANT='", text, "': expected 0, 1, 2, 3 or 7 (the tensor-core element kernel's variant at p = 3, 4)"));
+  }();
+  return tensor_variant_for(asked, order, float_rows);
+}
+
+int tensor_variant_for(int asked, int order, bool float_rows) {
+  if (order != 3 && order != 4) return 0;
+  if (asked >= 0) return asked;
+  // (p = 3, the same case: variant 2, phase 1 unpredicated, double 19.87, 19.92 against 19.10,
+  // 19.22 (+3.9%), float rows 28.01, 27.96 against 26.07, 26.13 (+7.2%), the same bits.)
+  if (order == 3) return 2;
+  // Session 55 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
+  // binary, two rounds, the same bits; docs/performance.md): double rows (the fused traces at the
+  // face points, the sizes compiled in, u with the late loads) variant 3 18.76, 18.73e9 DSU/s against
+  // 0's 17.34, 17.38 (+8.0%; 2 alone 18.20, 18.18, 1 alone 17.51, 17.42), 7 19.10, 19.02 against 3's
+  // 18.81, 18.87 (+1.2%); float rows 2 25.54, 25.37 against 0's 24.57, 24.56 (+3.6%; 1 does not fit
+  // their 48 registers). A plan balancing phase 3's k steps over the four schedulers lost (18.07,
+  // 17.99 against 18.81, 18.87: docs/results/session55/balanced_phase3.patch).
+  return float_rows ? 2 : 7;
 }
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {

@@ -228,8 +228,8 @@ bool tensor_wide(int order);
 /// Whether the tensor-core element kernel on 3D Euler's affine tetrahedra at p = 3, 4 (in the
 /// default shapes) takes the layout's sizes at compile time where the layout is the default volume
 /// rule's with face moments (core_tensor_kernels.hpp FixedNq: loop bounds, k splits and index
-/// arithmetic folded; the same products in the same order); by measurement at p = 3 and with float
-/// rows at p = 4; FLOWDG_TENSOR_FIXED=0|1 (nowhere, or in every default shape) for A/B runs (anything
+/// arithmetic folded; the same products in the same order); by measurement at p = 3 and 4 (double p = 4
+/// since session 55); FLOWDG_TENSOR_FIXED=0|1 (nowhere, or in every default shape) for A/B runs (anything
 /// else an InputError).
 bool tensor_fixed_layout(int order, bool float_rows);
 /// tensor_fixed_layout with `asked` for FLOWDG_TENSOR_FIXED's value (-1: unset), testable.
@@ -243,5 +243,20 @@ constexpr int tensor_fixed_volume_points(int order) { return order == 3 ? 24 : o
 /// products' partial sums are stored (their latency behind the splits' sums), false just before the
 /// update; by measurement at p = 3; FLOWDG_TENSOR_RK_SUMS=0|1 for A/B runs (anything else an InputError).
 bool tensor_rk_after_sums(int order);
+/// Whether double p = 4's fused-traces shape (the compact layout, its Runge-Kutta registers loaded
+/// after the partial sums) also loads the coefficients u that the compact layout's update reads from global memory
+/// again (core_tensor_kernels.hpp LateRk = 3: their latency behind the splits' sums too, instead of
+/// exposed in the update); by measurement at p = 4; FLOWDG_TENSOR_RK_U=0|1 for A/B runs (anything
+/// else an InputError).
+bool tensor_rk_u(int order);
+/// The tensor-core element kernel's Variant (core_tensor_kernels.hpp; bits: 1 phase 4 on m16n8k4, 2
+/// phase 1 without predicated products) in its default shapes at p = 3, 4 with the sizes compiled in
+/// (at p = 4 the fused-traces shapes): by measurement at p = 4 7 in double rows (3 with phase 3's A
+/// fragments six k steps ahead instead of four) and 2 in float rows, at p = 3 2, 0 below p = 3;
+/// FLOWDG_TENSOR_VARIANT=0, 1, 2, 3 or 7 for A/B runs, where the shape is built for it (double rows
+/// at p = 4: 0, 3, 7; float rows at p = 4 and p = 3: 0, 2; else an InputError at the launch).
+int tensor_variant(int order, bool float_rows);
+/// tensor_variant with `asked` for FLOWDG_TENSOR_VARIANT's value (-1: unset), testable.
+int tensor_variant_for(int asked, int order, bool float_rows);
 
 }  // namespace flowdg::dg
