@@ -1055,6 +1055,13 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_EQ(dg::tensor_variant_for(0, 4, false), 0);
   EXPECT_EQ(dg::tensor_variant_for(7, 4, false), 7);
   EXPECT_EQ(dg::tensor_variant_for(3, 2, false), 0);
+  // (read once a process, on the first call that does not throw: checked where unset)
+  if (std::getenv("FLOWDG_TENSOR_VARIANT") == nullptr) {
+    setenv("FLOWDG_TENSOR_VARIANT", "4", 1);
+    EXPECT_THROW(dg::tensor_variant(4, false), InputError);
+    unsetenv("FLOWDG_TENSOR_VARIANT");
+    EXPECT_EQ(dg::tensor_variant(4, false), 7);
+  }
   // The coefficients loaded with the late Runge-Kutta registers (the compact layout: p = 4) by
   // measurement at p = 4 (FLOWDG_TENSOR_RK_U for A/B runs).
   if (std::getenv("FLOWDG_TENSOR_RK_U") == nullptr) {

@@ -709,14 +709,7 @@ bool face_trace_points_for(int asked, int order, bool double_precision) {
 }
 
 bool face_trace_points(int order, bool double_precision) {
-  const char* value = std::getenv("FLOWDG_TRACE_POINTS");
-  int asked = -1;
-  if (value != nullptr && *value != 0) {
-    const std::string text(value);
-    if (text != "0" && text != "1")
-      throw InputError(cat("FLOWDG_TRACE_POINTS='", text, "': expected 0 (the trace buffer at the face nodes) or 1 (at the face points)"));
-    asked = text[0] - '0';
-  }
+  const int asked = switch_variable("FLOWDG_TRACE_POINTS", "0", "1", "0: the trace buffer at the face nodes, 1: at the face points");
   return face_trace_points_for(asked, order, double_precision);
 }
 
@@ -736,9 +729,9 @@ Br2FaceShape br2_face_default_shape(Shape shape, int order) {
 
 namespace {
 
-int shape_variable(const char* name, std::initializer_list<int> allowed, const char* what) {
+int shape_variable(const char* name, std::initializer_list<int> allowed, const char* what, int unset = 0) {
   const char* value = std::getenv(name);
-  if (value == nullptr || *value == 0) return 0;
+  if (value == nullptr || *value == 0) return unset;
   const std::string text(value);
   for (const int a : allowed)
     if (text == std::to_string(a)) return a;
@@ -896,14 +889,8 @@ bool tensor_rk_u(int order) {
 
 int tensor_variant(int order, bool float_rows) {
   // Read once (every launch asks): -1 unset, else the value asked for.
-  static const int asked = [] {
-    const char* value = std::getenv("FLOWDG_TENSOR_VARIANT");
-    if (value == nullptr || *value == 0) return -1;
-    const std::string text(value);
-    for (const char* known : {"0", "1", "2", "3", "7"})
-      if (text == known) return std::stoi(text);
-    throw InputError(cat("FLOWDG_TENSOR_VARIANT='", text, "': expected 0, 1, 2, 3 or 7 (the tensor-core element kernel's variant at p = 3, 4)"));
-  }();
+  static const int asked =
+      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7}, "the tensor-core element kernel's variant at p = 3, 4", -1);
   return tensor_variant_for(asked, order, float_rows);
 }
 
