@@ -304,6 +304,37 @@ if [ "${PCONT:-0}" = 1 ]; then
   done
 fi
 
+# 6f'. p-multigrid on the sphere (issue 16 item 7, the paper's Table 2 with cycles): PMG=1 runs
+#    examples/sphere.toml (n1, curved to order 4) at p = 4, local time steps, to a residual of
+#    PMG_TOLERANCE (default 1e-9), one run after the other, each stopped after PMG_LIMIT seconds
+#    (default 150). PMG_RUNS lists the runs, ';' between them, each name|p_multigrid|p_multigrid_steps|
+#    p_continuation|p_continuation_steps[|p_multigrid_cfl] ('[]' for none), e.g.
+#      'direct|[]|[]|[]|0;v|[4,3,2,1,0,1,2,3,4]|[1,1,1,1,4,1,1,1,1]|[]|0'
+#    PMG_RESIDUAL_EVERY (default 50) steps (cycles) between residual lines; PMG_DT_EVERY (default 20)
+#    steps (cycles) between local time step evaluations.
+if [ "${PMG:-0}" = 1 ]; then
+  IFS=';' read -ra pmg_runs <<< "${PMG_RUNS:-direct|[]|[]|[]|0}"
+  for spec in "${pmg_runs[@]}"; do
+    IFS='|' read -r name cycle steps chain chain_steps cfl <<< "$spec"
+    dir="$out/pmg/$name"
+    mkdir -p "$dir"
+    steps_set=""; [ "$steps" != "[]" ] && steps_set="--set time.p_multigrid_steps=$steps"
+    [ -n "${cfl:-}" ] && [ "$cfl" != "[]" ] && steps_set="$steps_set --set time.p_multigrid_cfl=$cfl"
+    chain_set=""; [ "$chain" != "[]" ] && chain_set="--set time.p_continuation_steps=$chain_steps --set time.p_continuation_tolerance=0"
+    begin=$(date +%s.%N)
+    timeout -s TERM ${PMG_LIMIT:-150} .bundle/run flowdg run examples/sphere.toml --backend cuda --set solver.order=4 \
+      --set time.local_time_step=true --set "time.p_continuation=$chain" $chain_set \
+      --set "time.p_multigrid=$cycle" $steps_set \
+      --set time.residual_tolerance=${PMG_TOLERANCE:-1e-9} --set time.max_steps=400000 --set time.dt_every=${PMG_DT_EVERY:-20} \
+      --set time.residual_every=${PMG_RESIDUAL_EVERY:-50} --set time.progress_every=100000 --set output.vtu=false \
+      --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1
+    code=$?
+    end=$(date +%s.%N)
+    note "pmg $name: exit $code, wall $(awk "BEGIN{printf \"%.1f\", $end - $begin}") s | stages: $(grep -oE '^flowdg: [0-9]+ steps to t = [0-9.e+]+ in [0-9.]+ s' "$dir/run.log" | awk '{print $2 " steps " $9 " s"}' | tr '\n' ';') | $(grep -oE 'steps per order: .*' "$dir/run.log" | tr '\n' ';') | $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | tail -1) | last residual: $(tail -1 "$dir/residuals.csv" 2>/dev/null)"
+    rm -f "$dir/checkpoint.h5"
+  done
+fi
+
 # 6g. CPU against GPU on tetrahedra (issue 16 item 7, the paper's Table 1): TETS_CPU=1 runs
 #    examples/vortex3d_tetrahedra.toml on 162,000 tetrahedra (30^3 Kuhn-split cubes, perturbed by 0.2)
 #    at p = 1..4, RK4, double: the CPU backend with TETS_CPU_THREADS (default 16) OpenMP threads for

@@ -1,4 +1,5 @@
 #include "flowdg/cases/case.hpp"
+#include "flowdg/cases/multigrid.hpp"
 
 #include "flowdg/cases/distributed.hpp"
 
@@ -515,7 +516,8 @@ Case load_case(const Config& config, Backend backend, std::shared_ptr<const Comm
   const Config time = config.table("time");
   time.allow_only({"scheme", "cfl", "dt", "dt_every", "end_time", "max_steps", "steady_tolerance", "steady_every", "progress_every",
                    "residual_every", "residual_tolerance", "local_time_step", "p_continuation", "p_continuation_tolerance",
-                   "p_continuation_steps", "cfl_start", "cfl_ramp_steps"});
+                   "p_continuation_steps", "cfl_start", "cfl_ramp_steps", "p_multigrid", "p_multigrid_steps",
+                   "p_multigrid_cfl"});
   problem.time.scheme = time.string_or("scheme", problem.time.scheme);
   (void)runge_kutta_scheme(problem.time.scheme);  // validates the name now
   problem.time.cfl = time.double_or("cfl", problem.time.cfl);
@@ -559,6 +561,38 @@ Case load_case(const Config& config, Backend backend, std::shared_ptr<const Comm
   if (problem.time.p_continuation_tolerance < 0) throw InputError(cat(time.where(), " p_continuation_tolerance: must be >= 0"));
   if (time.get_double("p_continuation_steps") && problem.time.p_continuation_steps < 1)
     throw InputError(cat(time.where(), " p_continuation_steps: must be >= 1"));
+  if (const auto orders = time.get_doubles("p_multigrid"); orders && !orders->empty()) {
+    // (an empty list switches it off: --set time.p_multigrid=[] on a case file that has one)
+    MultigridCycle cycle;
+    for (const double value : *orders) {
+      if (value != std::floor(value) || value < 0 || value > problem.options.order)
+        throw InputError(cat(time.where(), " p_multigrid: ", value, " is not an order in [0, ", problem.options.order, "]"));
+      cycle.orders.push_back(static_cast<int>(value));
+    }
+    if (const auto steps = time.get_doubles("p_multigrid_steps")) {
+      for (const double value : *steps) {
+        if (value != std::floor(value) || value < 0)
+          throw InputError(cat(time.where(), " p_multigrid_steps: ", value, " is not a number of steps (an integer >= 0)"));
+        cycle.steps.push_back(static_cast<long long>(value));
+      }
+    } else {
+      cycle.steps.assign(cycle.orders.size(), 1);
+    }
+    if (const auto cfl = time.get_doubles("p_multigrid_cfl")) cycle.cfl = *cfl;
+    if (const std::string why = check_multigrid_cycle(cycle, problem.options.order); !why.empty())
+      throw InputError(cat(time.where(), " p_multigrid: ", why, " (e.g. p_multigrid = [3, 2, 1, 0, 1, 2, 3])"));
+    if (std::isfinite(problem.time.end_time) || problem.time.fixed_dt)
+      throw InputError(cat(time.where(), " p_multigrid: a steady-state accelerator (each level takes steps of its own size, ",
+                           "time is not followed): stop the run with max_steps, steady_tolerance or residual_tolerance, not end_time or dt"));
+    if (problem.options.limiter != dg::Limiter::none || problem.options.positivity)
+      throw InputError(cat(time.where(), " p_multigrid: runs without the limiter and the positivity scaling"));
+    problem.options.implementation = dg::Implementation::portable;
+    problem.time.p_multigrid = cycle.orders;
+    problem.time.p_multigrid_steps = cycle.steps;
+    problem.time.p_multigrid_cfl = cycle.cfl;
+  } else if ((time.has("p_multigrid_steps") || time.has("p_multigrid_cfl")) && !time.has("p_multigrid")) {
+    throw InputError(cat(time.where(), " p_multigrid_steps and p_multigrid_cfl need p_multigrid (the orders of the cycle)"));
+  }
   problem.time.progress_every = time.integer_or("progress_every", 0);
   problem.time.local_time_step = time.bool_or("local_time_step", false);
   if (problem.time.local_time_step) {

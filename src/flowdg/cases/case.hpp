@@ -51,6 +51,12 @@ struct TimeControl {
   std::vector<int> p_continuation;
   double p_continuation_tolerance = 0;
   long long p_continuation_steps = -1;
+  /// p-multigrid (cases/multigrid.hpp; steady states): each step of the run is a cycle over these
+  /// orders, the solver's order first and last, with p_multigrid_steps[i] steps at visit i (1 each
+  /// when not given); p-continuation stages below the order take the cycle's visits at or below theirs.
+  std::vector<int> p_multigrid;
+  std::vector<long long> p_multigrid_steps;
+  std::vector<double> p_multigrid_cfl;  ///< the lower orders' CFL numbers, p = 0 first (empty: cfl)
   /// CFL ramp (steady states from an impulsive start): over the first cfl_ramp_steps steps of each
   /// start (a run, a restart, each p-continuation stage) the CFL number rises geometrically from
   /// cfl_start to cfl (0: no ramp).

@@ -14,6 +14,7 @@
 #include "flowdg/backend/memory.hpp"
 #include "flowdg/cases/distributed.hpp"
 #include "flowdg/cases/forces.hpp"
+#include "flowdg/cases/multigrid.hpp"
 #include "flowdg/core/error.hpp"
 #include "flowdg/element/basis.hpp"
 #include "flowdg/element/quadrature.hpp"
@@ -481,6 +482,7 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
       .add_integer("dof", op.global_dof())
       .add_string("scheme", problem.time.scheme)
       .add_integer("steps", result.steps)
+      .add_string("p_multigrid_steps", result.multigrid_steps)
       .add_integer("stages", result.stages)
       .add_number("final_time", result.time)
       .add_number("setup_seconds", result.setup_seconds)
@@ -580,6 +582,18 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
   }
   state.first_step = state.step;
   const RungeKuttaScheme scheme = runge_kutta_scheme(problem.time.scheme);
+  // p-multigrid: the lower orders' operators, built with the run's (a p-continuation stage below
+  // the cycle's finest order takes the visits at or below its own; none: plain steps).
+  std::unique_ptr<PMultigrid> multigrid;
+  if (!problem.time.p_multigrid.empty()) {
+    MultigridCycle cycle = multigrid_cycle_at({problem.time.p_multigrid, problem.time.p_multigrid_steps, problem.time.p_multigrid_cfl},
+                                              problem.options.order);
+    if (!cycle.empty()) {
+      multigrid = std::make_unique<PMultigrid>(problem.mesh, problem.connectivity, problem.options, std::move(cycle), problem.time.dt_every);
+      if (!run_options.quiet)
+        std::printf("flowdg: p-multigrid, a cycle per step: %s (order(steps))\n", multigrid->visits().describe().c_str());
+    }
+  }
   RunResult result;
   result.stages = scheme.n_stages();
   result.time = state.t;
@@ -641,8 +655,15 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
       bool monitor_step = false;
       if (monitor_change)
         for (const Hook* hook : hooks) monitor_step |= hook->monitors_step(state.step + 1);
-      op->step(scheme, state.t, state.dt, monitor_step);
-      state.t += state.dt;
+      if (multigrid != nullptr) {
+        // A cycle is the run's step; t advances by the finest level's steps in it (pseudo-time).
+        const double advanced = multigrid->cycle(*op, scheme, state.t, state.dt, control.cfl_after(state.step - state.first_step),
+                                                 control.local_time_step, monitor_step);
+        state.t += advanced;
+      } else {
+        op->step(scheme, state.t, state.dt, monitor_step);
+        state.t += state.dt;
+      }
       ++state.step;
       result.time = state.t;
       result.steps = state.step - state.first_step;
@@ -691,6 +712,9 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.converged = state.converged;
   result.last_change = state.last_change;
+  if (multigrid != nullptr)
+    for (auto it = multigrid->steps_taken().rbegin(); it != multigrid->steps_taken().rend(); ++it)
+      result.multigrid_steps += cat(result.multigrid_steps.empty() ? "" : ", ", "p = ", it->first, " ", it->second);
   for (Hook* hook : hooks) hook->finish(state);
   if (run_options.keep_final != nullptr)
     *run_options.keep_final = case_checkpoint(problem, *op, op->coefficients(), state.t, state.step,
@@ -708,6 +732,8 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
     const bool steady = control.steady_tolerance > 0 || control.residual_tolerance > 0;
     std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, state.t, result.wall_seconds, rate,
                 steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
+    if (multigrid != nullptr)
+      std::printf("flowdg: p-multigrid: %lld cycles; steps per order: %s\n", result.steps, result.multigrid_steps.c_str());
     if (const std::string halo = op->halo_report(); !halo.empty()) std::printf("flowdg: halo: %s\n", halo.c_str());
     if (result.errors) std::printf("flowdg: L2 error: rho %.4e  energy %.4e\n", result.errors->l2.front(), result.errors->l2.back());
     if (result.entropy_error) std::printf("flowdg: entropy error (L2, relative to the free stream): %.4e\n", *result.entropy_error);

@@ -26,6 +26,9 @@ struct RunResult {
   std::optional<double> entropy_error;
   std::string status = "completed";
   std::string implementation;    ///< what ran (dg::Operator::implementation)
+  /// p-multigrid: the steps taken at each order ("p = 4 2000, p = 3 1000, ..."), "" without cycles;
+  /// `steps` then counts cycles.
+  std::string multigrid_steps;
 };
 
 /// Runs a case (a live progress line on a terminal, plain lines otherwise), evaluates errors where

@@ -201,6 +201,12 @@ class DgOperator final : public Operator {
   WallSamples wall_samples(double t) override;
   double set_local_time_steps(double cfl) override;
   void apply_limiter() override;
+  void restrict_from(Operator& fine, double t) override;
+  void prolongate_to(Operator& fine) const override;
+  /// p-multigrid's forcing in a stage that the element kernels have just updated: R -> R - s. The
+  /// update is linear in R, so this is q -= q_k dt s, u -= (u_q q_k + u_k) dt s after it. (Public
+  /// for nvcc: a function with a device lambda cannot be private.)
+  void apply_forcing(const RungeKuttaStage& stage, double dt, const StageRegisters& registers);
   /// A device copy of every group's coefficients (the run's thread only launches the copies).
   void save_snapshot() override;
   std::vector<double> snapshot() const override;
@@ -252,6 +258,9 @@ class DgOperator final : public Operator {
     bool collocated = false;
     Array<Real> u, u0, q, residual, previous;  ///< previous: the coefficients before a monitored step
     Array<Real> saved;                         ///< save_snapshot()'s copy
+    /// p-multigrid's coarser levels (restrict_from): the forcing s that the stages subtract from R,
+    /// and the state as restricted (what prolongate_to's correction is measured from).
+    Array<Real> forcing, restricted;
     Array<Real> metric, inverse_mass, size;
     Array<Real> viscous_rhs;  ///< viscous physics: the BR2 volume term's moments (lifting.hpp)
     Array<Real> face_lifting; ///< viscous physics: BR2's face lifting matrices (setup.hpp: face_lifting_tables)
@@ -411,6 +420,8 @@ class DgOperator final : public Operator {
   /// registers: what the stage reads and stores besides u (stage_registers; the first stage of a
   /// scheme with u0 stores it, StageUpdate::start_u0).
   void run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only, const StageRegisters& registers = {});
+  /// The p-multigrid level this operator can be a coarser level of (restrict_from, prolongate_to).
+  DgOperator& finer_level(Operator& fine, const char* what) const;
   /// The register form that steps run: in single precision the one that rounds each step's result
   /// once (single_rounding_form: the vortex's float floor 2.7 times lower with RK4).
   static RungeKuttaScheme register_form(const RungeKuttaScheme& scheme) {
@@ -532,6 +543,7 @@ class DgOperator final : public Operator {
   std::unique_ptr<TunedTriangles> tuned_;
   bool snapshot_saved_ = false;
   bool local_steps_ = false;  ///< steps use each element's local_dt (set_local_time_steps)
+  bool forced_ = false;       ///< a p-multigrid coarser level: the stages subtract each group's forcing
   /// Smoothed artificial viscosity: every element's sensor eps (groups one after another), the CSR
   /// from mesh vertices to those elements, the kind (ViscositySmoothing).
   Array<Real> viscosity_all_;
@@ -1489,10 +1501,12 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     }
   };
   traces_current_ = false;  // (until the update below has written them)
-  if (residual_only || !halo_overlap()) {
+  if (residual_only || !halo_overlap() || forced_) {
     update_elements(true, true);
     if (residual_only) return;
-    traces_current_ = traces_fused_;
+    // (the forcing changes u after the kernels that wrote the traces: they are computed again)
+    if (forced_) apply_forcing(stage, dt, registers);
+    traces_current_ = traces_fused_ && !forced_;
     if constexpr (has_tuned_triangles) {
       if (tuned_ != nullptr && tuned_->limits()) tuned_->limit(elements_[tuned_group_].u.view());  // after every stage
     }
@@ -1554,6 +1568,107 @@ void DgOperator<Physics>::step(const RungeKuttaScheme& requested, double t, doub
                             }));
   }
   last_change_ = global_max(last_change_);
+}
+
+template <class Physics>
+void DgOperator<Physics>::apply_forcing(const RungeKuttaStage& stage, double dt, const StageRegisters& registers) {
+  // A coefficient of exactly 0 skips its term, as in apply_runge_kutta_stage.
+  const Real on_u = static_cast<Real>((stage.u_q != 0 ? stage.u_q * stage.q_k : 0.0) + stage.u_k);
+  const Real on_q = static_cast<Real>(stage.q_k);
+  const Real step = static_cast<Real>(dt);
+  const bool local = local_steps_;
+  for (ElementData& d : elements_) {
+    const View<Real> u = d.u.view(), q = registers.write_q && on_q != 0 ? d.q.view() : View<Real>{};
+    const View<const Real> s = d.forcing.view(), local_dt = d.local_dt.view();
+    const index_t K = d.K, Ks = d.Ks;
+    for_each(options_.backend, static_cast<index_t>(NV) * d.Np * K, [=] FLOWDG_HD(index_t i) {
+      const index_t e = i % K, index = (i / K) * Ks + e;
+      const Real ds = (local ? local_dt[e] : step) * s[index];
+      if (q.data != nullptr) q[index] -= on_q * ds;
+      if (on_u != 0) u[index] -= on_u * ds;
+    });
+  }
+}
+
+template <class Physics>
+DgOperator<Physics>& DgOperator<Physics>::finer_level(Operator& fine, const char* what) const {
+  auto* other = dynamic_cast<DgOperator*>(&fine);
+  bool same = other != nullptr && other != this && other->order_ > order_ && other->elements_.size() == elements_.size() &&
+              other->options_.backend == options_.backend;
+  for (std::size_t g = 0; same && g < elements_.size(); ++g)
+    same = other->elements_[g].K == elements_[g].K && other->elements_[g].shape == elements_[g].shape;
+  if (same && (tuned_ != nullptr || other->tuned_ != nullptr))
+    throw InputError("p-multigrid runs the portable kernels (the tuned triangle kernels' coefficients are their own): set [solver] "
+                     "kernels = \"portable\"");
+  if (!same)
+    throw InputError(cat("p-multigrid: ", what, " takes an operator of the same physics, precision, backend and mesh at a higher order (p = ",
+                         order_, " and p = ", fine.order(), ")"));
+  return *other;
+}
+
+template <class Physics>
+void DgOperator<Physics>::restrict_from(Operator& fine_operator, double t) {
+  DgOperator& fine = finer_level(fine_operator, "restrict_from");
+  fine.compute_residual(t);  // R_fine(u_fine), on the fine level's stream
+  fine.stream_->synchronize();
+  const StreamScope on_stream(*stream_);
+  const Space space = space_of(options_.backend);
+  // The modes [(v Np + j) Ks + e] up to this order, for every element (ghosts as well: their
+  // state is the fine level's, which the fine level's exchange made current).
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    ElementData& d = elements_[g];
+    const ElementData& f = fine.elements_[g];
+    // (the padding of the new arrays stays 0, as in u)
+    if (d.forcing.size() != d.u.size()) d.forcing = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
+    if (d.restricted.size() != d.u.size()) d.restricted = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
+    const View<Real> u = d.u.view(), kept = d.restricted.view();
+    const View<const Real> from = f.u.view();
+    const index_t K = d.K, Ks = d.Ks, fine_Ks = f.Ks;
+    const int Np = d.Np, fine_Np = f.Np;
+    for_each(options_.backend, static_cast<index_t>(NV) * Np * K, [=] FLOWDG_HD(index_t i) {
+      const index_t e = i % K, row = i / K, index = row * Ks + e;
+      u[index] = kept[index] = from[(row / Np * fine_Np + row % Np) * fine_Ks + e];
+    });
+  }
+  compute_residual(t);  // R(u): the residual-only stage ignores the forcing
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    ElementData& d = elements_[g];
+    const ElementData& f = fine.elements_[g];
+    const View<Real> s = d.forcing.view();
+    const View<const Real> r = d.residual.view(), fine_r = f.residual.view(),
+                           fine_s = fine.forced_ ? View<const Real>(f.forcing.view()) : View<const Real>{};
+    const index_t K = d.K, Ks = d.Ks, fine_Ks = f.Ks;
+    const int Np = d.Np, fine_Np = f.Np;
+    for_each(options_.backend, static_cast<index_t>(NV) * Np * K, [=] FLOWDG_HD(index_t i) {
+      const index_t e = i % K, row = i / K, index = row * Ks + e, fine_index = (row / Np * fine_Np + row % Np) * fine_Ks + e;
+      s[index] = r[index] - (fine_s.data != nullptr ? fine_r[fine_index] - fine_s[fine_index] : fine_r[fine_index]);
+    });
+  }
+  forced_ = true;
+  traces_current_ = false;
+}
+
+template <class Physics>
+void DgOperator<Physics>::prolongate_to(Operator& fine_operator) const {
+  DgOperator& fine = finer_level(fine_operator, "prolongate_to");
+  for (const ElementData& d : elements_)
+    if (d.restricted.size() != d.u.size()) throw InputError("p-multigrid: prolongate_to before restrict_from");
+  fine.stream_->synchronize();
+  const StreamScope on_stream(*stream_);
+  for (std::size_t g = 0; g < elements_.size(); ++g) {
+    const ElementData& d = elements_[g];
+    ElementData& f = fine.elements_[g];
+    const View<const Real> u = d.u.view(), kept = d.restricted.view();
+    const View<Real> to = f.u.view();
+    const index_t K = d.K, Ks = d.Ks, fine_Ks = f.Ks;
+    const int Np = d.Np, fine_Np = f.Np;
+    for_each(options_.backend, static_cast<index_t>(NV) * Np * K, [=] FLOWDG_HD(index_t i) {
+      const index_t e = i % K, row = i / K, index = row * Ks + e;
+      to[(row / Np * fine_Np + row % Np) * fine_Ks + e] += u[index] - kept[index];
+    });
+  }
+  stream_->synchronize();  // the fine level's next launches (on its own stream) read the corrected state
+  fine.traces_current_ = false;
 }
 
 template <class Physics>

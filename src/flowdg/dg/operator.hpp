@@ -238,6 +238,16 @@ class Operator {
   /// triangle kernels run (they take one dt).
   virtual double set_local_time_steps(double cfl) = 0;
 
+  /// p-multigrid (FAS, cases/multigrid.hpp): this operator as a coarser level of `fine`, an
+  /// operator of the same physics, precision and mesh at a higher order. Its state becomes the fine
+  /// state's modes up to this order (the hierarchical bases' restriction, kept for prolongate_to),
+  /// and its forcing s = R(u) - (R_fine(u_fine) - s_fine), restricted the same way, which its
+  /// steps then subtract from R: a fine state at rest (R_fine = s_fine) is one here too. Throws
+  /// InputError for an operator that cannot be this one's finer level.
+  virtual void restrict_from(Operator& fine, double t) = 0;
+  /// fine's state += this level's change since restrict_from (modes above this order: none).
+  virtual void prolongate_to(Operator& fine) const = 0;
+
   /// Applies the configured limiter and positivity scaling once (what every stage does).
   virtual void apply_limiter() = 0;
   /// Keeps a device copy of the current coefficients (the last state known to be good) ...
