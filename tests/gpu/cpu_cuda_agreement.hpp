@@ -10,6 +10,21 @@
 
 namespace flowdg::gpu_test {
 
+/// The portable core's options (also on triangles) with the far field of `flow` on every boundary.
+inline dg::OperatorOptions options_for(const Mesh& mesh, int order, Backend backend, dg::Precision precision,
+                                       const physics::FlowSpec& flow) {
+  dg::OperatorOptions options;
+  options.implementation = dg::Implementation::portable;  // the core's kernels, also on triangles
+  options.order = order;
+  options.backend = backend;
+  options.precision = precision;
+  dg::BoundarySpec boundary;
+  boundary.kind = physics::BoundaryKind::farfield;
+  boundary.flow = flow;
+  options.boundary.assign(mesh.boundary_names.size(), boundary);
+  return options;
+}
+
 struct CpuCudaAgreement {
   std::vector<double> cpu_state, cuda_state, cpu_residual, cuda_residual;
   double size = 0, difference = 0;                    ///< largest |state| (CPU) and |CPU - CUDA|

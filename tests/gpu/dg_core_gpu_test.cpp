@@ -27,6 +27,7 @@
 #include "gpu_test_util.hpp"
 
 using namespace flowdg;
+using gpu_test::options_for;
 
 namespace {
 
@@ -37,20 +38,6 @@ physics::FlowSpec vortex(int dim, Point3 center) {
   flow.strength = 2.0;
   flow.center = center;
   return flow;
-}
-
-dg::OperatorOptions options_for(const Mesh& mesh, int order, Backend backend, dg::Precision precision,
-                                const physics::FlowSpec& flow) {
-  dg::OperatorOptions options;
-  options.implementation = dg::Implementation::portable;  // the core's kernels, also on triangles
-  options.order = order;
-  options.backend = backend;
-  options.precision = precision;
-  dg::BoundarySpec boundary;
-  boundary.kind = physics::BoundaryKind::farfield;
-  boundary.flow = flow;
-  options.boundary.assign(mesh.boundary_names.size(), boundary);
-  return options;
 }
 
 struct SetToOne {

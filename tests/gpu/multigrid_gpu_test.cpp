@@ -16,6 +16,7 @@
 #include "flowdg/mesh/generators.hpp"
 #include "flowdg/mesh/gmsh_reader.hpp"
 #include "flowdg/time/runge_kutta.hpp"
+#include "cpu_cuda_agreement.hpp"
 #include "gpu_test_util.hpp"
 
 using namespace flowdg;
@@ -28,17 +29,9 @@ struct Levels {
 
 Levels levels(const Mesh& mesh, const Connectivity& connectivity, Backend backend, dg::Precision precision, int order,
               const physics::FlowSpec& flow) {
-  dg::OperatorOptions options;
-  options.implementation = dg::Implementation::portable;
+  dg::OperatorOptions options = gpu_test::options_for(mesh, order, backend, precision, flow);
   options.flux = physics::RiemannKind::rusanov;
-  options.backend = backend;
-  options.precision = precision;
-  dg::BoundarySpec boundary;
-  boundary.kind = physics::BoundaryKind::farfield;
-  boundary.flow = flow;
-  options.boundary.assign(mesh.boundary_names.size(), boundary);
   Levels out;
-  options.order = order;
   out.fine = dg::make_operator(mesh, connectivity, options);
   options.order = order - 1;
   out.middle = dg::make_operator(mesh, connectivity, options);
