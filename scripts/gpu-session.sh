@@ -330,7 +330,7 @@ if [ "${PMG:-0}" = 1 ]; then
       --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1
     code=$?
     end=$(date +%s.%N)
-    note "pmg $name: exit $code, wall $(awk "BEGIN{printf \"%.1f\", $end - $begin}") s | stages: $(grep -oE '^flowdg: [0-9]+ steps to t = [0-9.e+]+ in [0-9.]+ s' "$dir/run.log" | awk '{print $2 " steps " $9 " s"}' | tr '\n' ';') | $(grep -oE 'steps per order: .*' "$dir/run.log" | tr '\n' ';') | $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | tail -1) | last residual: $(tail -1 "$dir/residuals.csv" 2>/dev/null)"
+    note "pmg $name: exit $code, wall $(awk "BEGIN{printf \"%.1f\", $end - $begin}") s | stages: $(grep -oE '^flowdg: [0-9]+ (steps|cycles) to t = [0-9.e+]+ in [0-9.]+ s' "$dir/run.log" | awk '{print $2 " " $3 " " $9 " s"}' | tr '\n' ';') | $(grep -oE 'steps per order: .*' "$dir/run.log" | tr '\n' ';') | $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | tail -1) | last residual: $(tail -1 "$dir/residuals.csv" 2>/dev/null)"
     rm -f "$dir/checkpoint.h5"
   done
 fi

@@ -83,10 +83,13 @@ class ProgressHook final : public Hook {
       remaining = std::isfinite(remaining) ? std::min(remaining, by_steps) : by_steps;
     }
     const bool steady = control.steady_tolerance > 0 || control.residual_tolerance > 0;
-    const double rate = elapsed > 0 ? static_cast<double>(state.op.global_dof()) * stages_ * static_cast<double>(done) / elapsed : 0.0;
+    // (a p-multigrid run: its steps are cycles, whose work is not one stage count times the DOF)
+    const double rate = elapsed > 0 ? (cycles_ ? 1.0 : static_cast<double>(state.op.global_dof()) * stages_) * static_cast<double>(done) / elapsed
+                                    : 0.0;
     char text[200];
-    std::snprintf(text, sizeof text, "  step %lld  t = %.6g  dt = %.3e  wall %s  ETA %s  %.3g DOF-stages/s", state.step, state.t,
-                  state.dt, format_duration(elapsed).c_str(), steady ? "steady" : format_duration(remaining).c_str(), rate);
+    std::snprintf(text, sizeof text, "  %s %lld  t = %.6g  dt = %.3e  wall %s  ETA %s  %.3g %s", cycles_ ? "cycle" : "step", state.step,
+                  state.t, state.dt, format_duration(elapsed).c_str(), steady ? "steady" : format_duration(remaining).c_str(), rate,
+                  cycles_ ? "cycles/s" : "DOF-stages/s");
     std::string line = text;
     if (control.steady_tolerance > 0) line += cat("  change ", state.last_change);
     if (terminal_) {
@@ -100,13 +103,14 @@ class ProgressHook final : public Hook {
   void finish(LoopState&) override { end_line(); }
   ~ProgressHook() override { end_line(); }
   void set_stages(int stages) { stages_ = stages; }
+  void set_cycles(bool cycles) { cycles_ = cycles; }
 
  private:
   void end_line() {
     if (live_) std::printf("\n");
     live_ = false;
   }
-  bool quiet_, terminal_, live_ = false;
+  bool quiet_, terminal_, live_ = false, cycles_ = false;
   int stages_ = 1;
   Clock::time_point start_, last_;
   double t_start_ = 0;
@@ -487,15 +491,18 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
       .add_number("final_time", result.time)
       .add_number("setup_seconds", result.setup_seconds)
       .add_number("wall_seconds", result.wall_seconds);
-  const double updates = static_cast<double>(op.global_dof()) * result.stages * static_cast<double>(result.steps);
+  // (a p-multigrid run's steps are cycles: these rates, per step of the finest level, are then 0;
+  // p_multigrid_steps has the steps per order)
+  const bool per_step = result.multigrid_steps.empty();
+  const double updates = per_step ? static_cast<double>(op.global_dof()) * result.stages * static_cast<double>(result.steps) : 0.0;
   summary.add_number("throughput_dof_stage_per_second", result.wall_seconds > 0 ? updates / result.wall_seconds : 0.0);
   // The memory model's bytes per stage (docs/performance.md) and what the run moved by it per second.
   const double stage_bytes = op.stage_bytes(runge_kutta_scheme(problem.time.scheme));
   summary.add_number("model_bytes_per_stage", stage_bytes)
       .add_number("model_bytes_per_second",
-                  result.wall_seconds > 0 ? stage_bytes * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0);
+                  per_step && result.wall_seconds > 0 ? stage_bytes * result.stages * static_cast<double>(result.steps) / result.wall_seconds : 0.0);
   summary.add_number("tk_microseconds",
-                     result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.global_dof()) : 0.0);
+                     per_step && result.steps > 0 ? 1e6 * result.wall_seconds / result.steps / static_cast<double>(op.global_dof()) : 0.0);
   // How CUDA loaded the kernels (flowdg run sets EAGER unless exported otherwise: lazy loading
   // slows every launch, backend/module_loading.hpp), for reading a run's throughput.
   if (problem.options.backend == Backend::cuda) {
@@ -610,7 +617,10 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
   CheckpointHook* checkpoints = nullptr;
   for (Hook* hook : hooks) {
     monitor_change |= hook->monitors_change();
-    if (auto* progress = dynamic_cast<ProgressHook*>(hook)) progress->set_stages(scheme.n_stages());
+    if (auto* progress = dynamic_cast<ProgressHook*>(hook)) {
+      progress->set_stages(scheme.n_stages());
+      progress->set_cycles(multigrid != nullptr);
+    }
     if (auto* checkpoint = dynamic_cast<CheckpointHook*>(hook)) checkpoints = checkpoint;
   }
   const InterruptGuard interrupts;  // SIGINT / SIGTERM: finish the step, save, stop (core/signals.hpp)
@@ -730,8 +740,12 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
                                                       result.wall_seconds
                                                 : 0.0;
     const bool steady = control.steady_tolerance > 0 || control.residual_tolerance > 0;
-    std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, state.t, result.wall_seconds, rate,
-                steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "");
+    const char* reached = steady ? (result.converged ? ", steady state reached" : ", steady state NOT reached") : "";
+    if (multigrid != nullptr)
+      std::printf("flowdg: %lld cycles to t = %.6g in %.2f s (%.3g cycles/s)%s\n", result.steps, state.t, result.wall_seconds,
+                  result.wall_seconds > 0 ? static_cast<double>(result.steps) / result.wall_seconds : 0.0, reached);
+    else
+      std::printf("flowdg: %lld steps to t = %.6g in %.2f s (%.3g DOF-stages/s)%s\n", result.steps, state.t, result.wall_seconds, rate, reached);
     if (multigrid != nullptr)
       std::printf("flowdg: p-multigrid: %lld cycles; steps per order: %s\n", result.steps, result.multigrid_steps.c_str());
     if (const std::string halo = op->halo_report(); !halo.empty()) std::printf("flowdg: halo: %s\n", halo.c_str());
