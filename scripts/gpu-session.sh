@@ -311,18 +311,18 @@ fi
 #    p_continuation|p_continuation_steps[|p_multigrid_cfl] ('[]' for none), e.g.
 #      'direct|[]|[]|[]|0;v|[4,3,2,1,0,1,2,3,4]|[1,1,1,1,4,1,1,1,1]|[]|0'
 #    PMG_RESIDUAL_EVERY (default 50) steps (cycles) between residual lines; PMG_DT_EVERY (default 20)
-#    steps (cycles) between local time step evaluations.
+#    steps (cycles) between local time step evaluations; PMG_ORDER (default 4) the run's order.
 if [ "${PMG:-0}" = 1 ]; then
   IFS=';' read -ra pmg_runs <<< "${PMG_RUNS:-direct|[]|[]|[]|0}"
   for spec in "${pmg_runs[@]}"; do
     IFS='|' read -r name cycle steps chain chain_steps cfl <<< "$spec"
-    dir="$out/pmg/$name"
+    dir="$out/pmg/$name${PMG_ORDER:+_p$PMG_ORDER}"
     mkdir -p "$dir"
     steps_set=""; [ "$steps" != "[]" ] && steps_set="--set time.p_multigrid_steps=$steps"
     [ -n "${cfl:-}" ] && [ "$cfl" != "[]" ] && steps_set="$steps_set --set time.p_multigrid_cfl=$cfl"
     chain_set=""; [ "$chain" != "[]" ] && chain_set="--set time.p_continuation_steps=$chain_steps --set time.p_continuation_tolerance=0"
     begin=$(date +%s.%N)
-    timeout -s TERM ${PMG_LIMIT:-150} .bundle/run flowdg run examples/sphere.toml --backend cuda --set solver.order=4 \
+    timeout -s TERM ${PMG_LIMIT:-150} .bundle/run flowdg run examples/sphere.toml --backend cuda --set solver.order=${PMG_ORDER:-4} \
       --set time.local_time_step=true --set "time.p_continuation=$chain" $chain_set \
       --set "time.p_multigrid=$cycle" $steps_set \
       --set time.residual_tolerance=${PMG_TOLERANCE:-1e-9} --set time.max_steps=400000 --set time.dt_every=${PMG_DT_EVERY:-20} \
@@ -330,7 +330,7 @@ if [ "${PMG:-0}" = 1 ]; then
       --set output.directory="\"$dir\"" > "$dir/run.log" 2>&1
     code=$?
     end=$(date +%s.%N)
-    note "pmg $name: exit $code, wall $(awk "BEGIN{printf \"%.1f\", $end - $begin}") s | stages: $(grep -oE '^flowdg: [0-9]+ (steps|cycles) to t = [0-9.e+]+ in [0-9.]+ s' "$dir/run.log" | awk '{print $2 " " $3 " " $9 " s"}' | tr '\n' ';') | $(grep -oE 'steps per order: .*' "$dir/run.log" | tr '\n' ';') | $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | tail -1) | last residual: $(tail -1 "$dir/residuals.csv" 2>/dev/null)"
+    note "pmg $name p=${PMG_ORDER:-4}: exit $code, wall $(awk "BEGIN{printf \"%.1f\", $end - $begin}") s | stages: $(grep -oE '^flowdg: [0-9]+ (steps|cycles) to t = [0-9.e+]+ in [0-9.]+ s' "$dir/run.log" | awk '{print $2 " " $3 " " $9 " s"}' | tr '\n' ';') | $(grep -oE 'steps per order: .*' "$dir/run.log" | tr '\n' ';') | $(grep -o 'entropy error[^:]*: [0-9.e+-]*' "$dir/run.log" | tail -1) | last residual: $(tail -1 "$dir/residuals.csv" 2>/dev/null)"
     rm -f "$dir/checkpoint.h5"
   done
 fi
