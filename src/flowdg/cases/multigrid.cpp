@@ -72,6 +72,9 @@ PMultigrid::PMultigrid(const Mesh& mesh, const Connectivity& connectivity, const
     : cycle_(std::move(cycle)), dt_every_(std::max<long long>(1, dt_every)) {
   const int finest = cycle_.orders.empty() ? 0 : cycle_.orders.front();
   if (const std::string why = check_multigrid_cycle(cycle_, finest); !why.empty()) throw InputError(cat("p-multigrid: ", why));
+  for (std::size_t i = 0; i < cycle_.orders.size(); ++i)
+    first_visit_.push_back(std::find(cycle_.orders.begin(), cycle_.orders.begin() + static_cast<std::ptrdiff_t>(i), cycle_.orders[i]) ==
+                           cycle_.orders.begin() + static_cast<std::ptrdiff_t>(i));
   for (const int order : cycle_.orders) {
     if (order == finest || levels_.count(order) != 0) continue;
     dg::OperatorOptions level = options;
@@ -101,13 +104,9 @@ double PMultigrid::cycle(dg::Operator& fine, const RungeKuttaScheme& scheme, dou
     // The lower levels' steps of their own size, from their state after the restriction (which
     // set_local_time_steps / stable_time_step check: a bad state there is named like one above),
     // every dt_every cycles (at a level's first visit of such a cycle).
-    if (!is_finest && (cycles_ % dt_every_ == 0 || dt_.count(order) == 0)) {
-      const bool first_visit = std::find(cycle_.orders.begin(), cycle_.orders.begin() + static_cast<std::ptrdiff_t>(i), order) ==
-                               cycle_.orders.begin() + static_cast<std::ptrdiff_t>(i);
-      if (first_visit || dt_.count(order) == 0) {
-        const double level_cfl = static_cast<std::size_t>(order) < cycle_.cfl.size() ? cycle_.cfl[static_cast<std::size_t>(order)] : cfl;
-        dt_[order] = local_time_step ? op.set_local_time_steps(level_cfl) : op.stable_time_step(level_cfl);
-      }
+    if (!is_finest && (dt_.count(order) == 0 || (first_visit_[i] && cycles_ % dt_every_ == 0))) {
+      const double level_cfl = static_cast<std::size_t>(order) < cycle_.cfl.size() ? cycle_.cfl[static_cast<std::size_t>(order)] : cfl;
+      dt_[order] = local_time_step ? op.set_local_time_steps(level_cfl) : op.stable_time_step(level_cfl);
     }
     const double step = is_finest ? dt : dt_.at(order);
     const bool last_visit = i + 1 == cycle_.orders.size();

@@ -66,6 +66,7 @@ class PMultigrid {
   std::map<int, std::unique_ptr<dg::Operator>> levels_;
   std::map<int, long long> taken_;
   std::map<int, double> dt_;  ///< each lower level's last step (its smallest, with local steps)
+  std::vector<bool> first_visit_;  ///< per visit: its order's first in the cycle (where the step is evaluated)
   long long dt_every_ = 1, cycles_ = 0;
 };
 
