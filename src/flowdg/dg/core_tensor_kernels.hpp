@@ -86,8 +86,10 @@ constexpr int core_tensor_threads() {
 /// Variant (bits; tensor_variant): 1 phase 4 on m16n8k4 (a row-tile pair and three or two column
 /// tiles a warp: half the tensor instructions; m8n8k4 issues at half m16n8k4's flop rate); 2 phase 1,
 /// where the sizes are compiled in, with each row group's tiles in one pass whose count is a
-/// compile-time constant (no predicated products, each of which waited on a WARPSYNC). The same sums
-/// in the same order either way.
+/// compile-time constant (no predicated products, each of which waited on a WARPSYNC); 8 (the sizes
+/// compiled in, affine inviscid) the k splits' partial sums added by the update itself, no pass and
+/// barrier of their own; 16 (the sizes compiled in) phase 0's face codes and plus-side points of all
+/// the thread's rounds loaded before its copies. The same sums in the same order either way.
 template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, int LateRk = 0,
           int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0, int Variant = 0>
 __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
@@ -147,16 +149,16 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     }
   }
   const int surface_row = dim * Nq;
-  for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
-    const int el = i % E, lq = i / E, l = lq / Nfq, q = lq % Nfq;
+  // Face row lq's values of element el (face code `code`) -> shared, at the point the plus side's
+  // permutation gives.
+  const auto face_fluxes = [&](int el, int lq, index_t code, int point) {
     Value* row = shared + static_cast<std::size_t>(surface_row) * ST + el;
     if (el >= n_local) {
       for (int v = 0; v < NV; ++v) row[lq * ST + v * E] = Value(0);
-      continue;
+      return;
     }
-    const index_t code = k.codes[l * k.Ks + e0 + el];
+    const int l = lq / Nfq, q = lq % Nfq;
     const index_t f = code_face(code);
-    const int point = code_plus_side(code) ? face_permutation[code_orientation(code) * Nfq + q] : q;
     for (int v = 0; v < NV; ++v) {
       if constexpr (Physics::has_viscous_flux)  // the stored flux less the centred viscous flux's halves
         row[(l * Nfq + point) * ST + v * E] = k.face_flux(v, q, f);
@@ -164,6 +166,35 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         row[(l * Nfq + point) * ST + v * E] = static_cast<Value>(k.flux.data[(static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f]);
       else
         device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f);
+    }
+  };
+  // Variant 16 (the sizes compiled in): every round's face code, then every round's plus-side point,
+  // loaded before any copy (their latencies overlap instead of two dependent loads a round in turn).
+  if constexpr ((Variant & 16) != 0 && fixed) {
+    constexpr int face_items = NF * FixedNfq * E, face_rounds = (face_items + threads - 1) / threads;
+    index_t code_r[face_rounds];
+    int point_r[face_rounds];
+#pragma unroll
+    for (int r = 0; r < face_rounds; ++r) {
+      const int i = static_cast<int>(threadIdx.x) + r * threads, el = i % E, lq = i / E;
+      code_r[r] = i < face_items && el < n_local ? k.codes[lq / FixedNfq * k.Ks + e0 + el] : index_t(0);
+    }
+#pragma unroll
+    for (int r = 0; r < face_rounds; ++r) {
+      const int i = static_cast<int>(threadIdx.x) + r * threads, q = i / E % FixedNfq;
+      point_r[r] = i < face_items && code_plus_side(code_r[r]) ? face_permutation[code_orientation(code_r[r]) * FixedNfq + q] : q;
+    }
+#pragma unroll
+    for (int r = 0; r < face_rounds; ++r) {
+      const int i = static_cast<int>(threadIdx.x) + r * threads;
+      if (i < face_items) face_fluxes(i % E, i / E, code_r[r], point_r[r]);
+    }
+  } else {
+    for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
+      const int el = i % E, lq = i / E;
+      const index_t code = el < n_local ? k.codes[lq / Nfq * k.Ks + e0 + el] : index_t(0);
+      const int q = lq % Nfq;
+      face_fluxes(el, lq, code, el < n_local && code_plus_side(code) ? face_permutation[code_orientation(code) * Nfq + q] : q);
     }
   }
   for (int i = threadIdx.x; i < (K3 - surface_row - NF * Nfq) * NV * E; i += threads)
@@ -265,7 +296,16 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   //    s 8 MT3 + j, summed in order of s into rows [0, Np).
   constexpr int W = R * NV, TU = Wide ? 2 : 1, MP = (MT3 + TU - 1) / TU, UW = (MP + W - 1) / W;  // TU row tiles a unit
   const int KS = K3 / 4;
-  const int splits = MP > W ? 1 : (W / MP < K3 / (8 * MT3) ? W / MP : (K3 / (8 * MT3) > 0 ? K3 / (8 * MT3) : 1));
+  constexpr auto splits_for = [](int k3) { return MP > W ? 1 : (W / MP < k3 / (8 * MT3) ? W / MP : (k3 / (8 * MT3) > 0 ? k3 / (8 * MT3) : 1)); };
+  const int splits = splits_for(K3);
+  // Variant 8 (the sizes compiled in, affine inviscid groups): no pass summing the splits' partial sums
+  // into rows [0, Np) (and no barrier after it): the update sums them itself, in the same order, rounded
+  // to the rows' type as the pass stored them — the same values; the fused traces' rows then lie past
+  // the partial sums.
+  constexpr bool fused_sums = (Variant & 8) != 0;
+  static_assert(!fused_sums || (fixed && G == GeometryKind::affine && !Physics::has_viscous_flux),
+                "Variant 8: the sizes compiled in, affine inviscid groups");
+  constexpr int splits_fixed = fixed ? splits_for((dim * FixedNq + NF * FixedNfq + 3) / 4 * 4) : 1;
   double acc[UW][TU][NV][2] = {};
 #pragma unroll
   for (int i = 0; i < UW; ++i) {
@@ -363,7 +403,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     load_rk();
   }
   __syncthreads();
-  if (splits > 1) {
+  if (!fused_sums && splits > 1) {
     for (int i = threadIdx.x; i < Np * NV * E; i += threads) {
       const int row = i / (NV * E), column = i % (NV * E);
       double sum = shared[row * ST + column];
@@ -407,7 +447,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   // table's padding columns are zero; so must the rows be: 0 x NaN is NaN).
   constexpr bool fused_traces = Traces && std::is_same_v<Physics, physics::Euler<3, Real>> && S == Shape::tetrahedron && G == GeometryKind::affine;
   static_assert(!Traces || fused_traces, "the fused traces: 3D Euler's affine tetrahedra");
-  constexpr int KC = (Np + 3) / 4 * 4, trace_row = 8 * MT3;
+  constexpr int KC = (Np + 3) / 4 * 4, trace_row = 8 * MT3 * (fused_sums ? splits_fixed : 1);
+  static_assert(!fused_sums || !fused_traces || trace_row + KC <= (dim * FixedNq + NF * FixedNfq + 3) / 4 * 4,
+                "Variant 8 with the fused traces: their rows past the partial sums, inside K3");
   if constexpr (fused_traces) {
     for (int i = static_cast<int>(threadIdx.x); i < (KC - Np) * NV * E; i += threads)
       shared[(trace_row + Np + i / (NV * E)) * ST + i % (NV * E)] = Value(0);
@@ -426,7 +468,17 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     double value[NV];
     if constexpr (G == GeometryKind::affine) {
       const double inverse_det = s_metric[dim * dim * E + el];
-      for (int v = 0; v < NV; ++v) value[v] = inverse_det * shared[row * ST + v * E + el];
+      if constexpr (fused_sums) {
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+          double sum = shared[row * ST + v * E + el];
+#pragma unroll
+          for (int split = 1; split < splits_fixed; ++split) sum += shared[(split * 8 * MT3 + row) * ST + v * E + el];
+          value[v] = inverse_det * static_cast<double>(static_cast<Value>(sum));
+        }
+      } else {
+        for (int v = 0; v < NV; ++v) value[v] = inverse_det * shared[row * ST + v * E + el];
+      }
     } else if (k.collocated) {
       for (int v = 0; v < NV; ++v) value[v] = 0.0;
       for (int kq = 0; kq < Np; ++kq) {
@@ -459,6 +511,19 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   }
   // 4. The updated coefficients' traces at the faces' nodes or points (FaceTraceBuffer's product and
   // layout: trace_rows rows a face, the launcher checks that a warp takes each row tile).
+  // Row r of the product (face r / Nn, node or point r % Nn), variables [first, first + C): the
+  // fragment's two elements' values value(t, c) -> `traces`.
+  const auto store_traces = [&]<int C>(int r, int first, int Nn, const auto& value) {
+    if (r >= 4 * Nn) return;
+    const int l = r / Nn, node = r % Nn;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int el = 2 * fragment_col + c;
+      if (el >= n_local) continue;
+#pragma unroll
+      for (int t = 0; t < C; ++t) traces[(((e0 + el) * 4 + l) * NV + first + t) * Nn + node] = static_cast<Real>(value(t, c));
+    }
+  };
   if constexpr (fused_traces && (Variant & 1) != 0) {
     // On m16n8k4: warp w takes row-tile pair w % 5 ((2 (w % 5), 2 (w % 5) + 1); past MT4 zeros, not
     // stored) and column tiles [0, 3) (w < 5) or [3, 5): each pair's A fragments loaded by two warps,
@@ -480,18 +545,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         for (int c = 0; c < C; ++c) device::dmma_16x8x4(at[c][0], at[c][1], a_top, a_bottom, static_cast<double>(b[c * E]));
       }
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = (2 * pair + h) * 8 + fragment_row;  // face l = r / Nn, node (point) r % Nn
-        if (r >= 4 * Nn) continue;
-        const int l = r / Nn, node = r % Nn;
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int el = 2 * fragment_col + c;
-          if (el >= n_local) continue;
-#pragma unroll
-          for (int t = 0; t < C; ++t) traces[(((e0 + el) * 4 + l) * NV + first + t) * Nn + node] = static_cast<Real>(at[t][h][c]);
-        }
-      }
+      for (int h = 0; h < 2; ++h)
+        store_traces.template operator()<C>((2 * pair + h) * 8 + fragment_row, first, Nn, [&](int t, int c) { return at[t][h][c]; });
     };
     if (half == 0) pair_traces.template operator()<3>(0);
     else pair_traces.template operator()<2>(3);
@@ -507,16 +562,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
 #pragma unroll
       for (int v = 0; v < NV; ++v) device::dmma_8x8x4(at[v], a, static_cast<double>(b[v * E]));
     }
-    const int r = warp * 8 + fragment_row;  // face l = r / Nn, node (point) r % Nn
-    if (r >= 4 * Nn) return;
-    const int l = r / Nn, node = r % Nn;
-#pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const int el = 2 * fragment_col + c;
-      if (el >= n_local) continue;
-#pragma unroll
-      for (int v = 0; v < NV; ++v) traces[(((e0 + el) * 4 + l) * NV + v) * Nn + node] = static_cast<Real>(at[v][c]);
-    }
+    store_traces.template operator()<NV>(warp * 8 + fragment_row, 0, Nn, [&](int v, int c) { return at[v][c]; });
   }
 }
 
@@ -594,7 +640,11 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
             const int variant = tensor_variant(P, true);
             if (variant == 0 || !fixed) run_fixed.template operator()<4, false, true, true, 0, true>();
             else if (variant == 2) run.template operator()<4, false, true, true, 0, true, fixed_nq, fixed_nfq, 2>();
-            else throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": float rows at p = 4 are built for 0 and 2"));
+            // (+ 8: the splits' sums in the update; + 16: phase 0's face codes loaded first — A/B shapes)
+            else if (variant == 10) run.template operator()<4, false, true, true, 0, true, fixed_nq, fixed_nfq, 10>();
+            else if (variant == 18) run.template operator()<4, false, true, true, 0, true, fixed_nq, fixed_nfq, 18>();
+            else if (variant == 26) run.template operator()<4, false, true, true, 0, true, fixed_nq, fixed_nfq, 26>();
+            else throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": float rows at p = 4 are built for 0, 2, 10, 18 and 26"));
           } else {
             run.template operator()<4, false, true, true, 0, true>();
           }
@@ -615,8 +665,12 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
             const int variant = tensor_variant(P, false);
             if (fixed && rk_u && variant == 3) run.template operator()<2, true, false, 3, 4, true, fixed_nq, fixed_nfq, 3>();
             else if (fixed && rk_u && variant == 7) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 3>();
+            // (7 + 8: the splits' sums in the update; + 16: phase 0's face codes loaded first — A/B shapes)
+            else if (fixed && rk_u && variant == 15) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 11>();
+            else if (fixed && rk_u && variant == 23) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 19>();
+            else if (fixed && rk_u && variant == 31) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 27>();
             else if (fixed && rk_u && variant != 0)
-              throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": double rows at p = 4 are built for 0, 3 and 7"));
+              throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": double rows at p = 4 are built for 0, 3, 7, 15, 23 and 31"));
             else if (fixed && rk_u) run.template operator()<2, true, false, 3, 4, true, fixed_nq, fixed_nfq>();
             else if (fixed) run.template operator()<2, true, false, 2, 4, true, fixed_nq, fixed_nfq>();
             else if (rk_u) run.template operator()<2, true, false, 3, 4, true>();
@@ -645,6 +699,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         else if (min_blocks == 4 && late) {
           if constexpr (P == 3) {
             if (tensor_variant(P, true) == 2) run_fixed.template operator()<4, false, true, true, 0, false, 2>();
+            else if (tensor_variant(P, true) == 10) run_fixed.template operator()<4, false, true, true, 0, false, 10>();
             else run_fixed.template operator()<4, false, true, true, 0, false>();
           }
           else run.template operator()<4, false, true, true>();
@@ -669,6 +724,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       else if (wide) {
         if constexpr (P == 3) {
           if (tensor_variant(P, false) == 2) run_fixed.template operator()<3, true, false, true, 0, false, 2>();
+          else if (tensor_variant(P, false) == 10) run_fixed.template operator()<3, true, false, true, 0, false, 10>();
           else run_fixed.template operator()<3, true, false, true, 0, false>();
         }
         else run.template operator()<3, true, false, true>();

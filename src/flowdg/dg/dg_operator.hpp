@@ -1606,6 +1606,23 @@ DgOperator<Physics>& DgOperator<Physics>::finer_level(Operator& fine, const char
   return *other;
 }
 
+/// p-multigrid's transfers: item i = row K + e of a level's NV Np K modes (row = v Np + j) -> its index
+/// in the level's arrays and in the finer level's (mode j of variable v there: the hierarchical basis
+/// puts the lower order's modes first).
+struct MultigridModeMap {
+  index_t K, Ks, fine_Ks;
+  index_t Np, fine_Np;
+  FLOWDG_HD index_t index(index_t i) const { return i / K * Ks + i % K; }
+  FLOWDG_HD index_t fine(index_t i) const {
+    const index_t row = i / K;
+    return (row / Np * fine_Np + row % Np) * fine_Ks + i % K;
+  }
+};
+template <class Data>
+MultigridModeMap multigrid_mode_map(const Data& level, const Data& fine) {
+  return {level.K, level.Ks, fine.Ks, level.Np, fine.Np};
+}
+
 template <class Physics>
 void DgOperator<Physics>::restrict_from(Operator& fine_operator, double t) {
   DgOperator& fine = finer_level(fine_operator, "restrict_from");
@@ -1623,11 +1640,10 @@ void DgOperator<Physics>::restrict_from(Operator& fine_operator, double t) {
     if (d.restricted.size() != d.u.size()) d.restricted = Array<Real>(space, std::vector<Real>(d.u.size(), Real(0)));
     const View<Real> u = d.u.view(), kept = d.restricted.view();
     const View<const Real> from = f.u.view();
-    const index_t K = d.K, Ks = d.Ks, fine_Ks = f.Ks;
-    const int Np = d.Np, fine_Np = f.Np;
-    for_each(options_.backend, static_cast<index_t>(NV) * Np * K, [=] FLOWDG_HD(index_t i) {
-      const index_t e = i % K, row = i / K, index = row * Ks + e;
-      u[index] = kept[index] = from[(row / Np * fine_Np + row % Np) * fine_Ks + e];
+    const MultigridModeMap map = multigrid_mode_map(d, f);
+    for_each(options_.backend, static_cast<index_t>(NV) * d.Np * d.K, [=] FLOWDG_HD(index_t i) {
+      const index_t index = map.index(i);
+      u[index] = kept[index] = from[map.fine(i)];
     });
   }
   compute_residual(t);  // R(u): the residual-only stage ignores the forcing
@@ -1637,10 +1653,9 @@ void DgOperator<Physics>::restrict_from(Operator& fine_operator, double t) {
     const View<Real> s = d.forcing.view();
     const View<const Real> r = d.residual.view(), fine_r = f.residual.view(),
                            fine_s = fine.forced_ ? View<const Real>(f.forcing.view()) : View<const Real>{};
-    const index_t K = d.K, Ks = d.Ks, fine_Ks = f.Ks;
-    const int Np = d.Np, fine_Np = f.Np;
-    for_each(options_.backend, static_cast<index_t>(NV) * Np * K, [=] FLOWDG_HD(index_t i) {
-      const index_t e = i % K, row = i / K, index = row * Ks + e, fine_index = (row / Np * fine_Np + row % Np) * fine_Ks + e;
+    const MultigridModeMap map = multigrid_mode_map(d, f);
+    for_each(options_.backend, static_cast<index_t>(NV) * d.Np * d.K, [=] FLOWDG_HD(index_t i) {
+      const index_t index = map.index(i), fine_index = map.fine(i);
       s[index] = r[index] - (fine_s.data != nullptr ? fine_r[fine_index] - fine_s[fine_index] : fine_r[fine_index]);
     });
   }
@@ -1660,11 +1675,10 @@ void DgOperator<Physics>::prolongate_to(Operator& fine_operator) const {
     ElementData& f = fine.elements_[g];
     const View<const Real> u = d.u.view(), kept = d.restricted.view();
     const View<Real> to = f.u.view();
-    const index_t K = d.K, Ks = d.Ks, fine_Ks = f.Ks;
-    const int Np = d.Np, fine_Np = f.Np;
-    for_each(options_.backend, static_cast<index_t>(NV) * Np * K, [=] FLOWDG_HD(index_t i) {
-      const index_t e = i % K, row = i / K, index = row * Ks + e;
-      to[(row / Np * fine_Np + row % Np) * fine_Ks + e] += u[index] - kept[index];
+    const MultigridModeMap map = multigrid_mode_map(d, f);
+    for_each(options_.backend, static_cast<index_t>(NV) * d.Np * d.K, [=] FLOWDG_HD(index_t i) {
+      const index_t index = map.index(i);
+      to[map.fine(i)] += u[index] - kept[index];
     });
   }
   stream_->synchronize();  // the fine level's next launches (on its own stream) read the corrected state

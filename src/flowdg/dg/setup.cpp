@@ -890,7 +890,7 @@ bool tensor_rk_u(int order) {
 int tensor_variant(int order, bool float_rows) {
   // Read once (every launch asks): -1 unset, else the value asked for.
   static const int asked =
-      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7}, "the tensor-core element kernel's variant at p = 3, 4", -1);
+      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 15, 18, 23, 26, 31}, "the tensor-core element kernel's variant at p = 3, 4", -1);
   return tensor_variant_for(asked, order, float_rows);
 }
 
@@ -899,7 +899,10 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   if (asked >= 0) return asked;
   // (p = 3, the same case: variant 2, phase 1 unpredicated, double 19.87, 19.92 against 19.10,
   // 19.22 (+3.9%), float rows 28.01, 27.96 against 26.07, 26.13 (+7.2%), the same bits.)
-  if (order == 3) return 2;
+  // (Session 57, same case, two rounds, the same bits: float rows variant 10 (+ the splits' sums in
+  // the update) 28.00, 28.02 against 2's 27.78, 27.60 (+1.1%); double 10 19.72, 19.82 against 19.67,
+  // 19.70 (+0.4%, within the rounds' spread: 2 kept).)
+  if (order == 3) return float_rows ? 10 : 2;
   // Session 55 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
   // binary, two rounds, the same bits; docs/performance.md): double rows (the fused traces at the
   // face points, the sizes compiled in, u with the late loads) variant 3 18.76, 18.73e9 DSU/s against
@@ -907,7 +910,11 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   // 18.81, 18.87 (+1.2%); float rows 2 25.54, 25.37 against 0's 24.57, 24.56 (+3.6%; 1 does not fit
   // their 48 registers). A plan balancing phase 3's k steps over the four schedulers lost (18.07,
   // 17.99 against 18.81, 18.87: docs/results/session55/balanced_phase3.patch).
-  return float_rows ? 2 : 7;
+  // Session 57: double rows 23 (7 + phase 0's face codes and plus-side points loaded before the
+  // copies) 19.35, 19.43 against 7's 19.06, 19.07 (+1.7%); 15 (7 + the splits' sums in the update)
+  // 18.97, 18.93 (-0.6%), 31 (both) 19.36, 19.37; float rows 10 / 18 / 26 within 0.4% of 2's 25.64,
+  // 25.63 (2 kept). The same bits in every pair.
+  return float_rows ? 2 : 23;
 }
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {
