@@ -890,7 +890,7 @@ bool tensor_rk_u(int order) {
 int tensor_variant(int order, bool float_rows) {
   // Read once (every launch asks): -1 unset, else the value asked for.
   static const int asked =
-      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 15, 18, 23, 26, 31}, "the tensor-core element kernel's variant at p = 3, 4", -1);
+      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23}, "the tensor-core element kernel's variant at p = 3, 4", -1);
   return tensor_variant_for(asked, order, float_rows);
 }
 
