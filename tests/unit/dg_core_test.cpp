@@ -283,6 +283,66 @@ TEST(DgCoreGroups, FacesByFamilyAreTheSameFacesInAnotherOrderAndGiveTheSameResid
   unsetenv("FLOWDG_FACE_ORDER");
 }
 
+TEST(DgCoreGroups, FacesInWindowsAreOrderedByWindowThenClassAndGiveTheSameResidual) {
+  // FLOWDG_FACE_ORDER=window (groups.cpp; A/B runs of the face tensor kernel): a group's interior faces
+  // by windows of 64 lower elements, then by class (local_m, local_p, orientation), then by lower
+  // element — the same faces in the same groups, the residual the same bit for bit.
+  Mesh tets = box_tetrahedra(6, 6, 2, 8, 8, 3, 0.1, 3);  // 1,152 elements: 18 windows
+  const Connectivity connectivity = build_connectivity(tets);
+  unsetenv("FLOWDG_FACE_ORDER");
+  const dg::Setup by_element = dg::build_setup(tets, connectivity, 2);
+  setenv("FLOWDG_FACE_ORDER", "window", 1);
+  EXPECT_TRUE(dg::faces_by_family(false));
+  const dg::Setup by_window = dg::build_setup(tets, connectivity, 2);
+  unsetenv("FLOWDG_FACE_ORDER");
+  const dg::Groups &a = by_element.groups, &b = by_window.groups;
+  ASSERT_EQ(a.face_groups.size(), b.face_groups.size());
+  int interior_groups = 0;
+  for (std::size_t g = 0; g < a.face_groups.size(); ++g) {
+    const dg::FaceGroup &ga = a.face_groups[g], &gb = b.face_groups[g];
+    ASSERT_EQ(ga.begin, gb.begin);
+    ASSERT_EQ(ga.end, gb.end);
+    std::vector<index_t> fa, fb;
+    for (index_t f = ga.begin; f < ga.end; ++f) {
+      fa.push_back(a.faces[f].mesh_face);
+      fb.push_back(b.faces[f].mesh_face);
+    }
+    std::sort(fa.begin(), fa.end());
+    std::sort(fb.begin(), fb.end());
+    EXPECT_EQ(fa, fb) << "group " << g;
+    if (gb.boundary()) continue;
+    ++interior_groups;
+    // (window, class, lower element) nondecreasing; classes change inside windows (not one class a
+    // group), and windows advance
+    using Key = std::tuple<index_t, int, index_t>;
+    const auto key = [](const dg::GroupFace& f) {
+      const index_t lower = std::min(f.element_m, f.element_p);
+      return Key{lower / 64, (f.local_m * 4 + f.local_p) * 6 + f.orientation, lower};
+    };
+    int class_changes = 0;
+    for (index_t f = gb.begin + 1; f < gb.end; ++f) {
+      EXPECT_LE(key(b.faces[f - 1]), key(b.faces[f])) << "face " << f;
+      class_changes += std::get<0>(key(b.faces[f - 1])) == std::get<0>(key(b.faces[f])) &&
+                       std::get<1>(key(b.faces[f - 1])) != std::get<1>(key(b.faces[f]));
+    }
+    EXPECT_GT(class_changes, 0);
+    EXPECT_GT(std::get<0>(key(b.faces[gb.end - 1])), std::get<0>(key(b.faces[gb.begin])));
+  }
+  EXPECT_EQ(interior_groups, 1);
+  // The residual, bit for bit.
+  std::vector<double> residuals[2];
+  for (const int window : {0, 1}) {
+    setenv("FLOWDG_FACE_ORDER", window ? "window" : "element", 1);
+    const physics::FlowSpec flow = vortex(3, {3.0, 3.0, 0.0});
+    const auto op = dg::make_operator(tets, connectivity, options_for(tets, 2, flow));
+    op->project(flow, 0.0);
+    residuals[window] = op->residual(0.0);
+  }
+  unsetenv("FLOWDG_FACE_ORDER");
+  EXPECT_EQ(residuals[0], residuals[1]);
+  EXPECT_GT(largest(residuals[0]), 0.0);
+}
+
 TEST(DgCore, FreeStreamIsPreservedOnEveryShape) {
   // A uniform state with the same state outside: the residual vanishes to rounding (of the size
   // of the fluxes over the element size, ~1 here), at every order, on affine and curved groups.

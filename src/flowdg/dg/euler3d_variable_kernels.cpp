@@ -762,6 +762,370 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   }
 }
 
+/// The interior face kernel on the FP64 tensor cores (face_tensor_chosen; A/B only so far): a warp
+/// takes a tile of 8 consecutive faces end to end, with no shared memory between its block's warps and
+/// no block barrier.
+///   0. both sides' coefficients of the tile -> the warp's shared rows, every copy in flight at once
+///      (cp.async: from the [(v Np + j) Ks + e] rows one value each, [j ST + v 8 + face]; with
+///      FLOWDG_FACE_AOS=1 from an element-major copy made before the launch, 16 bytes each, face-major
+///      [face NV Np + v Np + j]);
+///   1. each side's traces at the face points, T = Phi_l U (m16n8k4: the points' 16 rows, Phi_l the
+///      face point table of local face l, [16 x KC] in fragment order, from FaceMomentTables; U's B
+///      fragments from those rows, column v 8 + face, lane l's face l / 4). A product takes one table
+///      for its 8 columns, so a side runs one pass a class of its faces present in the tile — the
+///      minus side's class its local face l_m, the plus side's (l_p, orientation), whose A rows are
+///      the plus side's points of the minus side's (the orientation's permutation) — each pass's B
+///      masked to its class's faces (zeros elsewhere: the other columns' sums unchanged). On the
+///      Kuhn-split cubes 1.49 classes a tile by family (groups.hpp), 1.21 in FLOWDG_FACE_ORDER=window.
+///      The minus side's traces go to the warp's rows [q ST + v 8 + face], the plus side's stay in
+///      the D fragments: lane l holds them at points l / 4 and 8 + l / 4 of faces 2 (l % 4) and
+///      2 (l % 4) + 1;
+///   2. the flux at those four (face, point) items, scaled by w_q |N|, in place of the minus traces
+///      (each lane reads and writes only its own slots);
+///   3. the nodal moments m_i = sum_q L_i(x_q) s_q (FaceMomentTables) = L S on the tensor cores
+///      (L [16 x KQ] in fragment order, S's B fragments from those rows), stored as the variable face
+///      kernel's moments ([(v Nfq + i) Fs + f]).
+/// The products in double (float storage: the coefficients converted, the flux in float, the moments
+/// rounded to float). Built for p = 3 (15 face points: one m16n8k4 row pair; 10 nodes). Four blocks
+/// of four warps an SM (double: 120-128 registers, 56 KB of shared memory a block, no spills).
+constexpr int face_tensor_warps = 4;
+template <int P>
+struct FaceTensorSizes {
+  static constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P), Nn = face_moment_nodes(P);
+  static constexpr int KC = (Np + 3) / 4 * 4, KQ = (Nfq + 3) / 4 * 4, ST = 5 * 8 + 4;  // ST: a shared row (44: conflict-free B loads)
+  static_assert(Nfq <= 16 && Nn <= 16, "the face tensor kernel: one m16n8k4 row pair of points and of nodes");
+  /// A warp's shared bytes: the minus side's coefficients (Real, KC rows of ST), later its traces and
+  /// then the scaled fluxes (double, KQ rows), then the plus side's coefficients.
+  template <class Real>
+  static constexpr std::size_t first_bytes() {
+    return std::max(sizeof(Real) * KC * ST, sizeof(double) * KQ * ST) / 16 * 16 + 16;
+  }
+  template <class Real>
+  static constexpr std::size_t warp_bytes() {
+    return first_bytes<Real>() + (sizeof(Real) * KC * ST + 15) / 16 * 16;
+  }
+};
+template <int P>
+__device__ double face_tensor_phi[4 * 16 * FaceTensorSizes<P>::KC];  // Phi_l, l = 0..3, each 16 x KC in fragment order
+template <int P>
+__device__ double face_tensor_L[16 * FaceTensorSizes<P>::KQ];        // L [i][q], 16 x KQ in fragment order
+
+/// The tables from FaceMomentTables, once a process (one device a process, as upload_node_phi):
+/// Phi_l[q][j] = sum_i L_i(x_q) phi_j(y_i) (phi_j on a face is a polynomial of degree p: its
+/// interpolant at the nodes is itself), zero rows and columns to the padded sizes.
+template <int P>
+void upload_face_tensor_tables(const FaceMomentTables& tables) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    using Z = FaceTensorSizes<P>;
+    FLOWDG_ASSERT(tables.order == P && tables.Nfq == Z::Nfq && tables.interpolation.size() == static_cast<std::size_t>(Z::Nn * Z::Nfq) &&
+                      tables.node_phi.size() == static_cast<std::size_t>(4 * Z::Nn * Z::Np),
+                  "the face tensor kernel's tables: p = ", tables.order, ", Nfq = ", tables.Nfq, " against p = ", P, ", Nfq = ", Z::Nfq);
+    std::vector<double> phi(static_cast<std::size_t>(4 * 16 * Z::KC), 0.0), L(static_cast<std::size_t>(16 * Z::KQ), 0.0);
+    for (int l = 0; l < 4; ++l) {
+      const std::size_t offset = static_cast<std::size_t>(l) * 16 * Z::KC;
+      for (int q = 0; q < Z::Nfq; ++q)
+        for (int j = 0; j < Z::Np; ++j) {
+          double sum = 0;
+          for (int i = 0; i < Z::Nn; ++i)
+            sum += tables.interpolation[static_cast<std::size_t>(i) * Z::Nfq + q] * tables.node_phi[(static_cast<std::size_t>(l) * Z::Nn + i) * Z::Np + j];
+          phi[offset + static_cast<std::size_t>(q) * Z::KC + j] = sum;
+        }
+      to_fragment_order(phi, offset, 16, Z::KC);
+    }
+    for (int i = 0; i < Z::Nn; ++i)
+      for (int q = 0; q < Z::Nfq; ++q) L[static_cast<std::size_t>(i) * Z::KQ + q] = tables.interpolation[static_cast<std::size_t>(i) * Z::Nfq + q];
+    to_fragment_order(L, 0, 16, Z::KQ);
+    FLOWDG_CUDA_CHECK(cudaMemcpyToSymbol(face_tensor_phi<P>, phi.data(), phi.size() * sizeof(double)));
+    FLOWDG_CUDA_CHECK(cudaMemcpyToSymbol(face_tensor_L<P>, L.data(), L.size() * sizeof(double)));
+  });
+}
+
+template <class Real, int P, int Riemann, int MinBlocks, bool Aos = false>
+__global__ void __launch_bounds__(32 * face_tensor_warps, MinBlocks) core_face_tensor_kernel(
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false> k, index_t n,
+    const Real* __restrict__ aos_m, const Real* __restrict__ aos_p) {
+  using Z = FaceTensorSizes<P>;
+  using State = typename physics::Euler<3, Real>::State;
+  constexpr int Np = Z::Np, Nfq = Z::Nfq, Nn = Z::Nn, KC = Z::KC, KQ = Z::KQ, ST = Z::ST, NV = 5;
+  extern __shared__ __align__(16) unsigned char face_tensor_shared[];
+  detail::wait_for_previous_grid();
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const index_t tile = (static_cast<index_t>(blockIdx.x) * face_tensor_warps + warp) * 8;  // the tile's first face (group-local)
+  if (tile >= n) return;  // the whole warp
+  unsigned char* mine_bytes = face_tensor_shared + warp * Z::template warp_bytes<Real>();
+  double* s = reinterpret_cast<double*>(mine_bytes);  // the minus traces, then the scaled fluxes: [q ST + v 8 + face]
+  Real* s_u[2] = {reinterpret_cast<Real*>(mine_bytes), reinterpret_cast<Real*>(mine_bytes + Z::template first_bytes<Real>())};  // [j ST + v 8 + face]
+  // 0. Both sides' coefficients of the tile's faces -> the warp's rows (asynchronous copies, all in
+  //    flight at once; zeros past the group's faces): lane l copies face l % 8's.
+  {
+    const int face = lane % 8;
+    const bool valid = tile + face < n;
+    const index_t f = k.begin + tile + (valid ? face : 0);
+    const index_t copy_element[2] = {k.index.element_m[f], k.index.element_p[f]};
+    if constexpr (Aos) {
+      // (A/B: element-major copies of the coefficients, [(e NV + v) Np + j]: a face's side is NV Np
+      // contiguous values, copied 16 bytes at a time into face-major rows [face NV Np + v Np + j])
+      constexpr int C = 16 / sizeof(Real), chunks = NV * Np / C;
+      static_assert(NV * Np % C == 0, "whole 16-byte chunks a face");
+#pragma unroll
+      for (int side = 0; side < 2; ++side) {
+        const Real* aos = side == 0 ? aos_m : aos_p;
+#pragma unroll
+        for (int i = 0; i < (8 * chunks + 31) / 32; ++i) {
+          const int chunk = lane + 32 * i, at = chunk / chunks, w = chunk % chunks;
+          const index_t e = __shfl_sync(0xffffffffu, copy_element[side], at % 8);
+          const bool here = tile + at < n;
+          if (chunk < 8 * chunks) {
+            Real* destination = s_u[side] + at * (NV * Np) + w * C;
+            if (here) device::copy_async_16(reinterpret_cast<double*>(destination), aos + e * (NV * Np) + w * C);
+            else
+              for (int x = 0; x < C; ++x) destination[x] = Real(0);
+          }
+        }
+      }
+    } else {
+#pragma unroll
+      for (int side = 0; side < 2; ++side) {
+        const Real* u = side == 0 ? k.u_m.data : k.u_p.data;
+        const index_t stride = side == 0 ? k.Ks_m : k.Ks_p;
+#pragma unroll
+        for (int i = 0; i < NV * KC / 4; ++i) {
+          const int r = lane / 8 + 4 * i, v = r / KC, j = r % KC;  // r = v KC + j
+          Real* destination = s_u[side] + j * ST + v * 8 + face;
+          if (valid && j < Np) device::copy_async(destination, u + (static_cast<index_t>(v) * Np + j) * stride + copy_element[side]);
+          else *destination = Real(0);
+        }
+      }
+    }
+    device::copy_async_commit();
+  }
+  const int row = lane / 4, kcol = lane % 4;  // the fragments' row (D, A) / column (B) and k index
+  // B: lane's face `row`: its classes
+  const bool b_valid = tile + row < n;
+  const index_t fb = k.begin + tile + (b_valid ? row : 0);
+  const int class_of[2] = {k.index.local_m[fb], k.index.local_p[fb] * 6 + k.index.orientation[fb]};
+  device::copy_async_wait();
+  __syncwarp();
+  // 1. The traces: side's variable v at point row + 8 h of face 2 kcol + c in acc[v][h][c]; the
+  //    minus side's then to the warp's rows [q ST + v 8 + face] (the same lane's slots that step 2
+  //    reads and overwrites: no other lane touches them), the plus side's kept for step 2.
+  double acc[NV][2][2];
+#pragma unroll
+  for (int side = 0; side < 2; ++side) {
+#pragma unroll
+    for (int v = 0; v < NV; ++v) acc[v][0][0] = acc[v][0][1] = acc[v][1][0] = acc[v][1][1] = 0.0;
+    unsigned classes = __reduce_or_sync(0xffffffffu, b_valid ? 1u << class_of[side] : 0u);
+    while (classes != 0) {  // uniform in the warp
+      const int c = __ffs(static_cast<int>(classes)) - 1;
+      classes &= classes - 1;
+      const bool mine = class_of[side] == c;
+      const double* table = face_tensor_phi<P> + (side == 0 ? c : c / 6) * 16 * KC;
+      int a_row[2];  // the table rows of this lane's A fragments (the plus side's points of the minus side's)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int q = row + 8 * h;
+        a_row[h] = side == 1 && q < Nfq ? k.permutation[(c % 6) * Nfq + q] : q;
+      }
+#pragma unroll
+      for (int ks = 0; ks < KC / 4; ++ks) {
+        const double a_top = __ldg(table + fragment_index(a_row[0] / 8, ks, (a_row[0] % 8) * 4 + kcol, KC));
+        const double a_bottom = __ldg(table + fragment_index(a_row[1] / 8, ks, (a_row[1] % 8) * 4 + kcol, KC));
+        const int j = ks * 4 + kcol;
+        const Real* b = Aos ? s_u[side] + row * (NV * Np) + j : s_u[side] + j * ST + row;
+#pragma unroll
+        for (int v = 0; v < NV; ++v)
+          device::dmma_16x8x4(acc[v][0], acc[v][1], a_top, a_bottom, mine && j < Np ? static_cast<double>(b[Aos ? v * Np : v * 8]) : 0.0);
+      }
+    }
+    if (side == 0) {
+      __syncwarp();  // every lane's B fragments of the minus side read before its rows take the traces
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int v = 0; v < NV; ++v) *reinterpret_cast<double2*>(s + (row + 8 * h) * ST + v * 8 + 2 * kcol) = make_double2(acc[v][h][0], acc[v][h][1]);
+    }
+  }
+
+  // D: lane's faces 2 kcol + c and points row + 8 h — their geometry and weights (loaded after the products: not live through them)
+  Real normal[2][3], measure[2], weight[2];
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const index_t local = tile + 2 * kcol + c < n ? tile + 2 * kcol + c : tile;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) normal[c][d] = k.geometry[d * k.Gs + local];
+    measure[c] = k.geometry[3 * k.Gs + local];
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) weight[h] = row + 8 * h < Nfq ? k.face_weight[row + 8 * h] : Real(0);
+
+  // 2. The scaled fluxes at the lane's four items, in place of the minus traces (zeros where no point
+  //    or face: the moments' padding rows and columns).
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int q = row + 8 * h;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      double* slot = s + q * ST + 2 * kcol + c;  // variable v at slot[v 8]
+      if (q < Nfq && tile + 2 * kcol + c < n) {
+        State um, up;
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+          um[v] = static_cast<Real>(slot[v * 8]);
+          up[v] = static_cast<Real>(acc[v][h][c]);
+        }
+        typename physics::Euler<3, Real>::Direction direction;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) direction[d] = normal[c][d];
+        const State value = numerical_flux(static_cast<physics::RiemannKind>(Riemann), k.physics, um, up, direction);
+        const Real scale = weight[h] * measure[c];
+#pragma unroll
+        for (int v = 0; v < NV; ++v) slot[v * 8] = static_cast<double>(scale * value[v]);
+      } else if (q < KQ) {
+#pragma unroll
+        for (int v = 0; v < NV; ++v) slot[v * 8] = 0.0;
+      }
+    }
+  }
+  __syncwarp();
+
+  // 3. The moments: L S, rows i < Nn stored.
+  double moment[NV][2][2] = {};
+#pragma unroll
+  for (int ks = 0; ks < KQ / 4; ++ks) {
+    const double a_top = __ldg(face_tensor_L<P> + fragment_index(0, ks, lane, KQ));
+    const double a_bottom = __ldg(face_tensor_L<P> + fragment_index(1, ks, lane, KQ));
+    const double* b = s + (ks * 4 + kcol) * ST + row;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) device::dmma_16x8x4(moment[v][0], moment[v][1], a_top, a_bottom, b[v * 8]);
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int i = row + 8 * h;
+    if (i >= Nn) continue;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const index_t local = tile + 2 * kcol + c;
+      if (local >= n) continue;
+#pragma unroll
+      for (int v = 0; v < NV; ++v) k.flux[(static_cast<index_t>(v) * Nfq + i) * k.Fs + k.begin + local] = static_cast<Real>(moment[v][h][c]);
+    }
+  }
+}
+
+/// (A/B, FLOWDG_FACE_AOS=1: an element-major copy of a group's coefficients, [(e NV + v) Np + j] from
+/// [(v Np + j) Ks + e], before the face tensor kernel, which then copies each face side's NV Np
+/// contiguous values: whole sectors instead of one value a sector. A block: 32 elements through
+/// shared memory, both sides' accesses coalesced.)
+template <class Real, int Rows>
+__global__ void __launch_bounds__(256) aos_copy_kernel(const Real* __restrict__ u, index_t Ks, Real* __restrict__ aos) {
+  __shared__ Real s[Rows * 33];
+  const index_t e0 = static_cast<index_t>(blockIdx.x) * 32;
+  for (int i = static_cast<int>(threadIdx.x); i < Rows * 32; i += 256) {
+    const int r = i / 32, el = i % 32;
+    s[r * 33 + el] = e0 + el < Ks ? u[r * Ks + e0 + el] : Real(0);
+  }
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < Rows * 32; i += 256) {
+    const int el = i / Rows, r = i % Rows;
+    if (e0 + el < Ks) aos[(e0 + el) * Rows + r] = s[r * 33 + el];
+  }
+}
+struct AosScratch {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  void* ensure(std::size_t size) {
+    if (bytes < size) {
+      if (data != nullptr) FLOWDG_CUDA_CHECK(cudaFree(data));
+      FLOWDG_CUDA_CHECK(cudaMalloc(&data, size));
+      bytes = size;
+    }
+    return data;
+  }
+};
+
+/// The face tensor kernel where it is built (p = 3, interior faces with moments, no trace buffer):
+/// FLOWDG_FACE_TENSOR=0|1 for A/B runs, else the measured default (face_tensor_default): off.
+/// Session 58 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, one binary, two rounds,
+/// docs/results/session58/): double p = 3, the variable kernel's sums 19.80-19.90e9; this kernel 18.65-18.71
+/// (ncu 0.92 ms a launch against 0.89: both bound by the coefficients' gathers, one value a 32-byte
+/// sector, not by the traces' arithmetic); with FLOWDG_FACE_AOS=1 (the element-major copy, 0.16 ms, then
+/// 0.66 ms) 20.06-20.09; with the faces in windows by class too (FLOWDG_FACE_ORDER=window: each element's
+/// coefficients read once from DRAM, 0.64 GB a launch instead of 1.26; 0.60 ms) 20.25-20.27 (+2.0%).
+/// Float p = 3: sums 28.0-28.2, this kernel 25.8-25.9, the copy and windows 27.2. Not the default: the
+/// copy belongs in the element kernel's update (no pass of its own) and in the operator's buffers, not in
+/// this file's scratch — the next step (docs/performance.md "Session 58").
+constexpr bool face_tensor_order(int order) { return order == 3; }
+constexpr bool face_tensor_default(bool double_precision, int order) {
+  (void)double_precision;
+  (void)order;
+  return false;
+}
+bool face_tensor_chosen(bool double_precision, int order) {
+  static const int asked = switch_asked("FLOWDG_FACE_TENSOR", 0, 1, "0 or 1");
+  if (!face_tensor_order(order)) return false;
+  return asked < 0 ? face_tensor_default(double_precision, order) : asked == 1;
+}
+/// Its blocks an SM (of four warps): FLOWDG_FACE_TENSOR_BLOCKS=4|5|6|8 for A/B runs (Rusanov), else 4.
+template <class Real, int P, int Riemann>
+void launch_face_tensor(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
+                        index_t n_faces, const FaceMomentTables& tables) {
+  if constexpr (face_tensor_order(P)) {
+    using Z = FaceTensorSizes<P>;
+    FLOWDG_ASSERT(kernel.Nfq == Z::Nfq && kernel.permutation.data != nullptr, "the face tensor kernel: ", Z::Nfq,
+                  " face points and their permutations at p = ", P);
+    upload_face_tensor_tables<P>(tables);
+    const auto blocks = static_cast<unsigned>((n_faces + 8 * face_tensor_warps - 1) / (8 * face_tensor_warps));
+    static const bool aos = switch_asked("FLOWDG_FACE_AOS", 0, 1, "0 or 1") == 1;
+    const Real *aos_m = nullptr, *aos_p = nullptr;
+    if (aos) {
+      constexpr int rows = 5 * Z::Np;
+      static AosScratch scratch[2];
+      const auto copy = [&](int side, const Real* u, index_t Ks) {
+        Real* out = static_cast<Real*>(scratch[side].ensure(sizeof(Real) * rows * static_cast<std::size_t>(Ks)));
+        detail::launch(false, aos_copy_kernel<Real, rows>, static_cast<unsigned>((Ks + 31) / 32), 256, 0, u, Ks, out);
+        return static_cast<const Real*>(out);
+      };
+      aos_m = copy(0, kernel.u_m.data, kernel.Ks_m);
+      aos_p = kernel.u_p.data == kernel.u_m.data ? aos_m : copy(1, kernel.u_p.data, kernel.Ks_p);
+    }
+    const auto run = [&]<int MinBlocks>() {
+      if (aos) {
+        constexpr auto function = core_face_tensor_kernel<Real, P, Riemann, MinBlocks, true>;
+        constexpr std::size_t shared = face_tensor_warps * Z::template warp_bytes<Real>();
+        static const bool configured = [] {
+          FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+          return true;
+        }();
+        (void)configured;
+        detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, aos_m, aos_p);
+        return;
+      }
+      constexpr auto function = core_face_tensor_kernel<Real, P, Riemann, MinBlocks>;
+      constexpr std::size_t shared = face_tensor_warps * Z::template warp_bytes<Real>();
+      static const bool configured = [] {
+        FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+        return true;
+      }();
+      (void)configured;
+      detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, static_cast<const Real*>(nullptr),
+                     static_cast<const Real*>(nullptr));
+    };
+    static const int asked = switch_asked("FLOWDG_FACE_TENSOR_BLOCKS", 4, 8, "4, 5, 6 or 8 (blocks of 128 threads an SM)");
+    if constexpr (Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
+      if (asked == 5) return run.template operator()<5>();
+      if (asked == 6) return run.template operator()<6>();
+      if (asked == 8) return run.template operator()<8>();
+    }
+    run.template operator()<4>();
+  } else {
+    (void)kernel;
+    (void)n_faces;
+    (void)tables;
+    throw Error(cat("the face tensor kernel is not built for p = ", P));
+  }
+}
+
 /// The face kernel's blocks an SM (its registers bounded for them): FLOWDG_VARIABLE_FACE_BLOCKS for
 /// A/B runs, else the measured default. Session 41, with face moments and the prefetch (H100, the 3D
 /// vortex, Rusanov, one binary, docs/results/tets_session41/call14_*): in double six blocks p = 1
@@ -865,6 +1229,10 @@ template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
                                   const Real* traces_m, const Real* traces_p, bool trace_points) {
   if constexpr (!Boundary) {
+    if (traces_m == nullptr && moments != nullptr && face_tensor_chosen(std::is_same_v<Real, double>, P)) {
+      launch_face_tensor<Real, P, Riemann>(kernel, n_faces, *moments);
+      return;
+    }
     if (traces_m != nullptr) {  // the trace buffer (setup.hpp face_trace_mode; at the points: face_trace_points)
       FLOWDG_ASSERT(moments != nullptr && (variable_prefetch() & 2) != 0, "the face trace buffer runs with face moments and the face prefetch");
       const auto run = [&]<int Blocks, int Traces>() {

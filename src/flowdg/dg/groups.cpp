@@ -16,9 +16,22 @@ bool faces_by_family(bool by_default) {
   if (value == nullptr || *value == 0) return by_default;
   const std::string text(value);
   if (text == "element") return false;
-  if (text == "family") return true;
-  throw InputError(cat("FLOWDG_FACE_ORDER='", text, "': expected element (a group's faces by lower element) or family (by the lower element's local face, then element)"));
+  if (text == "family" || text == "window") return true;
+  throw InputError(cat("FLOWDG_FACE_ORDER='", text, "': expected element (a group's faces by lower element), family (by the lower element's local "
+                       "face, then element) or window (A/B: by windows of 64 lower elements, then the sides' local faces and orientation)"));
 }
+
+namespace {
+/// FLOWDG_FACE_ORDER=window (A/B runs of the face tensor kernel, euler3d_variable_kernels.cpp): a
+/// group's faces by windows of face_window lower elements, in a window by class (the sides' local faces
+/// and the orientation: the tensor kernel's tables), then by lower element — the faces of nearby
+/// elements together (their coefficients read while in L2) and tiles of one class.
+constexpr index_t face_window = 64;
+bool face_order_windows() {
+  const char* value = std::getenv("FLOWDG_FACE_ORDER");
+  return value != nullptr && std::string(value) == "window";
+}
+}  // namespace
 
 int orientation_count(Shape face) {
   switch (face) {
@@ -108,7 +121,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
   }
 
   // Faces: each with its group key, then a stable sort by key (boundary groups first, by tag).
-  const bool by_family = faces_by_family(faces_by_family_default);
+  const bool by_family = faces_by_family(faces_by_family_default), windows = face_order_windows();
   struct Keyed {
     int tag, group_m, group_p, family;
     index_t lower_element;
@@ -142,6 +155,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
       k.group_p = groups.group_of[element_p];
       k.lower_element = std::min(element_m, element_p);
       k.family = !by_family ? 0 : element_m < element_p ? local_m : local_p;
+      if (windows) k.family = static_cast<int>(k.lower_element / face_window) * 128 + (local_m * 4 + local_p) * 6 + orientation;
       k.face.element_m = groups.index_in_group[element_m];
       k.face.element_p = groups.index_in_group[element_p];
       k.face.local_m = local_m;
