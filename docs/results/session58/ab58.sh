@@ -11,7 +11,7 @@
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 bash scripts/unpack-bundle.sh || exit 1
-wrapper() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/flowdg" "$@"\n' "$2" > .bundle/bin/$1; chmod +x .bundle/bin/$1; }
+source scripts/ab-env-lib.sh
 wrapper ft0 "FLOWDG_FACE_TENSOR=0"
 wrapper ft1 "FLOWDG_FACE_TENSOR=1"
 wrapper ft5 "FLOWDG_FACE_TENSOR=1 FLOWDG_FACE_TENSOR_BLOCKS=5"
@@ -20,15 +20,6 @@ wrapper ft8 "FLOWDG_FACE_TENSOR=1 FLOWDG_FACE_TENSOR_BLOCKS=8"
 wrapper fa1 "FLOWDG_FACE_TENSOR=1 FLOWDG_FACE_AOS=1"
 wrapper faw "FLOWDG_FACE_TENSOR=1 FLOWDG_FACE_AOS=1 FLOWDG_FACE_ORDER=window"
 wrapper f0w "FLOWDG_FACE_TENSOR=0 FLOWDG_FACE_ORDER=window"
-diffs() {  # $1 order, then the binaries: each against the first
-  local p=$1 a=$2; shift 2
-  for b in "$@"; do echo "   p=$p $a against $b: $(.bundle/run flowdg_checkpoint_diff /tmp/ab_${a}_tet$p/checkpoint.h5 /tmp/ab_${b}_tet$p/checkpoint.h5 2>&1 | tail -1)"; done
-}
-ab() {  # label, order, precision, bins
-  local label=$1 p=$2 precision=$3; shift 3
-  BINS="$*" TET_ORDERS=$p TET_N=40 TET_FLUX=rusanov PRECISION=$precision ROUNDS=${ROUNDS:-2} bash scripts/gpu-ab-bins.sh 2>&1 | tee "$out/ab_${label}.txt"
-  diffs $p "$@" | tee -a "$out/ab_${label}.txt"
-}
 ab p3_double 3 double ${DOUBLE_BINS:-ft0 ft1 fa1 faw f0w}
 ab p3_single 3 single ${SINGLE_BINS:-ft0 ft1 faw}
 if [ "${KERNEL_TIMES:-0}" = 1 ]; then
