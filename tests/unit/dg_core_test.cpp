@@ -314,16 +314,18 @@ TEST(DgCoreGroups, FacesInWindowsAreOrderedByWindowThenClassAndGiveTheSameResidu
     ++interior_groups;
     // (window, class, lower element) nondecreasing; classes change inside windows (not one class a
     // group), and windows advance
-    using Key = std::tuple<index_t, int, index_t>;
+    using Key = std::tuple<index_t, int, int, int, index_t>;
     const auto key = [](const dg::GroupFace& f) {
       const index_t lower = std::min(f.element_m, f.element_p);
-      return Key{lower / 64, (f.local_m * 4 + f.local_p) * 6 + f.orientation, lower};
+      return Key{lower / 64, f.local_m, f.local_p, f.orientation, lower};
+    };
+    const auto same_class = [](const Key& x, const Key& y) {
+      return std::get<1>(x) == std::get<1>(y) && std::get<2>(x) == std::get<2>(y) && std::get<3>(x) == std::get<3>(y);
     };
     int class_changes = 0;
     for (index_t f = gb.begin + 1; f < gb.end; ++f) {
       EXPECT_LE(key(b.faces[f - 1]), key(b.faces[f])) << "face " << f;
-      class_changes += std::get<0>(key(b.faces[f - 1])) == std::get<0>(key(b.faces[f])) &&
-                       std::get<1>(key(b.faces[f - 1])) != std::get<1>(key(b.faces[f]));
+      class_changes += std::get<0>(key(b.faces[f - 1])) == std::get<0>(key(b.faces[f])) && !same_class(key(b.faces[f - 1]), key(b.faces[f]));
     }
     EXPECT_GT(class_changes, 0);
     EXPECT_GT(std::get<0>(key(b.faces[gb.end - 1])), std::get<0>(key(b.faces[gb.begin])));

@@ -27,6 +27,7 @@ namespace {
 /// and the orientation: the tensor kernel's tables), then by lower element — the faces of nearby
 /// elements together (their coefficients read while in L2) and tiles of one class.
 constexpr index_t face_window = 64;
+constexpr int n_faces_max = 6, orientation_max = 8;  // (hexahedra's faces, quadrilaterals' orientations: a class a key)
 bool face_order_windows() {
   const char* value = std::getenv("FLOWDG_FACE_ORDER");
   return value != nullptr && std::string(value) == "window";
@@ -124,7 +125,7 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
   const bool by_family = faces_by_family(faces_by_family_default), windows = face_order_windows();
   struct Keyed {
     int tag, group_m, group_p, family;
-    index_t lower_element;
+    index_t window, lower_element;  // window: FLOWDG_FACE_ORDER=window's (else 0)
     GroupFace face;
   };
   std::vector<Keyed> keyed;
@@ -155,7 +156,10 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
       k.group_p = groups.group_of[element_p];
       k.lower_element = std::min(element_m, element_p);
       k.family = !by_family ? 0 : element_m < element_p ? local_m : local_p;
-      if (windows) k.family = static_cast<int>(k.lower_element / face_window) * 128 + (local_m * 4 + local_p) * 6 + orientation;
+      if (windows) {
+        k.window = k.lower_element / face_window;
+        k.family = (local_m * n_faces_max + local_p) * orientation_max + orientation;
+      }
       k.face.element_m = groups.index_in_group[element_m];
       k.face.element_p = groups.index_in_group[element_p];
       k.face.local_m = local_m;
@@ -170,8 +174,8 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
   // l are consecutive where a mesh's numbering is regular (the element kernels' gathers of the
   // faces' values by element).
   std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    return std::make_tuple(a.tag < 0, a.tag, a.group_m, a.group_p, a.family, a.lower_element) <
-           std::make_tuple(b.tag < 0, b.tag, b.group_m, b.group_p, b.family, b.lower_element);
+    return std::make_tuple(a.tag < 0, a.tag, a.group_m, a.group_p, a.window, a.family, a.lower_element) <
+           std::make_tuple(b.tag < 0, b.tag, b.group_m, b.group_p, b.window, b.family, b.lower_element);
   });
   groups.faces.reserve(keyed.size());
   for (std::size_t i = 0; i < keyed.size(); ++i) {
