@@ -1089,29 +1089,21 @@ void launch_face_tensor(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahe
       aos_m = copy(0, kernel.u_m.data, kernel.Ks_m);
       aos_p = kernel.u_p.data == kernel.u_m.data ? aos_m : copy(1, kernel.u_p.data, kernel.Ks_p);
     }
-    const auto run = [&]<int MinBlocks>() {
-      if (aos) {
-        constexpr auto function = core_face_tensor_kernel<Real, P, Riemann, MinBlocks, true>;
-        constexpr std::size_t shared = face_tensor_warps * Z::template warp_bytes<Real>();
-        static const bool configured = [] {
-          FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-          return true;
-        }();
-        (void)configured;
-        detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, aos_m, aos_p);
-        return;
-      }
-      constexpr auto function = core_face_tensor_kernel<Real, P, Riemann, MinBlocks>;
+    const auto launch = [&]<int MinBlocks, bool Aos>() {
+      constexpr auto function = core_face_tensor_kernel<Real, P, Riemann, MinBlocks, Aos>;
       constexpr std::size_t shared = face_tensor_warps * Z::template warp_bytes<Real>();
       static const bool configured = [] {
         FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
         return true;
       }();
       (void)configured;
-      detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, static_cast<const Real*>(nullptr),
-                     static_cast<const Real*>(nullptr));
+      detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, aos_m, aos_p);
+    };
+    const auto run = [&]<int MinBlocks>() {
+      aos ? launch.template operator()<MinBlocks, true>() : launch.template operator()<MinBlocks, false>();
     };
     static const int asked = switch_asked("FLOWDG_FACE_TENSOR_BLOCKS", 4, 8, "4, 5, 6 or 8 (blocks of 128 threads an SM)");
+    if (asked == 7) throw InputError("FLOWDG_FACE_TENSOR_BLOCKS='7': expected 4, 5, 6 or 8 (blocks of 128 threads an SM)");
     if constexpr (Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
       if (asked == 5) return run.template operator()<5>();
       if (asked == 6) return run.template operator()<6>();
