@@ -2,8 +2,9 @@
 # On the GPU machine, before a run: unpacks what scripts/make-bundle.sh made here.
 #   .bundle/all.tar.xz          -> .bundle (the binaries, and with them their libraries and the run
 #                                  wrapper unless the bundle was made with SPLIT=1);
-#   .bundle-lib/part.aa + .bundle/part.ab -> .bundle/all.tar.xz (SPLIT=1 with binaries beyond 30 MB:
-#                                  the first part rides with the libraries and waits in .variants/);
+#   .bundle-lib/part.aa + .bundle/part.ab -> .bundle/all.tar.xz (SPLIT=1 with binaries beyond 30 MB,
+#                                  split so that both calls carry as much: the first part rides with
+#                                  the libraries and waits in .variants/);
 #   .bundle-lib/lib.tar.xz      -> .variants/lib (SPLIT=1: the libraries and the wrapper alone, carried
 #                                  in a call of their own; .variants is git-ignored, so the machine keeps
 #                                  them for the next call while it stays warm);

@@ -256,10 +256,16 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // tensor-core element kernel writes them as it updates the coefficients (the first stage's by
       // the trace kernel: set_coefficients leaves the buffer stale); "... point buffer"
       // (FLOWDG_TRACE_POINTS=1): the buffer holds the traces at the face points (the face kernel's
-      // own point kernel, read through the points' permutations).
+      // own point kernel, read through the points' permutations); "tensor moments copy"
+      // (FLOWDG_TRACE_BUFFER=3, p = 3, the default there in double): the trace buffer holds the
+      // coefficients' element-major copy (a copy kernel at each stage's start), which the interior
+      // faces' kernel on the FP64 tensor cores reads, the faces by window.
       for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer",
-                                "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer"})
+                                "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer",
+                                "tensor moments copy"})
         for (int order = 1; order <= 4; ++order) {
+          const bool copy = std::string(faces).find("copy") != std::string::npos;
+          if (copy && order != 3) continue;  // (the face tensor kernel's order)
           const bool buffer = std::string(faces).find("buffer") != std::string::npos;
           const bool fused = std::string(faces).find("fused") != std::string::npos;
           const bool points = std::string(faces).find("point buffer") != std::string::npos;
@@ -277,7 +283,7 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             options.element_kernel = tensor_moments ? "tensor" : moments ? "variable" : "thread";
             options.face_kernel = moments ? "variable" : faces;
             if (moments) setenv("FLOWDG_FACE_MOMENTS", "1", 1);  // at p = 2 too, where the rule does not take them
-            setenv("FLOWDG_TRACE_BUFFER", fused ? "2" : buffer ? "1" : "0", 1);
+            setenv("FLOWDG_TRACE_BUFFER", copy ? "3" : fused ? "2" : buffer ? "1" : "0", 1);
             setenv("FLOWDG_TRACE_POINTS", points ? "1" : "0", 1);
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (moments) unsetenv("FLOWDG_FACE_MOMENTS");
@@ -292,6 +298,8 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             EXPECT_EQ(cuda->describe().find("written by the element kernel") != std::string::npos, fused && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             EXPECT_EQ(cuda->describe().find("trace buffer at the face points") != std::string::npos, points && std::string(c.name) == "affine tetrahedra")
+                << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
+            EXPECT_EQ(cuda->describe().find("coefficients' element-major copy") != std::string::npos, copy && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             if (std::string(c.name) == "affine tetrahedra")
               EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")

@@ -194,10 +194,10 @@ TEST(DgCoreGroups, FacesByFamilyAreTheSameFacesInAnotherOrderAndGiveTheSameResid
   }
   for (const Named& c : cases) {
     unsetenv("FLOWDG_FACE_ORDER");
-    EXPECT_FALSE(dg::faces_by_family(false));
-    EXPECT_TRUE(dg::faces_by_family(true));
+    EXPECT_EQ(dg::face_order(dg::FaceOrder::element), dg::FaceOrder::element);
+    EXPECT_EQ(dg::face_order(dg::FaceOrder::family), dg::FaceOrder::family);
     const dg::Setup by_element = dg::build_setup(c.mesh, c.connectivity, 2);
-    const dg::Setup by_family = dg::build_setup(c.mesh, c.connectivity, 2, {}, true, true);
+    const dg::Setup by_family = dg::build_setup(c.mesh, c.connectivity, 2, {}, true, dg::FaceOrder::family);
     const dg::Groups &a = by_element.groups, &b = by_family.groups;
     const auto same_order = [](const dg::Groups& x, const dg::Groups& y) {
       if (x.faces.size() != y.faces.size()) return false;
@@ -208,10 +208,10 @@ TEST(DgCoreGroups, FacesByFamilyAreTheSameFacesInAnotherOrderAndGiveTheSameResid
     EXPECT_FALSE(same_order(a, b)) << c.name;
     // The environment overrides the default either way.
     setenv("FLOWDG_FACE_ORDER", "family", 1);
-    EXPECT_TRUE(dg::faces_by_family(false));
+    EXPECT_EQ(dg::face_order(dg::FaceOrder::element), dg::FaceOrder::family);
     EXPECT_TRUE(same_order(dg::build_setup(c.mesh, c.connectivity, 2).groups, b)) << c.name;
     setenv("FLOWDG_FACE_ORDER", "element", 1);
-    EXPECT_TRUE(same_order(dg::build_setup(c.mesh, c.connectivity, 2, {}, true, true).groups, a)) << c.name;
+    EXPECT_TRUE(same_order(dg::build_setup(c.mesh, c.connectivity, 2, {}, true, dg::FaceOrder::family).groups, a)) << c.name;
     unsetenv("FLOWDG_FACE_ORDER");
     // The operator's choice: by family for 3D Euler, by element for 2D Euler.
     {
@@ -225,6 +225,12 @@ TEST(DgCoreGroups, FacesByFamilyAreTheSameFacesInAnotherOrderAndGiveTheSameResid
     EXPECT_TRUE(dg::automatic_faces_by_family(false, true, 3));
     EXPECT_FALSE(dg::automatic_faces_by_family(false, true, 4));
     EXPECT_TRUE(dg::automatic_faces_by_family(false, false, 4));
+    // By window where the face tensor kernel reads the coefficients' copy (face_trace_mode 3).
+    EXPECT_EQ(dg::automatic_face_order(false, false, 3, true), dg::FaceOrder::window);
+    EXPECT_EQ(dg::automatic_face_order(false, true, 3, true), dg::FaceOrder::window);
+    EXPECT_EQ(dg::automatic_face_order(false, false, 3, false), dg::FaceOrder::family);
+    EXPECT_EQ(dg::automatic_face_order(false, true, 4, false), dg::FaceOrder::element);
+    EXPECT_EQ(dg::automatic_face_order(true, false, 2, false), dg::FaceOrder::element);
     ASSERT_EQ(a.face_groups.size(), b.face_groups.size()) << c.name;
     using Key = std::tuple<index_t, int, index_t, int, int, index_t>;
     const auto key = [](const dg::GroupFace& f) { return Key{f.element_m, f.local_m, f.element_p, f.local_p, f.orientation, f.mesh_face}; };
@@ -279,7 +285,7 @@ TEST(DgCoreGroups, FacesByFamilyAreTheSameFacesInAnotherOrderAndGiveTheSameResid
     EXPECT_GT(largest(residuals[0]), 0.0) << c.name;
   }
   setenv("FLOWDG_FACE_ORDER", "lower", 1);
-  EXPECT_THROW(dg::faces_by_family(false), InputError);
+  EXPECT_THROW(dg::face_order(dg::FaceOrder::element), InputError);
   unsetenv("FLOWDG_FACE_ORDER");
 }
 
@@ -292,9 +298,15 @@ TEST(DgCoreGroups, FacesInWindowsAreOrderedByWindowThenClassAndGiveTheSameResidu
   unsetenv("FLOWDG_FACE_ORDER");
   const dg::Setup by_element = dg::build_setup(tets, connectivity, 2);
   setenv("FLOWDG_FACE_ORDER", "window", 1);
-  EXPECT_TRUE(dg::faces_by_family(false));
+  EXPECT_EQ(dg::face_order(dg::FaceOrder::element), dg::FaceOrder::window);
   const dg::Setup by_window = dg::build_setup(tets, connectivity, 2);
   unsetenv("FLOWDG_FACE_ORDER");
+  // The same order asked for by the caller (the operator's choice where the face tensor kernel reads
+  // the coefficients' copy: setup.cpp automatic_face_order).
+  const dg::Setup by_window_default = dg::build_setup(tets, connectivity, 2, {}, true, dg::FaceOrder::window);
+  ASSERT_EQ(by_window_default.groups.faces.size(), by_window.groups.faces.size());
+  for (std::size_t f = 0; f < by_window.groups.faces.size(); ++f)
+    EXPECT_EQ(by_window_default.groups.faces[f].mesh_face, by_window.groups.faces[f].mesh_face) << f;
   const dg::Groups &a = by_element.groups, &b = by_window.groups;
   ASSERT_EQ(a.face_groups.size(), b.face_groups.size());
   int interior_groups = 0;
@@ -680,7 +692,7 @@ TEST(DgCore, VolumeQuadratureNamesItsDegreeAndTensorShapesKeepTheirGaussPoints) 
   // step aside under "automatic" and are refused when asked for.
   const Mesh mesh = rectangle_triangles(0, 1, 0, 1, 4, 4, TriangleLayout::perturbed, 0.2, 3);
   const Connectivity connectivity = build_connectivity(mesh);
-  const dg::Setup setup = dg::build_setup(mesh, connectivity, 3, {}, true, false, -1);
+  const dg::Setup setup = dg::build_setup(mesh, connectivity, 3, {}, true, dg::FaceOrder::element, -1);
   EXPECT_EQ(setup.element_groups[0].volume_rule.degree, 5);
   physics::FlowSpec flow = vortex(2, {0.5, 0.5, 0.0});
   dg::OperatorOptions options = options_for(mesh, 3, flow);
@@ -1033,18 +1045,24 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_THROW(dg::face_moments_chosen(1, true), InputError);
   unsetenv("FLOWDG_FACE_MOMENTS");
   // The trace buffer (core_variable_kernels.hpp: FaceTraceBuffer): filled by the tensor-core element
-  // kernel at p = 4 in both precisions, none below (setup.cpp: by measurement); FLOWDG_TRACE_BUFFER=0|1|2
-  // replaces the rule; anything else is refused.
+  // kernel at p = 4 in both precisions, the coefficients' element-major copy for the face tensor kernel
+  // at p = 3 in double, none otherwise (setup.cpp: by measurement); FLOWDG_TRACE_BUFFER=0|1|2 replaces
+  // the rule, 3 at p = 3 only; anything else is refused.
   for (int order = 1; order <= 4; ++order)
     for (const bool double_precision : {true, false}) {
-      EXPECT_EQ(dg::face_trace_mode_for(-1, order, double_precision), order == 4 ? 2 : 0) << order;
+      EXPECT_EQ(dg::face_trace_mode_for(-1, order, double_precision), order == 4 ? 2 : order == 3 && double_precision ? 3 : 0) << order;
       for (int asked = 0; asked <= 2; ++asked) EXPECT_EQ(dg::face_trace_mode_for(asked, order, double_precision), asked) << order;
+      if (order == 3) EXPECT_EQ(dg::face_trace_mode_for(3, order, double_precision), 3);
+      else EXPECT_THROW(dg::face_trace_mode_for(3, order, double_precision), InputError) << order;
     }
   setenv("FLOWDG_TRACE_BUFFER", "2", 1);
   EXPECT_EQ(dg::face_trace_mode(3, true), 2);
+  setenv("FLOWDG_TRACE_BUFFER", "3", 1);
+  EXPECT_EQ(dg::face_trace_mode(3, true), 3);
+  EXPECT_THROW(dg::face_trace_mode(4, true), InputError);
   setenv("FLOWDG_TRACE_BUFFER", "yes", 1);
   EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
-  setenv("FLOWDG_TRACE_BUFFER", "3", 1);
+  setenv("FLOWDG_TRACE_BUFFER", "4", 1);
   EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
   unsetenv("FLOWDG_TRACE_BUFFER");
   // The buffer's rows: the face points in double precision at p = 4 (where the buffer runs), else the

@@ -95,12 +95,14 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
 constexpr bool variable_face_kernel_order(int order) { return order >= 1 && order <= 4; }
 /// With `trace_points` the buffers hold each side's traces at the face rule's Nfq points instead of
 /// its Nn nodes (FaceTraceBuffer::points): the face kernel reads them at its points directly (the plus
-/// side's through the points' orientation permutation) and interpolates nothing.
+/// side's through the points' orientation permutation) and interpolates nothing. With
+/// `trace_coefficients` they hold the sides' coefficients element-major (FaceTraceBuffer::coefficients,
+/// p = 3): the face kernel on the FP64 tensor cores computes the traces from them.
 template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
     index_t n_faces, const FaceMomentTables* moments, const Real* traces_m = nullptr, const Real* traces_p = nullptr,
-    bool trace_points = false);
+    bool trace_points = false, bool trace_coefficients = false);
 
 /// Each element's traces at its four faces' nodes, computed once a stage for all of them (PyFR's
 /// interpolation to the flux points, done element-wise): a matrix product on the FP64 tensor cores,
@@ -117,24 +119,36 @@ void launch_core_face_variable_kernel(
 /// nodes — N's rows phi_j at local face l's point q (face_phi [(l Nfq + q) Np + j]), the buffer
 /// [((e 4 + l) 5 + v) Nfq + q]: more rows to store and read (p = 4: 19 against 15), no
 /// interpolation from the nodes in the face kernel (Nfq Nn multiply-adds a side and variable).
+/// Coefficients (face_trace_buffer_coefficients; p = 3, the face tensor kernel's input): no traces but
+/// each element's coefficients element-major, [(e 5 + v) Np + j] — a face side's 5 Np values
+/// contiguous, read in whole sectors (the coefficients' own layout [(v Np + j) Ks + e] gives one value
+/// a 32-byte sector); no tables (the face kernel holds the traces' tables).
 struct FaceTraceBuffer {
   int order = 0, Nn = 0, Np = 0, rows = 0, columns = 0;  ///< N padded: rows to 8, columns (k) to 4; Nn: rows a face (nodes or points)
   bool points = false;                                   ///< Nn = the face rule's points (else the nodes)
+  bool coefficients = false;                             ///< the coefficients' element-major copy (Nn = 0, no tables)
   std::vector<double> tables;                            ///< N in fragment order (fragment_order.hpp)
-  bool empty() const { return tables.empty(); }
+  bool empty() const { return tables.empty() && !coefficients; }
 };
 FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments);
 /// The buffer at the face rule's Nfq points (face_phi [(l Nfq + q) Np + j], the groups' table).
 FaceTraceBuffer face_trace_buffer_points(int order, int Nfq, const std::vector<double>& face_phi);
-/// Values a group's trace buffer holds: Ks elements' four faces' `face_rows` (FaceTraceBuffer::Nn) rows of 5 variables.
+/// The element-major copy of the coefficients at order p (the face tensor kernel's: p = 3).
+FaceTraceBuffer face_trace_buffer_coefficients(int order);
+/// Values a group's trace buffer holds: Ks elements' four faces' `face_rows` (FaceTraceBuffer::Nn) rows
+/// of 5 variables; the coefficients' copy: Ks elements' 5 Np.
 inline std::size_t face_trace_values(index_t Ks, int face_rows) { return static_cast<std::size_t>(Ks) * 4 * 5 * face_rows; }
+inline std::size_t face_trace_values(index_t Ks, const FaceTraceBuffer& buffer) {
+  return buffer.coefficients ? static_cast<std::size_t>(Ks) * 5 * buffer.Np : face_trace_values(Ks, buffer.Nn);
+}
 /// The traces of elements [first, end) of a group (coefficients u [(v Np + j) Ks + e]) into `traces`;
-/// `tables` the device copy of FaceTraceBuffer::tables (CUDA), `points` FaceTraceBuffer::points. (The
-/// tensor-core element kernel can write them too, for the coefficients it updates:
+/// `tables` the device copy of FaceTraceBuffer::tables (CUDA), `points` FaceTraceBuffer::points;
+/// `coefficients` (FaceTraceBuffer::coefficients): their element-major copy instead (no tables). (The
+/// tensor-core element kernel can write either too, for the coefficients it updates:
 /// core_tensor_kernels.hpp phase 4.)
 template <class Real>
 void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables,
-                        bool points = false);
+                        bool points = false, bool coefficients = false);
 /// Whether it runs: setup.hpp face_trace_buffer_chosen.
 
 }  // namespace flowdg::dg

@@ -307,7 +307,8 @@ class DgOperator final : public Operator {
     /// (core_variable_kernels.hpp) and its tables, where chosen (asked for, or automatic_variable_elements); empty
     /// otherwise.
     VariableKernelTables variable;
-    /// The trace buffer (face_traces_): [((e 4 + l) 5 + v) Nn + i], Ks elements; empty otherwise.
+    /// The trace buffer (face_traces_): [((e 4 + l) 5 + v) Nn + i], Ks elements (the coefficients' copy,
+    /// face_trace_coefficients_: [(e 5 + v) Np + j]); empty otherwise.
     Array<Real> traces;
     /// BR2's lifting on the tensor cores (lifting_tensor_kernels.hpp): affine groups of a viscous
     /// physics without a viscosity per element that run the tensor-core element kernel, where its
@@ -474,6 +475,10 @@ class DgOperator final : public Operator {
   /// face_trace_points says so (FaceTraceBuffer::points; every element group with the same face table).
   bool face_trace_points_ = false;
   int face_trace_rows_ = 0;
+  /// The buffer holds the coefficients element-major instead (FaceTraceBuffer::coefficients, p = 3:
+  /// face_trace_mode 3), which the face kernel on the FP64 tensor cores reads; copied at every stage's
+  /// start (session 59: written by the element kernel as it updates u, it cost that kernel as much).
+  bool face_trace_coefficients_ = false;
   /// The trace buffer fused into the tensor-core element kernel (its phase 4 writes the updated
   /// coefficients' traces: FLOWDG_TRACE_BUFFER=2, every group runs that kernel); whether the buffer
   /// then holds the owned elements' traces of the current coefficients (set by a stage's update, cleared
@@ -673,12 +678,16 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                            "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
-  // Faces by family (groups.hpp) or in element order: automatic_faces_by_family's measured rule.
+  // Faces by family (groups.hpp) or in element order: automatic_faces_by_family's measured rule; by
+  // window where the face tensor kernel reads the coefficients' copy (the trace buffer's mode 3).
+  bool face_tensor_copy = false;
+  if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>)
+    face_tensor_copy = options.backend == Backend::cuda && face_trace_mode(order_, std::is_same_v<Real, double>) == 3;
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
                        options.collocated_mass,
-                       automatic_faces_by_family(std::is_same_v<Physics, physics::Euler<2, Real>>,
-                                                 std::is_same_v<Physics, physics::Euler<3, float>>, order_),
+                       automatic_face_order(std::is_same_v<Physics, physics::Euler<2, Real>>,
+                                            std::is_same_v<Physics, physics::Euler<3, float>>, order_, face_tensor_copy),
                        options.volume_degree_shift);
   // The registry's tuned specialisation: (Euler<2>, triangle, affine, double) groups run the
   // hand-written kernels unless the portable ones are asked for.
@@ -988,19 +997,22 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         face_traces_ = true;
         // at the face points: where asked and every group has the same face table (the variable face
         // kernel's rule: variable_face_points)
-        bool points = face_trace_points(order_, std::is_same_v<Real, double>);
+        // (mode 3: the coefficients' element-major copy instead, for the face tensor kernel)
+        bool points = mode != 3 && face_trace_points(order_, std::is_same_v<Real, double>);
         const std::vector<double>& face_phi = setup_.element_groups.front().face_phi;
         for (const ElementGroupSetup& host : setup_.element_groups) points = points && host.face_phi == face_phi;
         const int Np = n_basis(Shape::tetrahedron, order_);
         points = points && face_phi.size() == static_cast<std::size_t>(4 * variable_face_points(order_) * Np);
-        const FaceTraceBuffer buffer =
-            points ? face_trace_buffer_points(order_, variable_face_points(order_), face_phi) : face_trace_buffer(face_moment_tables_);
+        const FaceTraceBuffer buffer = mode == 3 ? face_trace_buffer_coefficients(order_)
+                                       : points  ? face_trace_buffer_points(order_, variable_face_points(order_), face_phi)
+                                                 : face_trace_buffer(face_moment_tables_);
         face_trace_points_ = buffer.points;
+        face_trace_coefficients_ = buffer.coefficients;
         face_trace_rows_ = buffer.Nn;
         face_trace_tables_ = Array<double>(space, buffer.tables);
         traces_fused_ = mode == 2;
         for (ElementData& d : elements_) {
-          d.traces = Array<Real>(space, face_trace_values(d.Ks, face_trace_rows_));
+          d.traces = Array<Real>(space, face_trace_values(d.Ks, buffer));
           traces_fused_ = traces_fused_ && d.tensor;
         }
       }
@@ -1392,7 +1404,7 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
         }
       }
       launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr,
-                                                          traces_m, traces_p, op.face_trace_points_);
+                                                          traces_m, traces_p, op.face_trace_points_, op.face_trace_coefficients_);
       return;
     }
   }
@@ -1434,7 +1446,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     if (face_traces_)
       for (ElementData& d : elements_)
         launch_face_traces<Real>(order_, d.u.view().data, d.Ks, traces_current_ ? d.K_owned : 0, d.K, d.traces.view().data,
-                                 face_trace_tables_.view().data, face_trace_points_);
+                                 face_trace_tables_.view().data, face_trace_points_, face_trace_coefficients_);
   }
 #endif
   for (std::size_t g = 0; g < faces_.size();) {
@@ -2050,7 +2062,9 @@ std::string DgOperator<Physics>::describe() const {
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
                                    : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups,
                                                                face_moments_ ? " groups, fluxes as nodal moments" : " interior groups",
-                                                               face_traces_ ? cat(", traces from the trace buffer",
+                                                               face_traces_ ? cat(face_trace_coefficients_
+                                                                                      ? ", interior faces on the FP64 tensor cores from the coefficients' element-major copy"
+                                                                                      : ", traces from the trace buffer",
                                                                                   face_trace_points_ ? " at the face points" : "",
                                                                                   traces_fused_ ? " (written by the element kernel)" : "")
                                                                             : std::string(),

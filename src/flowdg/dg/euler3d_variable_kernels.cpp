@@ -117,6 +117,15 @@ FaceTraceBuffer face_trace_buffer_points(int order, int Nfq, const std::vector<d
   return trace_buffer_from_rows(order, Nfq, true, face_phi);
 }
 
+FaceTraceBuffer face_trace_buffer_coefficients(int order) {
+  FLOWDG_ASSERT(order == 3, "the coefficients' element-major copy is the face tensor kernel's input, built for p = 3, not p = ", order);
+  FaceTraceBuffer buffer;
+  buffer.order = order;
+  buffer.Np = n_basis(Shape::tetrahedron, order);
+  buffer.coefficients = true;
+  return buffer;
+}
+
 #if defined(__CUDACC__)
 
 namespace {
@@ -762,12 +771,13 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   }
 }
 
-/// The interior face kernel on the FP64 tensor cores (face_tensor_chosen; A/B only so far): a warp
+/// The interior face kernel on the FP64 tensor cores (where the trace buffer holds the coefficients'
+/// element-major copy, setup.hpp face_trace_mode 3; gathering them, face_tensor_chosen, A/B): a warp
 /// takes a tile of 8 consecutive faces end to end, with no shared memory between its block's warps and
 /// no block barrier.
 ///   0. both sides' coefficients of the tile -> the warp's shared rows, every copy in flight at once
 ///      (cp.async: from the [(v Np + j) Ks + e] rows one value each, [j ST + v 8 + face]; with
-///      FLOWDG_FACE_AOS=1 from an element-major copy made before the launch, 16 bytes each, face-major
+///      Aos: from the trace buffer's element-major copy (face_trace_mode 3), 16 bytes each, face-major
 ///      [face NV Np + v Np + j]);
 ///   1. each side's traces at the face points, T = Phi_l U (m16n8k4: the points' 16 rows, Phi_l the
 ///      face point table of local face l, [16 x KC] in fragment order, from FaceMomentTables; U's B
@@ -776,7 +786,8 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
 ///      minus side's class its local face l_m, the plus side's (l_p, orientation), whose A rows are
 ///      the plus side's points of the minus side's (the orientation's permutation) — each pass's B
 ///      masked to its class's faces (zeros elsewhere: the other columns' sums unchanged). On the
-///      Kuhn-split cubes 1.49 classes a tile by family (groups.hpp), 1.21 in FLOWDG_FACE_ORDER=window.
+///      Kuhn-split cubes 1.49 classes a tile by family (groups.hpp), 1.21 by window (FaceOrder::window,
+///      the operator's order where it reads the copy).
 ///      The minus side's traces go to the warp's rows [q ST + v 8 + face], the plus side's stay in
 ///      the D fragments: lane l holds them at points l / 4 and 8 + l / 4 of faces 2 (l % 4) and
 ///      2 (l % 4) + 1;
@@ -1013,48 +1024,44 @@ __global__ void __launch_bounds__(32 * face_tensor_warps, MinBlocks) core_face_t
   }
 }
 
-/// (A/B, FLOWDG_FACE_AOS=1: an element-major copy of a group's coefficients, [(e NV + v) Np + j] from
-/// [(v Np + j) Ks + e], before the face tensor kernel, which then copies each face side's NV Np
-/// contiguous values: whole sectors instead of one value a sector. A block: 32 elements through
-/// shared memory, both sides' accesses coalesced.)
+/// The element-major copy of elements [first, end) of a group's coefficients, [(e NV + v) Np + j]
+/// from [(v Np + j) Ks + e] (FaceTraceBuffer::coefficients: launch_face_traces at a stage's start), which
+/// the face tensor kernel then copies 16 bytes at a time, a face side's NV Np contiguous values: whole
+/// sectors instead of one value a sector. A block: 32 elements through shared memory, both sides'
+/// accesses coalesced.
 template <class Real, int Rows>
-__global__ void __launch_bounds__(256) aos_copy_kernel(const Real* __restrict__ u, index_t Ks, Real* __restrict__ aos) {
+__global__ void __launch_bounds__(256) aos_copy_kernel(const Real* __restrict__ u, index_t Ks, index_t first, index_t end, Real* __restrict__ aos) {
   __shared__ Real s[Rows * 33];
-  const index_t e0 = static_cast<index_t>(blockIdx.x) * 32;
+  const index_t e0 = first + static_cast<index_t>(blockIdx.x) * 32;
   for (int i = static_cast<int>(threadIdx.x); i < Rows * 32; i += 256) {
     const int r = i / 32, el = i % 32;
-    s[r * 33 + el] = e0 + el < Ks ? u[r * Ks + e0 + el] : Real(0);
+    s[r * 33 + el] = e0 + el < end ? u[r * Ks + e0 + el] : Real(0);
   }
   __syncthreads();
   for (int i = static_cast<int>(threadIdx.x); i < Rows * 32; i += 256) {
     const int el = i / Rows, r = i % Rows;
-    if (e0 + el < Ks) aos[(e0 + el) * Rows + r] = s[r * 33 + el];
+    if (e0 + el < end) aos[(e0 + el) * Rows + r] = s[r * 33 + el];
   }
 }
-struct AosScratch {
-  void* data = nullptr;
-  std::size_t bytes = 0;
-  void* ensure(std::size_t size) {
-    if (bytes < size) {
-      if (data != nullptr) FLOWDG_CUDA_CHECK(cudaFree(data));
-      FLOWDG_CUDA_CHECK(cudaMalloc(&data, size));
-      bytes = size;
-    }
-    return data;
-  }
-};
 
-/// The face tensor kernel where it is built (p = 3, interior faces with moments, no trace buffer):
-/// FLOWDG_FACE_TENSOR=0|1 for A/B runs, else the measured default (face_tensor_default): off.
+/// The face tensor kernel where it is built (p = 3, interior faces with moments): reading the trace
+/// buffer's element-major copies of the coefficients where the operator keeps them (setup.hpp
+/// face_trace_mode 3; copy_m, copy_p), else, for A/B runs (FLOWDG_FACE_TENSOR=1; unset or 0: the
+/// variable kernel's sums, face_tensor_default), gathering the coefficients themselves.
 /// Session 58 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, one binary, two rounds,
-/// docs/results/session58/): double p = 3, the variable kernel's sums 19.80-19.90e9; this kernel 18.65-18.71
-/// (ncu 0.92 ms a launch against 0.89: both bound by the coefficients' gathers, one value a 32-byte
-/// sector, not by the traces' arithmetic); with FLOWDG_FACE_AOS=1 (the element-major copy, 0.16 ms, then
-/// 0.66 ms) 20.06-20.09; with the faces in windows by class too (FLOWDG_FACE_ORDER=window: each element's
-/// coefficients read once from DRAM, 0.64 GB a launch instead of 1.26; 0.60 ms) 20.25-20.27 (+2.0%).
-/// Float p = 3: sums 28.0-28.2, this kernel 25.8-25.9, the copy and windows 27.2. Not the default: the
-/// copy belongs in the element kernel's update (no pass of its own) and in the operator's buffers, not in
-/// this file's scratch — the next step (docs/performance.md "Session 58").
+/// docs/results/session58/): double p = 3, the variable kernel's sums 19.80-19.90e9; this kernel gathering
+/// 18.65-18.71 (ncu 0.92 ms a launch against 0.89: both bound by the gathers, one value a 32-byte sector,
+/// not by the traces' arithmetic); from an element-major copy (0.16 ms, then 0.66 ms) 20.06-20.09, with the
+/// faces in windows by class too (each element's coefficients read once from DRAM, 0.64 GB a launch
+/// instead of 1.26; 0.60 ms) 20.25-20.27 (+2.0%); float p = 3: sums 28.0-28.2, gathering 25.8-25.9, the
+/// copy and windows 27.2. Session 59 (docs/results/session59/): the copy written by the tensor-core
+/// element kernel as it updates u cost that kernel as much as the copy pass (1.58-1.65 ms against
+/// 1.44-1.47); persistent warps copying the next tile during this one's fluxes spilled at three blocks
+/// an SM and took 0.69 ms against 0.60 (both in pipelined_warps_and_fused_copy.patch there); the
+/// traces' B columns permuted so that a lane's minus-trace stores and flux slots miss shared memory's
+/// two-way bank conflicts measured the same (20.27-20.34 against 20.31-20.33e9, 0.594-0.601 ms either
+/// way: permuted_columns.patch). From the copy (mode 3): double 20.27-20.34 against the sums'
+/// 19.79-19.87 (+2.4%); float 27.25-27.27 against 28.05-28.14 (the sums stay there).
 constexpr bool face_tensor_order(int order) { return order == 3; }
 constexpr bool face_tensor_default(bool double_precision, int order) {
   (void)double_precision;
@@ -1066,29 +1073,18 @@ bool face_tensor_chosen(bool double_precision, int order) {
   if (!face_tensor_order(order)) return false;
   return asked < 0 ? face_tensor_default(double_precision, order) : asked == 1;
 }
-/// Its blocks an SM (of four warps): FLOWDG_FACE_TENSOR_BLOCKS=4|5|6|8 for A/B runs (Rusanov), else 4.
+/// Its blocks an SM (of four warps): FLOWDG_FACE_TENSOR_BLOCKS=4|5|6|8 for A/B runs of the gathering
+/// kernel (Rusanov), else 4 (the copy's kernel: 4).
 template <class Real, int P, int Riemann>
 void launch_face_tensor(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
-                        index_t n_faces, const FaceMomentTables& tables) {
+                        index_t n_faces, const FaceMomentTables& tables, const Real* copy_m = nullptr, const Real* copy_p = nullptr) {
   if constexpr (face_tensor_order(P)) {
     using Z = FaceTensorSizes<P>;
     FLOWDG_ASSERT(kernel.Nfq == Z::Nfq && kernel.permutation.data != nullptr, "the face tensor kernel: ", Z::Nfq,
                   " face points and their permutations at p = ", P);
+    FLOWDG_ASSERT((copy_m == nullptr) == (copy_p == nullptr), "the face tensor kernel: both sides' coefficient copies or neither");
     upload_face_tensor_tables<P>(tables);
     const auto blocks = static_cast<unsigned>((n_faces + 8 * face_tensor_warps - 1) / (8 * face_tensor_warps));
-    static const bool aos = switch_asked("FLOWDG_FACE_AOS", 0, 1, "0 or 1") == 1;
-    const Real *aos_m = nullptr, *aos_p = nullptr;
-    if (aos) {
-      constexpr int rows = 5 * Z::Np;
-      static AosScratch scratch[2];
-      const auto copy = [&](int side, const Real* u, index_t Ks) {
-        Real* out = static_cast<Real*>(scratch[side].ensure(sizeof(Real) * rows * static_cast<std::size_t>(Ks)));
-        detail::launch(false, aos_copy_kernel<Real, rows>, static_cast<unsigned>((Ks + 31) / 32), 256, 0, u, Ks, out);
-        return static_cast<const Real*>(out);
-      };
-      aos_m = copy(0, kernel.u_m.data, kernel.Ks_m);
-      aos_p = kernel.u_p.data == kernel.u_m.data ? aos_m : copy(1, kernel.u_p.data, kernel.Ks_p);
-    }
     const auto launch = [&]<int MinBlocks, bool Aos>() {
       constexpr auto function = core_face_tensor_kernel<Real, P, Riemann, MinBlocks, Aos>;
       constexpr std::size_t shared = face_tensor_warps * Z::template warp_bytes<Real>();
@@ -1097,23 +1093,26 @@ void launch_face_tensor(const FaceKernel<physics::Euler<3, Real>, Shape::tetrahe
         return true;
       }();
       (void)configured;
-      detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, aos_m, aos_p);
+      detail::launch(false, function, blocks, 32 * face_tensor_warps, shared, kernel, n_faces, copy_m, copy_p);
     };
-    const auto run = [&]<int MinBlocks>() {
-      aos ? launch.template operator()<MinBlocks, true>() : launch.template operator()<MinBlocks, false>();
-    };
+    if (copy_m != nullptr) {
+      launch.template operator()<4, true>();
+      return;
+    }
     static const int asked = switch_asked("FLOWDG_FACE_TENSOR_BLOCKS", 4, 8, "4, 5, 6 or 8 (blocks of 128 threads an SM)");
     if (asked == 7) throw InputError("FLOWDG_FACE_TENSOR_BLOCKS='7': expected 4, 5, 6 or 8 (blocks of 128 threads an SM)");
     if constexpr (Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
-      if (asked == 5) return run.template operator()<5>();
-      if (asked == 6) return run.template operator()<6>();
-      if (asked == 8) return run.template operator()<8>();
+      if (asked == 5) return launch.template operator()<5, false>();
+      if (asked == 6) return launch.template operator()<6, false>();
+      if (asked == 8) return launch.template operator()<8, false>();
     }
-    run.template operator()<4>();
+    launch.template operator()<4, false>();
   } else {
     (void)kernel;
     (void)n_faces;
     (void)tables;
+    (void)copy_m;
+    (void)copy_p;
     throw Error(cat("the face tensor kernel is not built for p = ", P));
   }
 }
@@ -1219,8 +1218,14 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
 
 template <class Real, int P, int Riemann, bool Boundary>
 void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
-                                  const Real* traces_m, const Real* traces_p, bool trace_points) {
+                                  const Real* traces_m, const Real* traces_p, bool trace_points, bool trace_coefficients) {
   if constexpr (!Boundary) {
+    if (trace_coefficients) {  // the trace buffer's element-major copies: the face tensor kernel reads them
+      FLOWDG_ASSERT(traces_m != nullptr && traces_p != nullptr && moments != nullptr && face_tensor_order(P),
+                    "the coefficients' copy: both sides', with face moments, at p = 3 (the face tensor kernel's order), not p = ", P);
+      launch_face_tensor<Real, P, Riemann>(kernel, n_faces, *moments, traces_m, traces_p);
+      return;
+    }
     if (traces_m == nullptr && moments != nullptr && face_tensor_chosen(std::is_same_v<Real, double>, P)) {
       launch_face_tensor<Real, P, Riemann>(kernel, n_faces, *moments);
       return;
@@ -1283,30 +1288,37 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
 template <class Real, int P, bool Boundary>
 void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
-    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p, bool trace_points) {
+    index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p, bool trace_points, bool trace_coefficients) {
   if (n_faces <= 0) return;
   FLOWDG_ASSERT(!Boundary || traces_m == nullptr, "boundary faces sum their traces (no trace buffer)");
   FLOWDG_ASSERT(!Boundary || moments != nullptr, "the variable face kernel takes boundary faces with moments only");
   switch (kernel.riemann) {  // a kernel per numerical flux (as the block face kernel's)
     case physics::RiemannKind::rusanov:
       launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
-                                                                                              trace_points);
+                                                                                              trace_points, trace_coefficients);
       return;
     case physics::RiemannKind::roe:
       launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
-                                                                                              trace_points);
+                                                                                              trace_points, trace_coefficients);
       return;
     case physics::RiemannKind::hllc:
     default:  // numerical_flux's own default
       launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
-                                                                                              trace_points);
+                                                                                              trace_points, trace_coefficients);
       return;
   }
 }
 
 template <class Real>
-void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables, bool points) {
+void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, index_t end, Real* traces, const double* tables, bool points,
+                        bool coefficients) {
   if (end <= first) return;
+  if (coefficients) {  // the element-major copy (FaceTraceBuffer::coefficients)
+    if (order != 3) throw Error(cat("the coefficients' element-major copy is built for p = 3, not ", order));
+    constexpr int rows = 5 * n_basis(Shape::tetrahedron, 3);
+    detail::launch(false, aos_copy_kernel<Real, rows>, static_cast<unsigned>((end - first + 31) / 32), 256, 0, u, Ks, first, end, traces);
+    return;
+  }
   first = first / trace_elements * trace_elements;  // blocks of whole aligned 8s (16-byte copies); the extra elements' traces are the same
   const auto blocks = static_cast<unsigned>((end - first + trace_elements - 1) / trace_elements);
   const auto run = [&]<int P>() {
@@ -1321,13 +1333,13 @@ void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, ind
     default: throw Error(cat("the face trace buffer is built for p = 1..4, not ", order));
   }
 }
-template void launch_face_traces<double>(int, const double*, index_t, index_t, index_t, double*, const double*, bool);
-template void launch_face_traces<float>(int, const float*, index_t, index_t, index_t, float*, const double*, bool);
+template void launch_face_traces<double>(int, const double*, index_t, index_t, index_t, double*, const double*, bool, bool);
+template void launch_face_traces<float>(int, const float*, index_t, index_t, index_t, float*, const double*, bool, bool);
 
 #define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P, Boundary) \
   template void launch_core_face_variable_kernel<Real, P, Boundary>(                                                                          \
       const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>&, index_t,        \
-      const FaceMomentTables*, const Real*, const Real*, bool);
+      const FaceMomentTables*, const Real*, const Real*, bool, bool);
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, false)
 FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, false)

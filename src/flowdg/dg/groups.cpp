@@ -11,27 +11,24 @@
 
 namespace flowdg::dg {
 
-bool faces_by_family(bool by_default) {
+FaceOrder face_order(FaceOrder by_default) {
   const char* value = std::getenv("FLOWDG_FACE_ORDER");  // read at every build (tests set it for one)
   if (value == nullptr || *value == 0) return by_default;
   const std::string text(value);
-  if (text == "element") return false;
-  if (text == "family" || text == "window") return true;
+  if (text == "element") return FaceOrder::element;
+  if (text == "family") return FaceOrder::family;
+  if (text == "window") return FaceOrder::window;
   throw InputError(cat("FLOWDG_FACE_ORDER='", text, "': expected element (a group's faces by lower element), family (by the lower element's local "
-                       "face, then element) or window (A/B: by windows of 64 lower elements, then the sides' local faces and orientation)"));
+                       "face, then element) or window (by windows of 64 lower elements, then the sides' local faces and orientation)"));
 }
 
 namespace {
-/// FLOWDG_FACE_ORDER=window (A/B runs of the face tensor kernel, euler3d_variable_kernels.cpp): a
-/// group's faces by windows of face_window lower elements, in a window by class (the sides' local faces
-/// and the orientation: the tensor kernel's tables), then by lower element — the faces of nearby
-/// elements together (their coefficients read while in L2) and tiles of one class.
+/// FaceOrder::window (the face tensor kernel's, euler3d_variable_kernels.cpp): a group's interior faces
+/// by windows of face_window lower elements, in a window by class (the sides' local faces and the
+/// orientation: the tensor kernel's tables), then by lower element — the faces of nearby elements
+/// together (their coefficients read while in L2) and tiles of one class.
 constexpr index_t face_window = 64;
 constexpr int n_faces_max = 6, orientation_max = 8;  // (hexahedra's faces, quadrilaterals' orientations: a class a key)
-bool face_order_windows() {
-  const char* value = std::getenv("FLOWDG_FACE_ORDER");
-  return value != nullptr && std::string(value) == "window";
-}
 }  // namespace
 
 int orientation_count(Shape face) {
@@ -82,7 +79,7 @@ std::vector<int> face_point_permutations(Shape face, const std::vector<Point3>& 
 }
 
 Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const std::vector<GeometryKind>& geometry,
-                    const std::vector<int>& geometric_order, bool faces_by_family_default) {
+                    const std::vector<int>& geometric_order, FaceOrder order_by_default) {
   const index_t K = mesh.n_elements();
   FLOWDG_ASSERT(static_cast<index_t>(geometry.size()) == K && static_cast<index_t>(geometric_order.size()) == K,
                 "one geometry kind and order per element");
@@ -122,10 +119,11 @@ Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const st
   }
 
   // Faces: each with its group key, then a stable sort by key (boundary groups first, by tag).
-  const bool by_family = faces_by_family(faces_by_family_default), windows = face_order_windows();
+  const FaceOrder order = face_order(order_by_default);
+  const bool by_family = order != FaceOrder::element, windows = order == FaceOrder::window;
   struct Keyed {
     int tag, group_m, group_p, family;
-    index_t window, lower_element;  // window: FLOWDG_FACE_ORDER=window's (else 0)
+    index_t window, lower_element;  // window: FaceOrder::window's (else 0)
     GroupFace face;
   };
   std::vector<Keyed> keyed;

@@ -10,11 +10,14 @@
 // and a mesh has one face shape: lines in 2D, triangles for tetrahedra, quadrilaterals for
 // hexahedra), group after group: boundary groups first (by tag, then element group), interior
 // groups after them. Within an interior group faces follow their lower element, so neighbouring
-// threads of a face kernel read neighbouring elements; by family (build_groups' faces_by_family,
-// the DG operator's choice by physics, FLOWDG_FACE_ORDER for A/B runs) a group's faces are sorted by
-// the lower element's local face first, then by lower element, so that where a mesh's numbering is
+// threads of a face kernel read neighbouring elements; by family (build_groups' FaceOrder, the DG
+// operator's choice by physics, FLOWDG_FACE_ORDER for A/B runs) a group's faces are sorted by the
+// lower element's local face first, then by lower element, so that where a mesh's numbering is
 // regular the faces of consecutive elements' local face l are consecutive too (the element kernels'
-// gathers of face values).
+// gathers of face values); by window an interior group's faces by windows of 64 lower elements, in a
+// window by class (the sides' local faces and the orientation), then by lower element (the face
+// kernel on the FP64 tensor cores: a tile of 8 faces mostly of one class, nearby elements' data read
+// while in L2).
 #include <string>
 #include <vector>
 
@@ -90,16 +93,18 @@ FLOWDG_HD FLOWDG_FORCEINLINE int code_own_point(index_t code, const Permutation&
   return code_plus_side(code) ? permutation[code_orientation(code) * Nfq + q] : q;
 }
 
-/// The face order above: FLOWDG_FACE_ORDER "element" -> false, "family" -> true, unset -> by_default;
-/// anything else an InputError. Read at every build_groups.
-bool faces_by_family(bool by_default);
+/// The face order above.
+enum class FaceOrder { element, family, window };
+/// FLOWDG_FACE_ORDER "element", "family" or "window" for A/B runs, unset -> by_default; anything else
+/// an InputError. Read at every build_groups.
+FaceOrder face_order(FaceOrder by_default);
 
 /// Builds the groups. `geometry[e]` is each mesh element's geometry kind and `geometric_order[e]`
 /// its map's polynomial order. Interior faces between two groups get the lower group id on their
 /// minus side (so one kernel serves both orders of a pair). Throws InputError for a mesh whose
 /// elements need two face shapes (tetrahedra with hexahedra: no prisms or pyramids to join them).
 Groups build_groups(const Mesh& mesh, const Connectivity& connectivity, const std::vector<GeometryKind>& geometry,
-                    const std::vector<int>& geometric_order, bool faces_by_family = false);
+                    const std::vector<int>& geometric_order, FaceOrder order = FaceOrder::element);
 
 /// The orientation code of the inverse permutation: swapping a face's two sides turns code o
 /// into inverse_orientation(face, o).

@@ -373,7 +373,7 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements) {
 }
 
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor,
-                  bool collocated_mass, bool faces_by_family, int volume_degree_shift) {
+                  bool collocated_mass, FaceOrder face_order, int volume_degree_shift) {
   const int dim = mesh.dimension;
   if (dim != 2 && dim != 3) throw InputError(cat("the DG core runs on 2D and 3D meshes; ", mesh.source, " is ", dim, "D"));
   const index_t K = mesh.n_elements();
@@ -390,7 +390,7 @@ Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order,
   Setup setup;
   setup.dimension = dim;
   setup.order = order;
-  setup.groups = build_groups(mesh, connectivity, kinds, orders, faces_by_family);
+  setup.groups = build_groups(mesh, connectivity, kinds, orders, face_order);
   int curved_order = 1;
   for (ElementGroup& group : setup.groups.element_groups) {
     const auto s = static_cast<std::size_t>(group.shape);
@@ -644,6 +644,11 @@ bool automatic_faces_by_family(bool euler_2d, bool euler_3d_single, int order) {
   return !euler_2d && !(euler_3d_single && order >= 4);
 }
 
+FaceOrder automatic_face_order(bool euler_2d, bool euler_3d_single, int order, bool face_tensor_copy) {
+  if (face_tensor_copy) return FaceOrder::window;
+  return automatic_faces_by_family(euler_2d, euler_3d_single, order) ? FaceOrder::family : FaceOrder::element;
+}
+
 bool automatic_variable_faces(int order, bool double_precision) {
   // Session 40 (as above; against the automatic face kernels: point at p = 1, block at p = 2 and 4,
   // chunked at p = 3 in double; the same bits): double 16.79 against 15.32e9 at p = 1, 20.81 against
@@ -671,6 +676,9 @@ bool face_moments_chosen(int order, bool double_precision) {
 }
 
 int face_trace_mode_for(int asked, int order, bool double_precision) {
+  if (asked == 3 && order != 3)
+    throw InputError(cat("FLOWDG_TRACE_BUFFER=3 (the coefficients' element-major copy for the face kernel on the FP64 tensor cores) is built for ",
+                         "p = 3, not p = ", order));
   if (asked >= 0) return asked;
   // Session 49 (the 3D Euler vortex, RK4, Rusanov, H200, `flowdg run`; 384,000 tetrahedra at p = 3, 4,
   // 998,250 at p = 1, 2; docs/performance.md): p = 4 filled by the element kernel, the face kernel in
@@ -680,7 +688,11 @@ int face_trace_mode_for(int asked, int order, bool double_precision) {
   // p = 1, 2 (the trace kernel: the element kernel there is the warp-per-variable one) 17.16 and
   // 20.63 against 25.79 and 25.80 — there the face kernel's own sums cost less than the buffer's
   // writes and reads.
-  (void)double_precision;
+  // Sessions 58-59 (H200, the same case, p = 3, one binary, two rounds, docs/performance.md): the
+  // coefficients' element-major copy at each stage's start read by the face kernel on the FP64 tensor
+  // cores, the faces by window (mode 3), double 20.03-20.27e9 against the sums' 19.64-19.90 (+2%); in
+  // float a loss (27.2-27.3 against 27.7-28.2: the float sums kernel is the faster one there).
+  if (order == 3 && double_precision) return 3;
   return order == 4 ? 2 : 0;
 }
 
@@ -690,9 +702,10 @@ int face_trace_mode(int order, bool double_precision) {
   int asked = -1;
   if (value != nullptr && *value != 0) {
     const std::string text(value);
-    if (text != "0" && text != "1" && text != "2")
+    if (text != "0" && text != "1" && text != "2" && text != "3")
       throw InputError(cat("FLOWDG_TRACE_BUFFER='", text, "': expected 0 (the face kernel sums the traces), 1 (a trace kernel fills the ",
-                           "trace buffer each stage) or 2 (the tensor-core element kernel fills it)"));
+                           "trace buffer each stage), 2 (the tensor-core element kernel fills it) or 3 (p = 3: the coefficients' ",
+                           "element-major copy, written by the tensor-core element kernel, for the face kernel on the FP64 tensor cores)"));
     asked = text[0] - '0';
   }
   return face_trace_mode_for(asked, order, double_precision);

@@ -75,14 +75,18 @@ std::vector<int> curved_orders_by_shape(const Mesh& mesh, index_t n_elements);
 /// the whole mesh's); the face rule takes the largest of them too.
 /// collocated_mass: let curved groups that allow it invert their mass matrices through their points
 /// (ElementGroupSetup::collocated; false: every curved group stores its inverse, for comparisons).
-/// faces_by_family: the groups' faces by family (groups.hpp; FLOWDG_FACE_ORDER overrides it).
+/// face_order: the groups' faces' order (groups.hpp; FLOWDG_FACE_ORDER overrides it).
 /// volume_degree_shift: the volume rules' degree of exactness relative to 2p (volume_rule).
 Setup build_setup(const Mesh& mesh, const Connectivity& connectivity, int order, const std::vector<int>& curved_order_floor = {},
-                  bool collocated_mass = true, bool faces_by_family = false, int volume_degree_shift = 0);
+                  bool collocated_mass = true, FaceOrder face_order = FaceOrder::element, int volume_degree_shift = 0);
 /// The DG operator's default face order (build_setup's faces_by_family): by family for every
 /// physics but 2D Euler (its tuned triangles lose with it) and 3D Euler in single precision at
 /// p >= 4 (measurements in setup.cpp).
 bool automatic_faces_by_family(bool euler_2d, bool euler_3d_single, int order);
+/// The DG operator's face order: by window where the interior faces' kernel on the FP64 tensor cores
+/// reads the coefficients' element-major copy (face_tensor_copy: 3D Euler on CUDA, face_trace_mode 3),
+/// else by family where automatic_faces_by_family says so, else by element.
+FaceOrder automatic_face_order(bool euler_2d, bool euler_3d_single, int order, bool face_tensor_copy);
 
 /// BR2's face lifting matrices A_l = Phi_l M^-1 Phi_l^T of a group (dg/lifting.hpp), a and b the
 /// element's own points on face l: affine groups the reference table [(l Nfq + a) Nfq + b] (the
@@ -176,11 +180,13 @@ bool face_moments_chosen(int order, bool double_precision);
 /// from a trace buffer (core_variable_kernels.hpp: FaceTraceBuffer) instead of the face kernel
 /// summing them from the coefficients, and who fills it: 0 no buffer; 1 a trace kernel at the start
 /// of every stage; 2 the tensor-core element kernel as it updates the coefficients (phase 4; where
-/// every group runs it, else as 1; the trace kernel then computes the ghosts' alone). By measurement
-/// (face_trace_mode_for's rule); FLOWDG_TRACE_BUFFER=0|1|2 replaces the rule for A/B runs (read at
-/// every operator build; anything else an InputError).
+/// every group runs it, else as 1; the trace kernel then computes the ghosts' alone); 3 (p = 3) no
+/// traces but the coefficients' element-major copy, filled as 2, which the interior faces' kernel on
+/// the FP64 tensor cores reads (core_variable_kernels.hpp FaceTraceBuffer::coefficients). By
+/// measurement (face_trace_mode_for's rule); FLOWDG_TRACE_BUFFER=0|1|2|3 replaces the rule for A/B runs
+/// (read at every operator build; anything else, or 3 at another order, an InputError).
 int face_trace_mode(int order, bool double_precision);
-/// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1, 2).
+/// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1, 2, 3).
 int face_trace_mode_for(int asked, int order, bool double_precision);
 /// Whether the trace buffer holds each side's traces at the face rule's points rather than its nodes
 /// (FaceTraceBuffer::points: more values to write and read, no interpolation from the nodes in the
