@@ -1055,7 +1055,7 @@ __global__ void __launch_bounds__(256) aos_copy_kernel(const Real* __restrict__ 
 /// faces in windows by class too (each element's coefficients read once from DRAM, 0.64 GB a launch
 /// instead of 1.26; 0.60 ms) 20.25-20.27 (+2.0%); float p = 3: sums 28.0-28.2, gathering 25.8-25.9, the
 /// copy and windows 27.2. Session 59 (docs/results/session59/): the copy written by the tensor-core
-/// element kernel as it updates u cost that kernel as much as the copy pass (1.58-1.65 ms against
+/// element kernel as it updates u cost that kernel as much as the copy pass (1.54-1.65 ms against
 /// 1.44-1.47); persistent warps copying the next tile during this one's fluxes spilled at three blocks
 /// an SM and took 0.69 ms against 0.60 (both in pipelined_warps_and_fused_copy.patch there); the
 /// traces' B columns permuted so that a lane's minus-trace stores and flux slots miss shared memory's
