@@ -118,6 +118,62 @@ TEST_P(RungeKuttaEach, StageRegistersKeepEveryValueALaterStageReads) {
   }
 }
 
+namespace {
+
+/// Several steps of every register update of `scheme` (and its single-rounding form) at a few values,
+/// each stage once through apply_runge_kutta_stage and once through apply_runge_kutta_stage_finite
+/// with zeros in the registers that stage_registers says the stage does not read (as the device
+/// kernels load them: StageUpdate::q_at, u0_at): the same values, every bit but a zero's sign.
+template <class Real>
+void expect_the_finite_update_equals_the_tested_one(const RungeKuttaScheme& scheme) {
+  const std::vector<Real> start{Real(1.0), Real(-0.375), Real(2.5e-3), Real(0.0), Real(-7.25)};
+  std::vector<Real> u_tested = start, u_finite = start, u0(start.size()), q_tested(start.size()), q_finite(start.size());
+  const Real dt = Real(0.03);
+  for (int step = 0; step < 5; ++step)
+    for (std::size_t s = 0; s < scheme.stages.size(); ++s) {
+      const RungeKuttaStage& stage = scheme.stages[s];
+      const StageRegisters registers = stage_registers(scheme, s);
+      for (std::size_t i = 0; i < start.size(); ++i) {
+        // a residual of this stage's state: zero for the entry that starts at zero in the first stage
+        const Real k = u_tested[i] == Real(0) ? Real(0) : Real(-0.5) * u_tested[i] * u_tested[i] + Real(0.125) * static_cast<Real>(s + 1);
+        if (registers.start_u0) u0[i] = u_tested[i];
+        const Real u0_k = registers.start_u0 || registers.read_u0 ? u0[i] : Real(0);
+        Real q_t = registers.read_q ? q_tested[i] : std::numeric_limits<Real>::quiet_NaN();  // the tested form ignores it
+        Real q_f = registers.read_q ? q_finite[i] : Real(0);
+        apply_runge_kutta_stage(stage, dt * k, u0_k, q_t, u_tested[i]);
+        apply_runge_kutta_stage_finite(stage, dt * k, u0_k, q_f, u_finite[i]);
+        if (registers.write_q) {
+          q_tested[i] = q_t;
+          q_finite[i] = q_f;
+        }
+        ASSERT_EQ(u_tested[i], u_finite[i]) << scheme.name << " step " << step << " stage " << s << " entry " << i;
+        ASSERT_TRUE(std::isfinite(u_finite[i]));
+        if (registers.write_q) {
+          ASSERT_EQ(q_t, q_f) << scheme.name << " step " << step << " stage " << s << " entry " << i;
+        }
+      }
+    }
+}
+
+}  // namespace
+
+TEST_P(RungeKuttaEach, TheFiniteUpdateIsTheTestedOneWhereTheUnreadRegistersAreZero) {
+  const RungeKuttaScheme scheme = runge_kutta_scheme(GetParam());
+  expect_the_finite_update_equals_the_tested_one<double>(scheme);
+  expect_the_finite_update_equals_the_tested_one<float>(scheme);
+  expect_the_finite_update_equals_the_tested_one<float>(single_rounding_form(scheme));
+  // The tests are what keep a NaN in an unread register out (0 x NaN is NaN): the finite form asks
+  // for zeros there.
+  const RungeKuttaStage& first = scheme.stages.front();
+  double q = std::numeric_limits<double>::quiet_NaN(), u = 1.0;
+  apply_runge_kutta_stage(first, 0.1, 1.0, q, u);
+  EXPECT_TRUE(std::isfinite(u));
+  q = std::numeric_limits<double>::quiet_NaN();
+  u = 1.0;
+  apply_runge_kutta_stage_finite(first, 0.1, 1.0, q, u);
+  EXPECT_TRUE(std::isnan(u));  // 0 x NaN in q's term, and q's NaN in u's
+}
+
 TEST(RungeKutta, StageRegistersOfTheClassicalAndTheLowStorageSchemes) {
   // Classical RK4: the first stage stores u0 and q without reading q, the middle ones read both,
   // the last reads q only and stores nothing (u <- q; the next step's first stage does not read q).

@@ -56,6 +56,10 @@ struct StageUpdate : StageRegisterFlags {
   /// Local time stepping (steady states): each element's own step [e] (index % Ks), dt unused.
   View<const Real> local_dt;
   index_t Ks = 0;
+  /// apply_runge_kutta_stage's coefficient tests (true) or apply_runge_kutta_stage_finite's plain
+  /// products (false: q_at and u0_at give zeros for the registers not read, so the tests only cost
+  /// instructions); runge_kutta_update_tested (setup.cpp) for A/B runs.
+  bool tested = true;
 
   FLOWDG_HD FLOWDG_FORCEINLINE void apply(View<Real> u, index_t index, Real value) const {
     if (residual.data != nullptr) {
@@ -89,7 +93,8 @@ struct StageUpdate : StageRegisterFlags {
       u0_k = u_s;
     }
     const Real step = local_dt.data != nullptr ? local_dt[index % Ks] : dt;
-    apply_runge_kutta_stage(stage, step * value, u0_k, q_k, u_s);
+    if (tested) apply_runge_kutta_stage(stage, step * value, u0_k, q_k, u_s);
+    else apply_runge_kutta_stage_finite(stage, step * value, u0_k, q_k, u_s);
     if (q.data != nullptr && write_q) q[index] = q_k;
     u[index] = u_s;
     return u_s;

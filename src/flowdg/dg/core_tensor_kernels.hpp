@@ -58,9 +58,9 @@ FLOWDG_FORCEINLINE __device__ void store_pair(float* p, double x, double y) {
   *reinterpret_cast<float2*>(p) = make_float2(static_cast<float>(x), static_cast<float>(y));
 }
 
-template <class Physics>
+template <class Physics, int Groups = core_tensor_row_groups>
 constexpr int core_tensor_threads() {
-  return 32 * core_tensor_row_groups * Physics::n_variables;
+  return 32 * Groups * Physics::n_variables;
 }
 
 /// MinBlocks: the blocks an SM its registers are bounded for (1: none). Wide: the residual's product
@@ -89,10 +89,15 @@ constexpr int core_tensor_threads() {
 /// compile-time constant (no predicated products, each of which waited on a WARPSYNC); 8 (the sizes
 /// compiled in, affine inviscid) the k splits' partial sums added by the update itself, no pass and
 /// barrier of their own; 16 (the sizes compiled in) phase 0's face codes and plus-side points of all
-/// the thread's rounds loaded before its copies. The same sums in the same order either way.
+/// the thread's rounds loaded before its copies; 32 the k splits' partial sums Np rows apart (as many
+/// splits as the warps take: p = 3's ten units for ten warps). The same sums in the same order either way.
+/// Groups: the warps a column tile (core_tensor_row_groups, 2: ten warps a block of 3D Euler; 1: five,
+/// narrow blocks — more of them an SM, each phase's work on half the warps; tensor_row_groups). Phase 1
+/// runs each row group's tiles, phase 3 spreads its units over the Groups NV warps, phase 4 on pairs
+/// takes a pair a warp (Groups 1) or a pair and three or two column tiles (2).
 template <class Physics, Shape S, int P, GeometryKind G, int MinBlocks = 1, bool Wide = false, bool FloatRows = false, int LateRk = 0,
-          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0, int Variant = 0>
-__global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
+          int APrefetch = 0, bool Traces = false, int FixedNq = 0, int FixedNfq = 0, int Variant = 0, int Groups = core_tensor_row_groups>
+__global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlocks)
     core_element_tensor_kernel(ElementKernel<Physics, S, P, G> k, index_t first, index_t end, CoreTensorLayout t,
                                const double* __restrict__ a2, const double* __restrict__ a3, const int* __restrict__ face_permutation,
                                typename Physics::real* __restrict__ traces, const double* __restrict__ trace_tables, int trace_rows) {
@@ -104,7 +109,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   using Value = std::conditional_t<FloatRows, float, double>;  // the shared rows' type
   using State = typename Physics::State;
   constexpr int dim = Physics::dim, NV = Physics::n_variables, Np = n_basis(S, P), NF = n_faces(S);
-  constexpr int E = core_tensor_elements, R = core_tensor_row_groups, threads = core_tensor_threads<Physics>();
+  static_assert(Groups == 1 || Groups == 2, "one or two warps a column tile");
+  constexpr int E = core_tensor_elements, R = Groups, threads = core_tensor_threads<Physics, Groups>();
   constexpr int MT3 = (Np + 7) / 8;                                // row tiles of the residual
   constexpr int MT2W = 4;                                         // row tiles of the values per pass
   // Nfq face rows a face: its points, or with face moments its nodes (t.Nfq; the stored flux's rows
@@ -251,10 +257,13 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     }
   };
   if constexpr (exact_values) {
-    static_assert(R == 2, "phase 1's exact passes: two row groups");
     constexpr int MT2c = (FixedNq + 7) / 8;
-    if (row_group == 0) values.template operator()<(MT2c + 1) / 2>(0);
-    else if constexpr (MT2c / 2 > 0) values.template operator()<MT2c / 2>(1);
+    if constexpr (R == 1) {
+      values.template operator()<MT2c>(0);
+    } else {
+      if (row_group == 0) values.template operator()<(MT2c + 1) / 2>(0);
+      else if constexpr (MT2c / 2 > 0) values.template operator()<MT2c / 2>(1);
+    }
   } else {
     for (int mt0 = row_group; mt0 < MT2; mt0 += MT2W * R) values.template operator()<MT2W>(mt0);
   }
@@ -296,7 +305,11 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   //    s 8 MT3 + j, summed in order of s into rows [0, Np).
   constexpr int W = R * NV, TU = Wide ? 2 : 1, MP = (MT3 + TU - 1) / TU, UW = (MP + W - 1) / W;  // TU row tiles a unit
   const int KS = K3 / 4;
-  constexpr auto splits_for = [](int k3) { return MP > W ? 1 : (W / MP < k3 / (8 * MT3) ? W / MP : (k3 / (8 * MT3) > 0 ? k3 / (8 * MT3) : 1)); };
+  // Variant 32: the splits' partial sums Np rows apart instead of 8 MT3 (rows [s Np, s Np + Np)), so
+  // that as many splits as the warps take fit the K3 rows (p = 3: five splits of the two units, ten
+  // units for ten warps, where 8 MT3 = 24 rows a split fit four: eight units, two warps idle).
+  constexpr int PS = (Variant & 32) != 0 ? Np : 8 * MT3;  // the partial sums' rows a split
+  constexpr auto splits_for = [](int k3) { return MP > W ? 1 : (W / MP < k3 / PS ? W / MP : (k3 / PS > 0 ? k3 / PS : 1)); };
   const int splits = splits_for(K3);
   // Variant 8 (the sizes compiled in, affine inviscid groups): no pass summing the splits' partial sums
   // into rows [0, Np) (and no barrier after it): the update sums them itself, in the same order, rounded
@@ -381,7 +394,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       for (int ks = k0; ks < k1; ++ks) products(ks, __ldg(a3 + fragment_index(mt, ks, lane, K3)));
     }
   }
-  // The partial sums -> shared (rows [0, 8 MT3 S) within [0, K3)), then a thread per (mode, column)
+  // The partial sums -> shared (rows [0, PS S) within [0, K3)), then a thread per (mode, column)
   // sums them into rows [0, Np); then a thread per (element, mode) in element order (coalesced):
   // affine: times 1 / det J; curved: the inverse mass matrix row times it; the update.
   __syncthreads();  // every warp is past its reads of rows [0, K3)
@@ -396,7 +409,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       if (j < Np)
 #pragma unroll
         for (int ct = 0; ct < NV; ++ct)
-          store_pair(shared + (split * 8 * MT3 + j) * ST + ct * 8 + 2 * fragment_col, acc[i][h][ct][0], acc[i][h][ct][1]);
+          store_pair(shared + (split * PS + j) * ST + ct * 8 + 2 * fragment_col, acc[i][h][ct][0], acc[i][h][ct][1]);
     }
   }
   if constexpr (LateRk == 2 || LateRk == 3) {
@@ -407,7 +420,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
     for (int i = threadIdx.x; i < Np * NV * E; i += threads) {
       const int row = i / (NV * E), column = i % (NV * E);
       double sum = shared[row * ST + column];
-      for (int split = 1; split < splits; ++split) sum += shared[(split * 8 * MT3 + row) * ST + column];
+      for (int split = 1; split < splits; ++split) sum += shared[(split * PS + row) * ST + column];
       shared[row * ST + column] = static_cast<Value>(sum);
     }
     __syncthreads();
@@ -447,7 +460,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   // table's padding columns are zero; so must the rows be: 0 x NaN is NaN).
   constexpr bool fused_traces = Traces && std::is_same_v<Physics, physics::Euler<3, Real>> && S == Shape::tetrahedron && G == GeometryKind::affine;
   static_assert(!Traces || fused_traces, "the fused traces: 3D Euler's affine tetrahedra");
-  constexpr int KC = (Np + 3) / 4 * 4, trace_row = 8 * MT3 * (fused_sums ? splits_fixed : 1);
+  constexpr int KC = (Np + 3) / 4 * 4, trace_row = fused_sums ? PS * splits_fixed : 8 * MT3;
   static_assert(!fused_sums || !fused_traces || trace_row + KC <= (dim * FixedNq + NF * FixedNfq + 3) / 4 * 4,
                 "Variant 8 with the fused traces: their rows past the partial sums, inside K3");
   if constexpr (fused_traces) {
@@ -473,7 +486,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
         for (int v = 0; v < NV; ++v) {
           double sum = shared[row * ST + v * E + el];
 #pragma unroll
-          for (int split = 1; split < splits_fixed; ++split) sum += shared[(split * 8 * MT3 + row) * ST + v * E + el];
+          for (int split = 1; split < splits_fixed; ++split) sum += shared[(split * PS + row) * ST + v * E + el];
           value[v] = inverse_det * static_cast<double>(static_cast<Value>(sum));
         }
       } else {
@@ -527,8 +540,9 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
   if constexpr (fused_traces && (Variant & 1) != 0) {
     // On m16n8k4: warp w takes row-tile pair w % 5 ((2 (w % 5), 2 (w % 5) + 1); past MT4 zeros, not
     // stored) and column tiles [0, 3) (w < 5) or [3, 5): each pair's A fragments loaded by two warps,
-    // half the tensor instructions of a row tile a warp. The same sums in the same order.
-    static_assert(NV == 5 && core_tensor_row_groups == 2, "phase 4 on pairs: ten warps, five pairs");
+    // half the tensor instructions of a row tile a warp (Groups 1: pair w, all five column tiles).
+    // The same sums in the same order.
+    static_assert(NV == 5, "phase 4 on pairs: five pairs");
     const int Nn = trace_rows, MT4 = (4 * Nn + 7) / 8, pair = warp % 5, half = warp / 5;
     __syncthreads();
     if (2 * pair >= MT4) return;
@@ -548,21 +562,30 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics>(), MinBlocks)
       for (int h = 0; h < 2; ++h)
         store_traces.template operator()<C>((2 * pair + h) * 8 + fragment_row, first, Nn, [&](int t, int c) { return at[t][h][c]; });
     };
-    if (half == 0) pair_traces.template operator()<3>(0);
+    if constexpr (R == 1) pair_traces.template operator()<5>(0);
+    else if (half == 0) pair_traces.template operator()<3>(0);
     else pair_traces.template operator()<2>(3);
   } else if constexpr (fused_traces) {
     const int Nn = trace_rows, MT4 = (4 * Nn + 7) / 8;
     __syncthreads();
-    if (warp >= MT4) return;
-    double at[NV][2] = {};
+    // row tile mt (a warp each: ten warps; Groups 1: warp w tiles w, w + 5, ...)
+    const auto tile_traces = [&](int mt) {
+      double at[NV][2] = {};
 #pragma unroll
-    for (int ks = 0; ks < KC / 4; ++ks) {
-      const double a = __ldg(trace_tables + fragment_index(warp, ks, lane, KC));
-      const Value* b = shared + (trace_row + ks * 4 + fragment_col) * ST + fragment_row;
+      for (int ks = 0; ks < KC / 4; ++ks) {
+        const double a = __ldg(trace_tables + fragment_index(mt, ks, lane, KC));
+        const Value* b = shared + (trace_row + ks * 4 + fragment_col) * ST + fragment_row;
 #pragma unroll
-      for (int v = 0; v < NV; ++v) device::dmma_8x8x4(at[v], a, static_cast<double>(b[v * E]));
+        for (int v = 0; v < NV; ++v) device::dmma_8x8x4(at[v], a, static_cast<double>(b[v * E]));
+      }
+      store_traces.template operator()<NV>(mt * 8 + fragment_row, 0, Nn, [&](int v, int c) { return at[v][c]; });
+    };
+    if constexpr (R == 2) {
+      if (warp < MT4) tile_traces(warp);
+    } else {
+#pragma unroll 1
+      for (int mt = warp; mt < MT4; mt += threads / 32) tile_traces(mt);
     }
-    store_traces.template operator()<NV>(warp * 8 + fragment_row, 0, Nn, [&](int v, int c) { return at[v][c]; });
   }
 }
 
@@ -587,9 +610,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     throw Error(cat("tensor-core element kernel: the coefficients (", layout.Np, " rows) do not fit inside the reference fluxes' rows"));
   const auto blocks = static_cast<unsigned>((n_elements + core_tensor_elements - 1) / core_tensor_elements);
   const auto run = [&]<int MinBlocks, bool Wide = false, bool FloatRows = false, int LateRk = 0, int APrefetch = 0, bool Traces = false,
-                       int FixedNq = 0, int FixedNfq = 0, int Variant = 0>() {
+                       int FixedNq = 0, int FixedNfq = 0, int Variant = 0, int Groups = core_tensor_row_groups>() {
     constexpr auto function =
-        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq, Variant>;
+        core_element_tensor_kernel<Physics, S, P, G, MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, FixedNq, FixedNfq, Variant, Groups>;
     if constexpr (FixedNq > 0) {
       constexpr int columns = Physics::n_variables * core_tensor_elements;
       FLOWDG_ASSERT(layout.Nq == FixedNq && layout.Nfq == FixedNfq && layout.stride == (FloatRows ? core_tensor_float_stride(columns) : columns + 4) &&
@@ -598,7 +621,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
                     "tensor-core element kernel: the layout is not the one its compile-time sizes assume");
     }
     allow_block_shared_limit<function>();
-    detail::launch(false, function, blocks, core_tensor_threads<Physics>(), shared, kernel, first, first + n_elements, layout, tables,
+    detail::launch(false, function, blocks, core_tensor_threads<Physics, Groups>(), shared, kernel, first, first + n_elements, layout, tables,
                    tables + layout.M2 * layout.K2, face_permutation, traces, trace_tables, trace_rows);
   };
   // 3D Euler's affine tetrahedra at p = 3, 4: registers bounded for tensor_blocks blocks an SM
@@ -625,6 +648,43 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq, Variant>();
       else run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>();
     };
+    // Narrow blocks (tensor_row_groups 1: a warp a column tile, five warps a block; A/B): the default
+    // shapes' template arguments with the sizes compiled in, the blocks an SM that their shared memory
+    // holds — double p = 3 compact (40 KB a block: five blocks, 80 registers), float rows p = 3 (21 KB:
+    // eight blocks, 48 registers), double p = 4 compact with the fused traces on pairs (70 KB: three
+    // blocks, 136 registers), float rows p = 4 with the fused traces (38 KB: five blocks, 80 registers);
+    // the default (tensor_row_groups) for float rows at p = 3 without the fused traces.
+    if (tensor_row_groups(P, layout.float_rows) == 1) {
+      const int variant = tensor_variant(P, layout.float_rows);
+      bool ran = false;
+      if constexpr (P == 3) {
+        if (traces == nullptr && fixed && layout.float_rows && variant == 10) {
+          if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
+            run.template operator()<8, false, true, 2, 0, false, fixed_nq, fixed_nfq, 10, 1>();
+            ran = true;
+          }
+        } else if (traces == nullptr && fixed && !layout.float_rows && layout.compact && variant == 2) {
+          if constexpr (std::is_same_v<Physics, physics::Euler<3, double>>) {
+            run.template operator()<5, true, false, 3, 0, false, fixed_nq, fixed_nfq, 2, 1>();
+            ran = true;
+          }
+        }
+      } else if constexpr (std::is_same_v<Physics, physics::Euler<3, float>>) {
+        if (traces != nullptr && fixed && layout.float_rows && variant == 2) {
+          run.template operator()<5, false, true, 1, 0, true, fixed_nq, fixed_nfq, 2, 1>();
+          ran = true;
+        }
+      } else if constexpr (std::is_same_v<Physics, physics::Euler<3, double>>) {
+        if (traces != nullptr && fixed && !layout.float_rows && layout.compact && tensor_rk_u(P) && variant == 23 && tensor_wide(P) &&
+            tensor_prefetch(P, false)) {
+          run.template operator()<3, true, false, 3, 6, true, fixed_nq, fixed_nfq, 19, 1>();
+          ran = true;
+        }
+      }
+      if (ran) return;
+      // (any other shape — the fused traces at p = 3, another volume rule, another variant — runs its
+      // ten-warp blocks below)
+    }
     if (traces != nullptr) {
       // The fused trace buffer (phase 4): the default shapes alone (tensor_blocks, tensor_late_rk,
       // tensor_prefetch's rules; the A/B switches' other shapes are not built with it). (ptxas: p = 4
@@ -721,6 +781,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         if constexpr (P == 3) {
           // (session 57: 10, the splits' sums in the update, +0.4%, within the rounds' spread: not built since)
           if (tensor_variant(P, false) == 2) run_fixed.template operator()<3, true, false, true, 0, false, 2>();
+          else if (tensor_variant(P, false) == 34) run_fixed.template operator()<3, true, false, true, 0, false, 34>();
           else run_fixed.template operator()<3, true, false, true, 0, false>();
         }
         else run.template operator()<3, true, false, true>();

@@ -1498,6 +1498,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
       update.u0 = d.u0.view();
       update.q = d.q.view();
       update.set(registers);
+      update.tested = runge_kutta_update_tested();
       if (residual_only) update.residual = d.residual.view();
       if (local_steps_) {
         update.local_dt = d.local_dt.view();

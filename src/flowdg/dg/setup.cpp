@@ -812,13 +812,20 @@ bool tensor_prefetch(int order, bool float_rows) {
 bool tensor_compact(int order) {
   // Read once (every set-up asks): -1 unset, else the value asked for.
   static const int asked = switch_variable("FLOWDG_TENSOR_COMPACT", "0", "1",
-                                           "the tensor-core element kernel's coefficients inside the flux rows at p = 4 (double rows)");
-  if (order != 4) return false;
+                                           "the tensor-core element kernel's coefficients inside the flux rows at p = 3, 4 (double rows)");
+  if (order != 3 && order != 4) return false;
+  if (asked >= 0) return asked == 1;
+  // Session 60 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3, `flowdg run`, one
+  // binary, two calls, five rounds, the same bits; docs/performance.md): double rows (three blocks an
+  // SM either way: the registers bound them) 20.24-20.35e9 DSU/s against the plain layout's
+  // 20.13-20.19 (+0.5-1.0% in every round). (Narrow blocks, tensor_row_groups 1, need it: five of
+  // 40 KB an SM, where the plain layout's 46 KB fit four.)
+  if (order == 3) return true;
   // Session 47 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
   // binary, the same bits): at two blocks an SM 13.38, 13.38e9 DSU/s against the plain layout's
   // 13.32, 13.33 (+0.4%: 71 instead of 83 KB of shared memory a block, more of the SM's 256 KB left
   // to L1 for the tables); three blocks (which it fits) 13.32-13.38 with late loads.
-  return asked >= 0 ? asked == 1 : true;
+  return true;
 }
 
 bool tensor_late_rk(int order, bool float_rows, bool compact) {
@@ -903,7 +910,7 @@ bool tensor_rk_u(int order) {
 int tensor_variant(int order, bool float_rows) {
   // Read once (every launch asks): -1 unset, else the value asked for.
   static const int asked =
-      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23}, "the tensor-core element kernel's variant at p = 3, 4", -1);
+      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23, 34}, "the tensor-core element kernel's variant at p = 3, 4", -1);
   return tensor_variant_for(asked, order, float_rows);
 }
 
@@ -928,6 +935,34 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   // 18.97, 18.93 (-0.6%), 31 (both) 19.36, 19.37; float rows 10 / 18 / 26 within 0.4% of 2's 25.64,
   // 25.63 (2 kept). The same bits in every pair.
   return float_rows ? 2 : 23;
+}
+
+int tensor_row_groups(int order, bool float_rows) {
+  static const int asked = shape_variable("FLOWDG_TENSOR_ROW_GROUPS", {1, 2}, "the tensor-core element kernel's warps a column tile at p = 3, 4");
+  return tensor_row_groups_for(asked, order, float_rows);
+}
+
+int tensor_row_groups_for(int asked, int order, bool float_rows) {
+  if (order != 3 && order != 4) return 2;
+  if (asked != 0) return asked;
+  // Session 60 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, two
+  // calls; docs/performance.md): float rows at p = 3 (eight blocks of five warps an SM, 48 registers,
+  // none spilled) 29.66-29.90e9 DSU/s against ten warps' 27.91-27.99 (+6.6%; final states within the
+  // float path's rounding: the k range split in two instead of four); lost elsewhere — double p = 3
+  // (compact, five blocks, 72 registers) 17.85-17.87 against 20.13-20.16, double p = 4 (three blocks,
+  // 124 registers) 13.36 against 19.35-19.39, float rows p = 4 (five blocks, 64 registers) 24.28-24.35
+  // against 25.50-25.55.
+  return order == 3 && float_rows ? 1 : 2;
+}
+
+bool runge_kutta_update_tested() {
+  // Read once (every stage asks): -1 unset, else the value asked for.
+  static const int asked = switch_variable("FLOWDG_RK_UPDATE", "tested", "plain", "the device kernels' Runge-Kutta update");
+  // Session 60 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, three
+  // rounds, the same bits; docs/performance.md): the plain products at p = 3 double 20.29-20.44e9
+  // DSU/s against the tests' 20.24-20.26 (+0.6%), float rows 30.43-30.61 against 30.28-30.35 (+0.6%);
+  // double p = 4 19.41-19.49 against 19.35-19.49 (the same within the rounds' spread).
+  return asked >= 0 ? asked == 0 : false;
 }
 
 Br2FaceShape br2_face_shape(Shape shape, int order) {

@@ -264,5 +264,17 @@ bool tensor_rk_u(int order);
 int tensor_variant(int order, bool float_rows);
 /// tensor_variant with `asked` for FLOWDG_TENSOR_VARIANT's value (-1: unset), testable.
 int tensor_variant_for(int asked, int order, bool float_rows);
+/// The tensor-core element kernel's warps a column tile (core_tensor_kernels.hpp Groups) at p = 3, 4:
+/// 2 (ten warps a block of 3D Euler) or 1 (narrow blocks of five warps, more blocks an SM; built for
+/// the default shapes of double p = 3 in the compact layout, float rows p = 3, 4 and double p = 4:
+/// other shapes run ten warps whatever this says); by measurement 1 for float rows at p = 3, else 2;
+/// FLOWDG_TENSOR_ROW_GROUPS=1|2 for A/B runs (anything else an InputError); 2 below p = 3.
+int tensor_row_groups(int order, bool float_rows);
+/// tensor_row_groups with `asked` for FLOWDG_TENSOR_ROW_GROUPS's value (0: unset), testable.
+int tensor_row_groups_for(int asked, int order, bool float_rows);
+/// The device kernels' Runge-Kutta update (StageUpdate::tested): apply_runge_kutta_stage's
+/// coefficient tests (true) or apply_runge_kutta_stage_finite's plain products (false; the same
+/// values); FLOWDG_RK_UPDATE=tested|plain for A/B runs (anything else an InputError).
+bool runge_kutta_update_tested();
 
 }  // namespace flowdg::dg

@@ -93,6 +93,32 @@ FLOWDG_HD inline void apply_runge_kutta_stage(const RungeKuttaStage& stage, Real
   u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);
 }
 
+/// A product rounded on its own (on the device no multiply-add contraction with a following sum: the
+/// products of apply_runge_kutta_stage_finite round as apply_runge_kutta_stage's do).
+template <class Real>
+FLOWDG_HD FLOWDG_FORCEINLINE Real rounded_product(Real a, Real b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(Real) == sizeof(double)) return __dmul_rn(a, b);
+  else return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+/// apply_runge_kutta_stage where u0 and q are finite wherever their coefficients are 0 (the device
+/// kernels load zeros for the registers a stage does not read: StageUpdate::q_at, u0_at): every term
+/// a product, without the coefficient's test and its selects (a uniform test the kernels repeated for
+/// each value: 8 tests and 16 selects a value at p = 3 in the tensor-core element kernel's update,
+/// ncu session 60). The same values: a zero coefficient's term is +0 or -0 instead of +0, which adds
+/// nothing to a sum (only an all-zero sum may differ in its sign), and the products round before the
+/// sums as there.
+template <class Real>
+FLOWDG_HD FLOWDG_FORCEINLINE void apply_runge_kutta_stage_finite(const RungeKuttaStage& stage, Real dt_k, Real u0, Real& q, Real& u_s) {
+  const auto term = [](double coefficient, Real value) { return rounded_product(static_cast<Real>(coefficient), value); };
+  q = term(stage.q_q, q) + term(stage.q_k, dt_k) + term(stage.q_0, u0) + term(stage.q_s, u_s);
+  u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);
+}
+
 /// Reference driver: one step of `scheme` from time t, with rhs(time, u, k) writing k = R(u).
 /// The specification that the fused device kernels must match.
 template <class F>
