@@ -211,9 +211,10 @@ int tensor_blocks_for(int asked, int order, bool float_rows, bool compact);
 /// FLOWDG_TENSOR_PREFETCH=0|1 (nowhere, or in all those shapes) for A/B runs (the same products in
 /// the same order: the same bits; anything else an InputError).
 bool tensor_prefetch(int order, bool float_rows);
-/// Double rows on 3D Euler's affine tetrahedra at p = 4: the tensor-core element kernel's
-/// coefficients inside the reference fluxes' rows (CoreTensorLayout::compact: 71 instead of 83 KB a
-/// block); by measurement yes; FLOWDG_TENSOR_COMPACT=0|1 for A/B runs (anything else an InputError).
+/// Double rows on 3D Euler's affine tetrahedra at p = 3, 4: the tensor-core element kernel's
+/// coefficients inside the reference fluxes' rows (CoreTensorLayout::compact: 40 instead of 46 KB a
+/// block at p = 3, 71 instead of 83 at p = 4); by measurement yes at both; FLOWDG_TENSOR_COMPACT=0|1
+/// for A/B runs (anything else an InputError).
 bool tensor_compact(int order);
 /// Float storage on 3D Euler's affine tetrahedra at p = 3, 4: the tensor-core element kernel's
 /// shared rows in float (half the shared memory; core_tensor_kernels.hpp FloatRows) or in double;
@@ -255,12 +256,12 @@ bool tensor_rk_after_sums(int order);
 /// exposed in the update); by measurement at p = 4; FLOWDG_TENSOR_RK_U=0|1 for A/B runs (anything
 /// else an InputError).
 bool tensor_rk_u(int order);
-/// The tensor-core element kernel's Variant (core_tensor_kernels.hpp; bits: 1 phase 4 on m16n8k4, 2
-/// phase 1 without predicated products) in its default shapes at p = 3, 4 with the sizes compiled in
-/// (at p = 4 the fused-traces shapes): by measurement at p = 4 7 in double rows (3 with phase 3's A
-/// fragments six k steps ahead instead of four) and 2 in float rows, at p = 3 2, 0 below p = 3;
-/// FLOWDG_TENSOR_VARIANT=0, 1, 2, 3 or 7 for A/B runs, where the shape is built for it (double rows
-/// at p = 4: 0, 3, 7; float rows at p = 4 and p = 3: 0, 2; else an InputError at the launch).
+/// The tensor-core element kernel's Variant (core_tensor_kernels.hpp: its bits) in its default shapes
+/// at p = 3, 4 with the sizes compiled in (at p = 4 the fused-traces shapes), by measurement: at p = 4
+/// 23 in double rows and 2 in float rows, at p = 3 2 in double rows and 10 in float rows; 0 below
+/// p = 3. FLOWDG_TENSOR_VARIANT=0, 1, 2, 3, 7, 10, 23 or 34 for A/B runs where the shape is built for
+/// it (double rows at p = 4: 0, 3, 7, 23; at p = 3: 2, 34 (five k splits); float rows at p = 4: 0, 2;
+/// at p = 3: 2, 10; any other value runs variant 0 at p = 3 and is an InputError at p = 4).
 int tensor_variant(int order, bool float_rows);
 /// tensor_variant with `asked` for FLOWDG_TENSOR_VARIANT's value (-1: unset), testable.
 int tensor_variant_for(int asked, int order, bool float_rows);
