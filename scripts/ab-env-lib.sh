@@ -5,6 +5,12 @@
 #   ab LABEL P PRECISION BINS...   the 3D vortex on 384,000 tetrahedra at order P, Rusanov, ROUNDS
 #                                  rounds (scripts/gpu-ab-bins.sh), then every entry's final state
 #                                  against the first's (flowdg_checkpoint_diff): $out/ab_LABEL.txt
+#   profile_element PRECISION BINS...  ncu's samples per SASS instruction of one launch of the p = 3
+#                                  tensor-core element kernel (the 3D vortex, 384,000 tetrahedra) for each
+#                                  binary, summed between barriers (docs/results/session52/sass_phases.py):
+#                                  $out/element_{details,phases}_BIN.txt; profile_summary BINS... their lines
+#   agree NAME VAR=VALUE...        (the tests bundle) the CPU agreement test on the affine tetrahedra with
+#                                  the automatic kernels under those variables: $out/gpu_tests_NAME.txt
 wrapper() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/flowdg" "$@"\n' "$2" > .bundle/bin/$1; chmod +x .bundle/bin/$1; }
 diffs() {  # $1 order, then the binaries: each against the first
   local p=$1 a=$2; shift 2
@@ -14,4 +20,33 @@ ab() {  # label, order, precision, bins
   local label=$1 p=$2 precision=$3; shift 3
   BINS="$*" TET_ORDERS=$p TET_N=40 TET_FLUX=rusanov PRECISION=$precision ROUNDS=${ROUNDS:-2} bash scripts/gpu-ab-bins.sh 2>&1 | tee "$out/ab_${label}.txt"
   diffs $p "$@" | tee -a "$out/ab_${label}.txt"
+}
+profile_element() {  # precision, then the binaries
+  local precision=$1 b vars; shift
+  for b in "$@"; do
+    vars=""; [ "$(head -c 2 .bundle/bin/$b)" = "#!" ] && vars=$(sed -n 's/^\(.*\) exec .*/\1/p' .bundle/bin/$b)
+    env $vars LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:core_element_tensor_kernel --launch-skip 1 --launch-count 1 \
+      --section SourceCounters --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section SpeedOfLight \
+      -o "$out/element_$b" -f .bundle/bin/flowdg run examples/vortex3d_tetrahedra.toml --backend cuda \
+      --set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=40&ny=40&nz=40"' --set 'boundary.zmin.translation=[0.0,0.0,6.0]' \
+      --set 'solver.flux="rusanov"' --set time.max_steps=1 --set time.end_time=100.0 --set output.vtu=false --set solver.order=3 \
+      --set "solver.precision=\"$precision\"" --output /tmp/flowdg-element-profile > "$out/profile_run_$b.log" 2>&1
+    echo "ncu $b exit $?"
+    ncu --import "$out/element_$b.ncu-rep" --page details > "$out/element_details_$b.txt" 2>&1
+    ncu --import "$out/element_$b.ncu-rep" --page source --csv --print-source sass > "$out/element_sass_$b.csv" 2>&1
+    python3 docs/results/session52/sass_phases.py "$out/element_sass_$b.csv" > "$out/element_phases_$b.txt" 2>&1
+    gzip -f "$out/element_sass_$b.csv"; rm -f "$out/element_$b.ncu-rep"
+  done
+}
+profile_summary() {  # the binaries profile_element ran
+  local b
+  for b in "$@"; do
+    echo "profile $b:"; grep -E "Duration|Achieved Occupancy|Registers Per|Block Limit|Issue Slots Busy|Eligible Warps" "$out/element_details_$b.txt" | head -12
+    grep "^seg\|total" "$out/element_phases_$b.txt"
+  done
+}
+agree() {  # name, then variables
+  local name=$1; shift
+  env "$@" LD_LIBRARY_PATH=$PWD/.bundle/lib FLOWDG_CORE_CASES="affine tetrahedra" FLOWDG_CORE_KERNELS=automatic timeout 200 \
+    .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuDgCore.CudaAgreesWithTheCpuForEvery*' > "$out/gpu_tests_$name.txt" 2>&1; echo "$name: exit $?"
 }

@@ -1239,6 +1239,18 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   }
 }
 
+TEST(DgCore, TheTensorKernelsRowsTakeTheSwizzledOrderInDoubleRowsAtOrdersThreeAndFour) {
+  // setup.cpp tensor_row_swizzle_for: by measurement (session 61) double rows at p = 3, 4 take the rows
+  // of each four in the order (0, 2, 1, 3); float rows and the other orders keep them in order;
+  // FLOWDG_TENSOR_SWIZZLE=0|1 replaces the rule.
+  for (int order = 0; order <= 5; ++order)
+    for (const bool float_rows : {false, true}) {
+      EXPECT_EQ(dg::tensor_row_swizzle_for(-1, order, float_rows), !float_rows && (order == 3 || order == 4)) << order;
+      EXPECT_FALSE(dg::tensor_row_swizzle_for(0, order, float_rows)) << order;
+      EXPECT_TRUE(dg::tensor_row_swizzle_for(1, order, float_rows)) << order;
+    }
+}
+
 TEST(DgCore, ResidualNormsAreTheL2NormsOfTheResidualThroughErrors) {
   // residual_norms() (the residual monitor's) keeps errors()' quadrature from its first call: it
   // must give errors()' L2 norms of du/dt against zero on affine, bilinear and curved groups, at a

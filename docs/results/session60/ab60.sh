@@ -32,29 +32,8 @@ fi
 [ -n "${SINGLE3_BINS-x}" ] && ab p3_single 3 single ${SINGLE3_BINS:-flowdg narrow}
 [ -n "${DOUBLE4_BINS-x}" ] && ab p4_double 4 double ${DOUBLE4_BINS:-flowdg narrow}
 [ -n "${SINGLE4_BINS-x}" ] && ab p4_single 4 single ${SINGLE4_BINS:-flowdg narrow}
-if [ "${PROFILE:-0}" = 1 ]; then
-  export LD_LIBRARY_PATH=$PWD/.bundle/lib
-  for b in ${PROFILE_BINS:-flowdg narrow}; do
-    vars=""; [ "$(head -c 2 .bundle/bin/$b)" = "#!" ] && vars=$(sed -n 's/^\(.*\) exec .*/\1/p' .bundle/bin/$b)
-    env $vars timeout 240 ncu --kernel-name regex:core_element_tensor_kernel --launch-skip 1 --launch-count 1 \
-      --section SourceCounters --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section SpeedOfLight \
-      -o "$out/element_$b" -f .bundle/bin/flowdg run examples/vortex3d_tetrahedra.toml --backend cuda \
-      --set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=40&ny=40&nz=40"' --set 'boundary.zmin.translation=[0.0,0.0,6.0]' \
-      --set 'solver.flux="rusanov"' --set time.max_steps=1 --set time.end_time=100.0 --set output.vtu=false --set solver.order=3 \
-      --set 'solver.precision="double"' --output /tmp/flowdg-element-profile > "$out/profile_run_$b.log" 2>&1
-    echo "ncu $b exit $?"
-    ncu --import "$out/element_$b.ncu-rep" --page details > "$out/element_details_$b.txt" 2>&1
-    ncu --import "$out/element_$b.ncu-rep" --page source --csv --print-source sass > "$out/element_sass_$b.csv" 2>&1
-    python3 docs/results/session52/sass_phases.py "$out/element_sass_$b.csv" > "$out/element_phases_$b.txt" 2>&1
-    gzip -f "$out/element_sass_$b.csv"
-  done
-fi
+[ "${PROFILE:-0}" = 1 ] && profile_element double ${PROFILE_BINS:-flowdg narrow}
 grep -h "round\|against" "$out"/ab_*.txt > "$out/summary.txt" 2>/dev/null
 [ -f "$out/registers.txt" ] && grep "p=3\|p=4" "$out/registers.txt" | grep -v "^$" | tail -20 >> "$out/summary.txt"
-if [ "${PROFILE:-0}" = 1 ]; then
-  for b in ${PROFILE_BINS:-flowdg narrow}; do
-    echo "profile $b:"; grep -E "Duration|Achieved Occupancy|Registers Per|Block Limit|Issue Slots Busy|Eligible Warps" "$out/element_details_$b.txt" | head -12
-    grep "^seg\|total" "$out/element_phases_$b.txt"
-  done >> "$out/summary.txt"
-fi
+[ "${PROFILE:-0}" = 1 ] && profile_summary ${PROFILE_BINS:-flowdg narrow} >> "$out/summary.txt"
 echo "=== summary"; cat "$out/summary.txt"

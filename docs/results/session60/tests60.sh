@@ -11,11 +11,7 @@ set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 bash scripts/unpack-bundle.sh || exit 1
 export LD_LIBRARY_PATH=$PWD/.bundle/lib
-agree() {  # name, then variables
-  local name=$1; shift
-  env "$@" FLOWDG_CORE_CASES="affine tetrahedra" FLOWDG_CORE_KERNELS=automatic timeout 200 .bundle/bin/flowdg_gpu_tests \
-    --gtest_filter='GpuDgCore.CudaAgreesWithTheCpuForEvery*' > "$out/gpu_tests_$name.txt" 2>&1; echo "$name: exit $?"
-}
+source scripts/ab-env-lib.sh  # agree
 if [ "${ALL:-1}" = 1 ]; then
   timeout 300 .bundle/bin/flowdg_gpu_tests > "$out/gpu_tests.txt" 2>&1; echo "gpu tests: exit $?"
 fi

@@ -549,6 +549,11 @@ struct CoreTensorLayout {
   /// until phase 2 writes them: needs Np <= (dim - 1) Nq), instead of rows [K3, K3 + Np): K3 rows in
   /// all; the update then reads u from global memory (the same values).
   bool compact = false;
+  /// Phases 0 and 2 and the update take the rows of each four in the order (0, 2, 1, 3) (a warp: eight
+  /// elements' columns of four rows; with the stride's 12 bank pairs mod 16 a half-warp's rows r, r + 1
+  /// share four bank pairs, r and r + 2 none): the same values, fewer shared-memory replays
+  /// (setup.hpp tensor_row_swizzle).
+  bool swizzle = false;
 };
 constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape shape, int Np, int Nq, int Nfq) {
   CoreTensorLayout t;

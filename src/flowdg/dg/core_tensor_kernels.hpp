@@ -89,8 +89,8 @@ constexpr int core_tensor_threads() {
 /// compile-time constant (no predicated products, each of which waited on a WARPSYNC); 8 (the sizes
 /// compiled in, affine inviscid) the k splits' partial sums added by the update itself, no pass and
 /// barrier of their own; 16 (the sizes compiled in) phase 0's face codes and plus-side points of all
-/// the thread's rounds loaded before its copies; 32 the k splits' partial sums Np rows apart (as many
-/// splits as the warps take: p = 3's ten units for ten warps). The same sums in the same order either way.
+/// the thread's rounds loaded before its copies. The same sums in the same order either way. (Session
+/// 60's bit 32, the partial sums Np rows apart for five k splits at p = 3, lost 1.4%: removed.)
 /// Groups: the warps a column tile (core_tensor_row_groups, 2: ten warps a block of 3D Euler; 1: five,
 /// narrow blocks — more of them an SM, each phase's work on half the warps; tensor_row_groups). Phase 1
 /// runs each row group's tiles, phase 3 spreads its units over the Groups NV warps, phase 4 on pairs
@@ -155,6 +155,8 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
     }
   }
   const int surface_row = dim * Nq;
+  // (t.swizzle) the row a thread's index j takes among n rows: within each complete four (0, 2, 1, 3)
+  const auto swizzled = [&](int j, int n) { return t.swizzle && (j | 3) < n ? (j & ~3) | ((j & 1) << 1) | ((j >> 1) & 1) : j; };
   // Face row lq's values of element el (face code `code`) -> shared, at the point the plus side's
   // permutation gives.
   const auto face_fluxes = [&](int el, int lq, index_t code, int point) {
@@ -182,22 +184,22 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
     int point_r[face_rounds];
 #pragma unroll
     for (int r = 0; r < face_rounds; ++r) {
-      const int i = static_cast<int>(threadIdx.x) + r * threads, el = i % E, lq = i / E;
+      const int i = static_cast<int>(threadIdx.x) + r * threads, el = i % E, lq = swizzled(i / E, face_items / E);
       code_r[r] = i < face_items && el < n_local ? k.codes[lq / FixedNfq * k.Ks + e0 + el] : index_t(0);
     }
 #pragma unroll
     for (int r = 0; r < face_rounds; ++r) {
-      const int i = static_cast<int>(threadIdx.x) + r * threads, q = i / E % FixedNfq;
+      const int i = static_cast<int>(threadIdx.x) + r * threads, q = swizzled(i / E, face_items / E) % FixedNfq;
       point_r[r] = i < face_items && code_plus_side(code_r[r]) ? face_permutation[code_orientation(code_r[r]) * FixedNfq + q] : q;
     }
 #pragma unroll
     for (int r = 0; r < face_rounds; ++r) {
       const int i = static_cast<int>(threadIdx.x) + r * threads;
-      if (i < face_items) face_fluxes(i % E, i / E, code_r[r], point_r[r]);
+      if (i < face_items) face_fluxes(i % E, swizzled(i / E, face_items / E), code_r[r], point_r[r]);
     }
   } else {
     for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
-      const int el = i % E, lq = i / E;
+      const int el = i % E, lq = swizzled(i / E, NF * Nfq);
       const index_t code = el < n_local ? k.codes[lq / Nfq * k.Ks + e0 + el] : index_t(0);
       const int q = lq % Nfq;
       face_fluxes(el, lq, code, el < n_local && code_plus_side(code) ? face_permutation[code_orientation(code) * Nfq + q] : q);
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   const auto load_rk = [&] {
 #pragma unroll
     for (int m = 0; m < rounds; ++m) {
-      const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
+      const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = swizzled(i / E, Np);
       const bool mine = row < Np && el < n_local;
 #pragma unroll
       for (int v = 0; v < NV; ++v) {
@@ -272,7 +274,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   // 2. The reference fluxes at the volume points, in place (a thread reads its point's values in
   //    row k before it writes row k = 0 Nq + k).
   for (int i = threadIdx.x; i < Nq * E; i += threads) {
-    const int el = i % E, kq = i / E;
+    const int el = i % E, kq = swizzled(i / E, Nq);
     double fr[dim][NV] = {};
     if (el < n_local) {
       State uk;
@@ -289,7 +291,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   }
   // The face fluxes are along the minus side's normal: negated on the element's minus faces.
   for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
-    const int el = i % E, lq = i / E;
+    const int el = i % E, lq = swizzled(i / E, NF * Nfq);
     if (el >= n_local || code_plus_side(k.codes[lq / Nfq * k.Ks + e0 + el])) continue;
     Value* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
     for (int v = 0; v < NV; ++v) row[v * E] = -row[v * E];
@@ -305,10 +307,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   //    s 8 MT3 + j, summed in order of s into rows [0, Np).
   constexpr int W = R * NV, TU = Wide ? 2 : 1, MP = (MT3 + TU - 1) / TU, UW = (MP + W - 1) / W;  // TU row tiles a unit
   const int KS = K3 / 4;
-  // Variant 32: the splits' partial sums Np rows apart instead of 8 MT3 (rows [s Np, s Np + Np)), so
-  // that as many splits as the warps take fit the K3 rows (p = 3: five splits of the two units, ten
-  // units for ten warps, where 8 MT3 = 24 rows a split fit four: eight units, two warps idle).
-  constexpr int PS = (Variant & 32) != 0 ? Np : 8 * MT3;  // the partial sums' rows a split
+  constexpr int PS = 8 * MT3;  // the partial sums' rows a split
   constexpr auto splits_for = [](int k3) { return MP > W ? 1 : (W / MP < k3 / PS ? W / MP : (k3 / PS > 0 ? k3 / PS : 1)); };
   const int splits = splits_for(K3);
   // Variant 8 (the sizes compiled in, affine inviscid groups): no pass summing the splits' partial sums
@@ -469,7 +468,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   }
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
-    const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = i / E;
+    const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = swizzled(i / E, Np);
     if (row >= Np) continue;
     if (el >= n_local) {
       if constexpr (fused_traces) {
@@ -781,7 +780,6 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
         if constexpr (P == 3) {
           // (session 57: 10, the splits' sums in the update, +0.4%, within the rounds' spread: not built since)
           if (tensor_variant(P, false) == 2) run_fixed.template operator()<3, true, false, true, 0, false, 2>();
-          else if (tensor_variant(P, false) == 34) run_fixed.template operator()<3, true, false, true, 0, false, 34>();
           else run_fixed.template operator()<3, true, false, true, 0, false>();
         }
         else run.template operator()<3, true, false, true>();

@@ -128,7 +128,6 @@ struct FaceTraceBuffer {
   bool points = false;                                   ///< Nn = the face rule's points (else the nodes)
   bool coefficients = false;                             ///< the coefficients' element-major copy (Nn = 0, no tables)
   std::vector<double> tables;                            ///< N in fragment order (fragment_order.hpp)
-  bool empty() const { return tables.empty() && !coefficients; }
 };
 FaceTraceBuffer face_trace_buffer(const FaceMomentTables& moments);
 /// The buffer at the face rule's Nfq points (face_phi [(l Nfq + q) Np + j], the groups' table).

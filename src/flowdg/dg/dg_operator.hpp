@@ -502,6 +502,7 @@ class DgOperator final : public Operator {
       t.float_rows = std::is_same_v<Real, float> && tensor_float_rows(order_);
       if (t.float_rows) t.stride = core_tensor_float_stride(NV * core_tensor_elements);
       t.compact = !t.float_rows && tensor_compact(order_) && core_tensor_compact_fits(t);
+      t.swizzle = tensor_row_swizzle(order_, t.float_rows);
     }
   }
   /// The tensor-core element kernel reads face moments on 3D Euler's affine tetrahedra (either precision).
@@ -678,11 +679,13 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
                            "'automatic', 'point' or 'block'", dim == 2 ? " ('warp' for the tuned triangles)" : ""));
   }
   stream_ = std::make_unique<Stream>(options.backend);
+  // The trace buffer's mode (setup.hpp face_trace_mode: read once here, used below too).
+  const int trace_mode = face_trace_mode(order_, std::is_same_v<Real, double>);
   // Faces by family (groups.hpp) or in element order: automatic_faces_by_family's measured rule; by
   // window where the face tensor kernel reads the coefficients' copy (the trace buffer's mode 3).
   bool face_tensor_copy = false;
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>)
-    face_tensor_copy = options.backend == Backend::cuda && face_trace_mode(order_, std::is_same_v<Real, double>) == 3;
+    face_tensor_copy = options.backend == Backend::cuda && trace_mode == 3;
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
                        options.collocated_mass,
@@ -993,7 +996,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
           faces_[fg].chunked = false;
         }
       // The trace buffer: every interior face group runs the warp-per-variable face kernel here.
-      if (const int mode = face_trace_mode(order_, std::is_same_v<Real, double>); mode > 0) {
+      if (const int mode = trace_mode; mode > 0) {
         face_traces_ = true;
         // at the face points: where asked and every group has the same face table (the variable face
         // kernel's rule: variable_face_points)

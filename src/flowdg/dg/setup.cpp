@@ -910,7 +910,7 @@ bool tensor_rk_u(int order) {
 int tensor_variant(int order, bool float_rows) {
   // Read once (every launch asks): -1 unset, else the value asked for.
   static const int asked =
-      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23, 34}, "the tensor-core element kernel's variant at p = 3, 4", -1);
+      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23}, "the tensor-core element kernel's variant at p = 3, 4", -1);
   return tensor_variant_for(asked, order, float_rows);
 }
 
@@ -935,6 +935,21 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   // 18.97, 18.93 (-0.6%), 31 (both) 19.36, 19.37; float rows 10 / 18 / 26 within 0.4% of 2's 25.64,
   // 25.63 (2 kept). The same bits in every pair.
   return float_rows ? 2 : 23;
+}
+
+bool tensor_row_swizzle(int order, bool float_rows) {
+  static const int asked = switch_variable("FLOWDG_TENSOR_SWIZZLE", "0", "1",
+                                           "0: the tensor-core element kernel's rows in order, 1: (0, 2, 1, 3) within each four");
+  return tensor_row_swizzle_for(asked, order, float_rows);
+}
+
+bool tensor_row_swizzle_for(int asked, int order, bool float_rows) {
+  if (asked >= 0) return asked == 1;
+  // Session 61 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, `flowdg run`, one binary, two
+  // rounds, the same bits; docs/performance.md): double rows p = 3 20.62, 20.66e9 DSU/s against 20.30,
+  // 20.42 (+1.4%), p = 4 19.78, 19.80 against 19.53, 19.51 (+1.4%); float rows p = 3 30.31, 30.64
+  // against 30.42, 30.69 and p = 4 25.75, 25.85 against 25.91, 25.91 (no gain: their rows' stride differs).
+  return !float_rows && (order == 3 || order == 4);
 }
 
 int tensor_row_groups(int order, bool float_rows) {

@@ -259,12 +259,19 @@ bool tensor_rk_u(int order);
 /// The tensor-core element kernel's Variant (core_tensor_kernels.hpp: its bits) in its default shapes
 /// at p = 3, 4 with the sizes compiled in (at p = 4 the fused-traces shapes), by measurement: at p = 4
 /// 23 in double rows and 2 in float rows, at p = 3 2 in double rows and 10 in float rows; 0 below
-/// p = 3. FLOWDG_TENSOR_VARIANT=0, 1, 2, 3, 7, 10, 23 or 34 for A/B runs where the shape is built for
-/// it (double rows at p = 4: 0, 3, 7, 23; at p = 3: 2, 34 (five k splits); float rows at p = 4: 0, 2;
-/// at p = 3: 2, 10; any other value runs variant 0 at p = 3 and is an InputError at p = 4).
+/// p = 3. FLOWDG_TENSOR_VARIANT=0, 1, 2, 3, 7, 10 or 23 for A/B runs where the shape is built for
+/// it (double rows at p = 4: 0, 3, 7, 23; at p = 3: 2; float rows at p = 4: 0, 2; at p = 3: 2, 10;
+/// any other value runs variant 0 at p = 3 and is an InputError at p = 4).
 int tensor_variant(int order, bool float_rows);
 /// tensor_variant with `asked` for FLOWDG_TENSOR_VARIANT's value (-1: unset), testable.
 int tensor_variant_for(int asked, int order, bool float_rows);
+/// The tensor-core element kernel's rows in the order (0, 2, 1, 3) within each four in phases 0 and 2
+/// and the update (CoreTensorLayout::swizzle: fewer shared-memory bank conflicts, the same values), by
+/// measurement (tensor_row_swizzle_for's rule); FLOWDG_TENSOR_SWIZZLE=0|1 replaces it for A/B runs
+/// (anything else an InputError).
+bool tensor_row_swizzle(int order, bool float_rows);
+/// tensor_row_swizzle with `asked` for FLOWDG_TENSOR_SWIZZLE's value (-1 unset), testable.
+bool tensor_row_swizzle_for(int asked, int order, bool float_rows);
 /// The tensor-core element kernel's warps a column tile (core_tensor_kernels.hpp Groups) at p = 3, 4:
 /// 2 (ten warps a block of 3D Euler) or 1 (narrow blocks of five warps, more blocks an SM; built for
 /// the default shapes of double p = 3 in the compact layout, float rows p = 3, 4 and double p = 4:

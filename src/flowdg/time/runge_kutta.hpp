@@ -81,16 +81,24 @@ RungeKuttaScheme single_rounding_form(const RungeKuttaScheme& scheme);
 RungeKuttaScheme runge_kutta_scheme(std::string_view name);
 std::vector<std::string> runge_kutta_scheme_names();
 
+namespace detail {
+/// A stage's two register sums with each coefficient's product formed by term(coefficient, value):
+/// apply_runge_kutta_stage's and apply_runge_kutta_stage_finite's one form.
+template <class Real, class Term>
+FLOWDG_HD FLOWDG_FORCEINLINE void runge_kutta_stage_sums(const RungeKuttaStage& stage, Real dt_k, Real u0, Real& q, Real& u_s, Term term) {
+  q = term(stage.q_q, q) + term(stage.q_k, dt_k) + term(stage.q_0, u0) + term(stage.q_s, u_s);
+  u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);
+}
+}  // namespace detail
+
 /// One stage's register update at one degree of freedom, as the fused kernels must perform it.
 /// dt_k = dt * R(u_s); u0 and q may be anything where their coefficients are 0.
 /// Real: the coefficients' precision (the scheme's own coefficients are rounded to it).
 template <class Real>
 FLOWDG_HD inline void apply_runge_kutta_stage(const RungeKuttaStage& stage, Real dt_k, Real u0, Real& q, Real& u_s) {
-  const auto term = [](double coefficient, Real value) {
+  detail::runge_kutta_stage_sums(stage, dt_k, u0, q, u_s, [](double coefficient, Real value) {
     return coefficient == 0.0 ? Real(0) : static_cast<Real>(coefficient) * value;
-  };
-  q = term(stage.q_q, q) + term(stage.q_k, dt_k) + term(stage.q_0, u0) + term(stage.q_s, u_s);
-  u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);
+  });
 }
 
 /// A product rounded on its own (on the device no multiply-add contraction with a following sum: the
@@ -114,9 +122,8 @@ FLOWDG_HD FLOWDG_FORCEINLINE Real rounded_product(Real a, Real b) {
 /// sums as there.
 template <class Real>
 FLOWDG_HD FLOWDG_FORCEINLINE void apply_runge_kutta_stage_finite(const RungeKuttaStage& stage, Real dt_k, Real u0, Real& q, Real& u_s) {
-  const auto term = [](double coefficient, Real value) { return rounded_product(static_cast<Real>(coefficient), value); };
-  q = term(stage.q_q, q) + term(stage.q_k, dt_k) + term(stage.q_0, u0) + term(stage.q_s, u_s);
-  u_s = term(stage.u_q, q) + term(stage.u_k, dt_k) + term(stage.u_0, u0) + term(stage.u_s, u_s);
+  detail::runge_kutta_stage_sums(stage, dt_k, u0, q, u_s,
+                                 [](double coefficient, Real value) { return rounded_product(static_cast<Real>(coefficient), value); });
 }
 
 /// Reference driver: one step of `scheme` from time t, with rhs(time, u, k) writing k = R(u).
