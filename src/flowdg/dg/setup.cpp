@@ -820,7 +820,6 @@ bool tensor_compact(int order) {
   // SM either way: the registers bound them) 20.24-20.35e9 DSU/s against the plain layout's
   // 20.13-20.19 (+0.5-1.0% in every round). (Narrow blocks, tensor_row_groups 1, need it: five of
   // 40 KB an SM, where the plain layout's 46 KB fit four.)
-  if (order == 3) return true;
   // Session 47 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
   // binary, the same bits): at two blocks an SM 13.38, 13.38e9 DSU/s against the plain layout's
   // 13.32, 13.33 (+0.4%: 71 instead of 83 KB of shared memory a block, more of the SM's 256 KB left
