@@ -6,7 +6,7 @@
 #                                  rounds (scripts/gpu-ab-bins.sh), then every entry's final state
 #                                  against the first's (flowdg_checkpoint_diff): $out/ab_LABEL.txt
 #   profile_element PRECISION BINS...  ncu's samples per SASS instruction of one launch of the p = 3
-#                                  tensor-core element kernel (the 3D vortex, 384,000 tetrahedra) for each
+#                                  (PROFILE_ORDER) tensor-core element kernel (the 3D vortex, 384,000 tetrahedra) for each
 #                                  binary, summed between barriers (docs/results/session52/sass_phases.py):
 #                                  $out/element_{details,phases}_BIN.txt; profile_summary BINS... their lines
 #   agree NAME VAR=VALUE...        (the tests bundle) the CPU agreement test on the affine tetrahedra with
@@ -29,7 +29,7 @@ profile_element() {  # precision, then the binaries
       --section SourceCounters --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section SpeedOfLight \
       -o "$out/element_$b" -f .bundle/bin/flowdg run examples/vortex3d_tetrahedra.toml --backend cuda \
       --set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=40&ny=40&nz=40"' --set 'boundary.zmin.translation=[0.0,0.0,6.0]' \
-      --set 'solver.flux="rusanov"' --set time.max_steps=1 --set time.end_time=100.0 --set output.vtu=false --set solver.order=3 \
+      --set 'solver.flux="rusanov"' --set time.max_steps=1 --set time.end_time=100.0 --set output.vtu=false --set solver.order=${PROFILE_ORDER:-3} \
       --set "solver.precision=\"$precision\"" --output /tmp/flowdg-element-profile > "$out/profile_run_$b.log" 2>&1
     echo "ncu $b exit $?"
     ncu --import "$out/element_$b.ncu-rep" --page details > "$out/element_details_$b.txt" 2>&1

@@ -90,7 +90,10 @@ constexpr int core_tensor_threads() {
 /// compiled in, affine inviscid) the k splits' partial sums added by the update itself, no pass and
 /// barrier of their own; 16 (the sizes compiled in) phase 0's face codes and plus-side points of all
 /// the thread's rounds loaded before its copies. The same sums in the same order either way. (Session
-/// 60's bit 32, the partial sums Np rows apart for five k splits at p = 3, lost 1.4%: removed.)
+/// 60's bit 32, the partial sums Np rows apart for five k splits at p = 3, lost 1.4%: removed.) 64 (a
+/// block of at least twice as many threads as (element, mode) pairs) the update's pairs taken twice, each
+/// thread with half the variables; 128 (the sizes compiled in) phase 0 keeps which of the thread's face
+/// rows lie on the plus side (a bit a round) for phase 2's negation pass instead of loading the codes again.
 /// Groups: the warps a column tile (core_tensor_row_groups, 2: ten warps a block of 3D Euler; 1: five,
 /// narrow blocks — more of them an SM, each phase's work on half the warps; tensor_row_groups). Phase 1
 /// runs each row group's tiles, phase 3 spreads its units over the Groups NV warps, phase 4 on pairs
@@ -176,10 +179,29 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
         device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f);
     }
   };
+  // Variant 128 (the sizes compiled in): which of the thread's face rows (round r: bit r) lie on the
+  // element's plus side, kept from these loads of the face codes for phase 2's negation pass, which
+  // takes the same rows (instead of loading each code again there).
+  constexpr bool keep_sides = (Variant & 128) != 0;
+  static_assert(!keep_sides || fixed, "Variant 128: the sizes compiled in");
+  unsigned plus_sides = 0;
   // Variant 16 (the sizes compiled in): every round's face code, then every round's plus-side point,
   // loaded before any copy (their latencies overlap instead of two dependent loads a round in turn).
-  if constexpr ((Variant & 16) != 0 && fixed) {
+  if constexpr (keep_sides && (Variant & 16) == 0) {
     constexpr int face_items = NF * FixedNfq * E, face_rounds = (face_items + threads - 1) / threads;
+    static_assert(face_rounds <= 32, "Variant 128: a bit a round");
+#pragma unroll
+    for (int r = 0; r < face_rounds; ++r) {
+      const int i = static_cast<int>(threadIdx.x) + r * threads, el = i % E, lq = swizzled(i / E, face_items / E);
+      if (i >= face_items) continue;
+      const index_t code = el < n_local ? k.codes[lq / FixedNfq * k.Ks + e0 + el] : index_t(0);
+      const int q = lq % FixedNfq;
+      if (el < n_local && code_plus_side(code)) plus_sides |= 1u << r;
+      face_fluxes(el, lq, code, el < n_local && code_plus_side(code) ? face_permutation[code_orientation(code) * FixedNfq + q] : q);
+    }
+  } else if constexpr ((Variant & 16) != 0 && fixed) {
+    constexpr int face_items = NF * FixedNfq * E, face_rounds = (face_items + threads - 1) / threads;
+    static_assert(!keep_sides || face_rounds <= 32, "Variant 128: a bit a round");
     index_t code_r[face_rounds];
     int point_r[face_rounds];
 #pragma unroll
@@ -195,6 +217,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
 #pragma unroll
     for (int r = 0; r < face_rounds; ++r) {
       const int i = static_cast<int>(threadIdx.x) + r * threads;
+      if (keep_sides && i < face_items && i % E < n_local && code_plus_side(code_r[r])) plus_sides |= 1u << r;
       if (i < face_items) face_fluxes(i % E, swizzled(i / E, face_items / E), code_r[r], point_r[r]);
     }
   } else {
@@ -210,20 +233,31 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   // The Runge-Kutta registers of the thread's (element, mode) pairs of the last phase, loaded now
   // so that their latency hides behind the products (LateRk: after them).
   constexpr int rounds = (Np * E + threads - 1) / threads;
-  Real q_k[rounds][NV], u0_k[rounds][NV];
-  Real u_k[LateRk == 3 ? rounds : 1][NV];  // (LateRk 3, compact layouts: u for the update)
+  // Variant 64 (the block's threads at least twice its (element, mode) pairs): the update's pairs
+  // twice over, thread t taking pair t % (Np E) and variables [VT h, VT h + VT) of h = t / (Np E) —
+  // every warp in the update, each with half the variables (else five of ten warps at p = 3, each
+  // with all five); the same values.
+  constexpr bool split_update = (Variant & 64) != 0;
+  constexpr int VS = split_update ? 2 : 1, VT = (NV + VS - 1) / VS;  // variable groups, variables a thread
+  static_assert(!split_update || (rounds == 1 && threads >= 2 * Np * E), "Variant 64: two threads an (element, mode) pair");
+  const int update_group = split_update ? static_cast<int>(threadIdx.x) / (Np * E) : 0;
+  const int update_thread = split_update ? static_cast<int>(threadIdx.x) % (Np * E) : static_cast<int>(threadIdx.x);
+  Real q_k[rounds][VT], u0_k[rounds][VT];
+  Real u_k[LateRk == 3 ? rounds : 1][VT];  // (LateRk 3, compact layouts: u for the update)
   static_assert(LateRk >= 0 && LateRk <= 3, "LateRk: 0, 1, 2 or 3");
   const auto load_rk = [&] {
 #pragma unroll
     for (int m = 0; m < rounds; ++m) {
-      const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = swizzled(i / E, Np);
-      const bool mine = row < Np && el < n_local;
+      const int i = update_thread + m * threads, el = i % E, row = swizzled(i / E, Np);
+      const bool mine = row < Np && el < n_local && update_group < VS;
 #pragma unroll
-      for (int v = 0; v < NV; ++v) {
+      for (int c = 0; c < VT; ++c) {
+        const int v = update_group * VT + c;
         const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
-        q_k[m][v] = mine ? k.update.q_at(index) : Real(0);
-        u0_k[m][v] = mine ? k.update.u0_at(index) : Real(0);
-        if constexpr (LateRk == 3) u_k[m][v] = mine && t.compact ? k.u.data[index] : Real(0);
+        const bool in = mine && v < NV;
+        q_k[m][c] = in ? k.update.q_at(index) : Real(0);
+        u0_k[m][c] = in ? k.update.u0_at(index) : Real(0);
+        if constexpr (LateRk == 3) u_k[m][c] = in && t.compact ? k.u.data[index] : Real(0);
       }
     }
   };
@@ -290,11 +324,22 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
       for (int v = 0; v < NV; ++v) shared[(r * Nq + kq) * ST + v * E + el] = static_cast<Value>(fr[r][v]);
   }
   // The face fluxes are along the minus side's normal: negated on the element's minus faces.
-  for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
-    const int el = i % E, lq = swizzled(i / E, NF * Nfq);
-    if (el >= n_local || code_plus_side(k.codes[lq / Nfq * k.Ks + e0 + el])) continue;
-    Value* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
-    for (int v = 0; v < NV; ++v) row[v * E] = -row[v * E];
+  if constexpr (keep_sides) {
+    constexpr int face_items = NF * FixedNfq * E, face_rounds = (face_items + threads - 1) / threads;
+#pragma unroll
+    for (int r = 0; r < face_rounds; ++r) {
+      const int i = static_cast<int>(threadIdx.x) + r * threads, el = i % E, lq = swizzled(i / E, face_items / E);
+      if (i >= face_items || el >= n_local || ((plus_sides >> r) & 1u) != 0) continue;
+      Value* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
+      for (int v = 0; v < NV; ++v) row[v * E] = -row[v * E];
+    }
+  } else {
+    for (int i = threadIdx.x; i < NF * Nfq * E; i += threads) {
+      const int el = i % E, lq = swizzled(i / E, NF * Nfq);
+      if (el >= n_local || code_plus_side(k.codes[lq / Nfq * k.Ks + e0 + el])) continue;
+      Value* row = shared + static_cast<std::size_t>(surface_row + lq) * ST + el;
+      for (int v = 0; v < NV; ++v) row[v * E] = -row[v * E];
+    }
   }
   __syncthreads();
 
@@ -468,54 +513,61 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   }
 #pragma unroll
   for (int m = 0; m < rounds; ++m) {
-    const int i = static_cast<int>(threadIdx.x) + m * threads, el = i % E, row = swizzled(i / E, Np);
-    if (row >= Np) continue;
+    const int i = update_thread + m * threads, el = i % E, row = swizzled(i / E, Np);
+    if (row >= Np || update_group >= VS) continue;
+    // the thread's c-th variable (VS 1: v = c)
+    const auto variable = [&](int c) { return update_group * VT + c; };
     if (el >= n_local) {
       if constexpr (fused_traces) {
-        for (int v = 0; v < NV; ++v) shared[(trace_row + row) * ST + v * E + el] = Value(0);
+        for (int c = 0; c < VT; ++c)
+          if (variable(c) < NV) shared[(trace_row + row) * ST + variable(c) * E + el] = Value(0);
       }
       continue;
     }
     const index_t e = e0 + el;
-    double value[NV];
+    double value[VT];
     if constexpr (G == GeometryKind::affine) {
       const double inverse_det = s_metric[dim * dim * E + el];
       if constexpr (fused_sums) {
 #pragma unroll
-        for (int v = 0; v < NV; ++v) {
+        for (int c = 0; c < VT; ++c) {
+          const int v = variable(c) < NV ? variable(c) : 0;
           double sum = shared[row * ST + v * E + el];
 #pragma unroll
           for (int split = 1; split < splits_fixed; ++split) sum += shared[(split * PS + row) * ST + v * E + el];
-          value[v] = inverse_det * static_cast<double>(static_cast<Value>(sum));
+          value[c] = inverse_det * static_cast<double>(static_cast<Value>(sum));
         }
       } else {
-        for (int v = 0; v < NV; ++v) value[v] = inverse_det * shared[row * ST + v * E + el];
+        for (int c = 0; c < VT; ++c) value[c] = inverse_det * shared[row * ST + (variable(c) < NV ? variable(c) : 0) * E + el];
       }
     } else if (k.collocated) {
-      for (int v = 0; v < NV; ++v) value[v] = 0.0;
+      for (int c = 0; c < VT; ++c) value[c] = 0.0;
       for (int kq = 0; kq < Np; ++kq) {
         const double phi = k.volume_phi[kq * Np + row];
-        for (int v = 0; v < NV; ++v) value[v] += phi * shared[(Np + kq) * ST + v * E + el];
+        for (int c = 0; c < VT; ++c) value[c] += phi * shared[(Np + kq) * ST + (variable(c) < NV ? variable(c) : 0) * E + el];
       }
     } else {
-      for (int v = 0; v < NV; ++v) value[v] = 0.0;
+      for (int c = 0; c < VT; ++c) value[c] = 0.0;
       for (int j = 0; j < Np; ++j) {
         const double m = k.inverse_mass[(static_cast<index_t>(row) * Np + j) * k.Ks + e];
-        for (int v = 0; v < NV; ++v) value[v] += m * shared[j * ST + v * E + el];
+        for (int c = 0; c < VT; ++c) value[c] += m * shared[j * ST + (variable(c) < NV ? variable(c) : 0) * E + el];
       }
     }
     // u: the coefficients phase 0 loaded (compact: phase 2 wrote over them; the same values again from global memory)
-    Real u_s[NV];
+    Real u_s[VT];
 #pragma unroll
-    for (int v = 0; v < NV; ++v) {
+    for (int c = 0; c < VT; ++c) {
+      const int v = variable(c) < NV ? variable(c) : 0;
       const Real* u_again = k.u.data + (static_cast<index_t>(v) * Np + row) * k.Ks + e;
-      if constexpr (LateRk == 3) u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : u_k[m][v];
-      else u_s[v] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
+      if constexpr (LateRk == 3) u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : u_k[m][c];
+      else u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
     }
 #pragma unroll
-    for (int v = 0; v < NV; ++v) {
-      const Real updated = k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[v]), u_s[v],
-                                                 q_k[m][v], u0_k[m][v]);
+    for (int c = 0; c < VT; ++c) {
+      const int v = variable(c);
+      if (VS > 1 && v >= NV) continue;
+      const Real updated = k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[c]), u_s[c],
+                                                 q_k[m][c], u0_k[m][c]);
       if constexpr (fused_traces) {
         shared[(trace_row + row) * ST + v * E + el] = static_cast<Value>(updated);
       }
@@ -662,7 +714,8 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
             run.template operator()<8, false, true, 2, 0, false, fixed_nq, fixed_nfq, 10, 1>();
             ran = true;
           }
-        } else if (traces == nullptr && fixed && !layout.float_rows && layout.compact && variant == 2) {
+        } else if (traces == nullptr && fixed && !layout.float_rows && layout.compact && (variant == 2 || variant == 66)) {
+          // (66's narrow shape: 2's — five warps, as many threads as (element, mode) pairs)
           if constexpr (std::is_same_v<Physics, physics::Euler<3, double>>) {
             run.template operator()<5, true, false, 3, 0, false, fixed_nq, fixed_nfq, 2, 1>();
             ran = true;
@@ -674,8 +727,9 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
           ran = true;
         }
       } else if constexpr (std::is_same_v<Physics, physics::Euler<3, double>>) {
-        if (traces != nullptr && fixed && !layout.float_rows && layout.compact && tensor_rk_u(P) && variant == 23 && tensor_wide(P) &&
-            tensor_prefetch(P, false)) {
+        // (variant 151's narrow shape: 23's, the plus sides not kept)
+        if (traces != nullptr && fixed && !layout.float_rows && layout.compact && tensor_rk_u(P) && (variant == 23 || variant == 151) &&
+            tensor_wide(P) && tensor_prefetch(P, false)) {
           run.template operator()<3, true, false, 3, 6, true, fixed_nq, fixed_nfq, 19, 1>();
           ran = true;
         }
@@ -721,11 +775,13 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
             const int variant = tensor_variant(P, false);
             if (fixed && rk_u && variant == 3) run.template operator()<2, true, false, 3, 4, true, fixed_nq, fixed_nfq, 3>();
             else if (fixed && rk_u && variant == 7) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 3>();
-            // (23, the default: 7 + phase 0's face codes loaded first; session 57 measured 7 + the splits'
-            // sums in the update (15) and both (31) too, -0.6% and +1.6%: not built since)
+            // (23: 7 + phase 0's face codes loaded first; session 57 measured 7 + the splits' sums in the
+            // update (15) and both (31) too, -0.6% and +1.6%: not built since; 151, the default: 23 + the plus
+            // sides kept for the negation pass, Variant bit 128, session 62)
             else if (fixed && rk_u && variant == 23) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 19>();
+            else if (fixed && rk_u && variant == 151) run.template operator()<2, true, false, 3, 6, true, fixed_nq, fixed_nfq, 147>();
             else if (fixed && rk_u && variant != 0)
-              throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": double rows at p = 4 are built for 0, 3, 7 and 23"));
+              throw InputError(cat("FLOWDG_TENSOR_VARIANT=", variant, ": double rows at p = 4 are built for 0, 3, 7, 23 and 151"));
             else if (fixed && rk_u) run.template operator()<2, true, false, 3, 4, true, fixed_nq, fixed_nfq>();
             else if (fixed) run.template operator()<2, true, false, 2, 4, true, fixed_nq, fixed_nfq>();
             else if (rk_u) run.template operator()<2, true, false, 3, 4, true>();
@@ -779,7 +835,17 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       else if (wide) {
         if constexpr (P == 3) {
           // (session 57: 10, the splits' sums in the update, +0.4%, within the rounds' spread: not built since)
-          if (tensor_variant(P, false) == 2) run_fixed.template operator()<3, true, false, true, 0, false, 2>();
+          // (tensor_variant, double storage: 66 = 2 + the update two threads a pair; 2 for A/B runs. Session 62
+          // measured 66 + the plus sides kept (194) equal to 66 and 66 + the splits' sums in the update (74) 3%
+          // slower: not built since)
+          const int variant = tensor_variant(P, false);
+          if constexpr (std::is_same_v<Physics, physics::Euler<3, double>>) {
+            if (variant == 66) {
+              run_fixed.template operator()<3, true, false, true, 0, false, 66>();
+              return;
+            }
+          }
+          if (variant == 2 || variant == 66) run_fixed.template operator()<3, true, false, true, 0, false, 2>();
           else run_fixed.template operator()<3, true, false, true, 0, false>();
         }
         else run.template operator()<3, true, false, true>();

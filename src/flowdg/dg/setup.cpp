@@ -909,7 +909,7 @@ bool tensor_rk_u(int order) {
 int tensor_variant(int order, bool float_rows) {
   // Read once (every launch asks): -1 unset, else the value asked for.
   static const int asked =
-      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23}, "the tensor-core element kernel's variant at p = 3, 4", -1);
+      shape_variable("FLOWDG_TENSOR_VARIANT", {0, 1, 2, 3, 7, 10, 23, 66, 151}, "the tensor-core element kernel's variant at p = 3, 4", -1);
   return tensor_variant_for(asked, order, float_rows);
 }
 
@@ -921,7 +921,12 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   // (Session 57, same case, two rounds, the same bits: float rows variant 10 (+ the splits' sums in
   // the update) 28.00, 28.02 against 2's 27.78, 27.60 (+1.1%); double 10 19.72, 19.82 against 19.67,
   // 19.70 (+0.4%, within the rounds' spread: 2 kept).)
-  if (order == 3) return float_rows ? 10 : 2;
+  // Session 62 (the same case, the same bits): double rows 66 (2 + the update two threads an (element,
+  // mode) pair, each with half the variables: all ten warps in it instead of five) 20.72-20.77 against
+  // 2's 20.45-20.55 (+1.3%, three rounds; ncu: the element kernel 1.41 ms against 1.445), 20.96-21.04
+  // against 20.56-20.65 (+1.9%, two rounds, the next build); 66 + the plus sides kept (below) 20.99-21.04
+  // (equal: not built since), 66 + the splits' sums in the update 20.29-20.36 (-3%: not built since).
+  if (order == 3) return float_rows ? 10 : 66;
   // Session 55 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 4, `flowdg run`, one
   // binary, two rounds, the same bits; docs/performance.md): double rows (the fused traces at the
   // face points, the sizes compiled in, u with the late loads) variant 3 18.76, 18.73e9 DSU/s against
@@ -933,7 +938,9 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   // copies) 19.35, 19.43 against 7's 19.06, 19.07 (+1.7%); 15 (7 + the splits' sums in the update)
   // 18.97, 18.93 (-0.6%), 31 (both) 19.36, 19.37; float rows 10 / 18 / 26 within 0.4% of 2's 25.64,
   // 25.63 (2 kept). The same bits in every pair.
-  return float_rows ? 2 : 23;
+  // Session 62: double rows 151 (23 + phase 0's plus sides kept for phase 2's negation pass instead of
+  // the face codes loaded again there) 19.89, 19.84 against 23's 19.76, 19.76 (+0.5%), the same bits.
+  return float_rows ? 2 : 151;
 }
 
 bool tensor_row_swizzle(int order, bool float_rows) {

@@ -258,10 +258,11 @@ bool tensor_rk_after_sums(int order);
 bool tensor_rk_u(int order);
 /// The tensor-core element kernel's Variant (core_tensor_kernels.hpp: its bits) in its default shapes
 /// at p = 3, 4 with the sizes compiled in (at p = 4 the fused-traces shapes), by measurement: at p = 4
-/// 23 in double rows and 2 in float rows, at p = 3 2 in double rows and 10 in float rows; 0 below
-/// p = 3. FLOWDG_TENSOR_VARIANT=0, 1, 2, 3, 7, 10 or 23 for A/B runs where the shape is built for
-/// it (double rows at p = 4: 0, 3, 7, 23; at p = 3: 2; float rows at p = 4: 0, 2; at p = 3: 2, 10;
-/// any other value runs variant 0 at p = 3 and is an InputError at p = 4).
+/// 151 in double rows and 2 in float rows, at p = 3 66 in double rows (2 in float storage's double
+/// rows) and 10 in float rows; 0 below p = 3. FLOWDG_TENSOR_VARIANT=0, 1, 2, 3, 7, 10, 23, 66 or 151
+/// for A/B runs where the shape is built for it (double rows at p = 4: 0, 3, 7, 23, 151; at p = 3: 2,
+/// 66; float rows at p = 4: 0, 2; at p = 3: 2, 10; any other value runs variant 0 at p = 3 and is an
+/// InputError at p = 4).
 int tensor_variant(int order, bool float_rows);
 /// tensor_variant with `asked` for FLOWDG_TENSOR_VARIANT's value (-1: unset), testable.
 int tensor_variant_for(int asked, int order, bool float_rows);
