@@ -11,6 +11,13 @@
 #                                  $out/element_{details,phases}_BIN.txt; profile_summary BINS... their lines
 #   agree NAME VAR=VALUE...        (the tests bundle) the CPU agreement test on the affine tetrahedra with
 #                                  the automatic kernels under those variables: $out/gpu_tests_NAME.txt
+#   registers                      (REGISTERS=1) the tensor-core element kernels' registers and stack
+#                                  (cuobjdump, docs/results/session52/kernel_registers.py): $out/registers.txt
+#   kernel_times BINS...           ncu's per-launch times of one step at KERNEL_ORDER (3) for each binary in
+#                                  each of KERNEL_PRECISIONS (double), scripts/tets-kernel-times.sh:
+#                                  $out/kernel_times.txt
+#   summarize BINS...              the rounds, the states' comparisons, the registers, the kernel times and
+#                                  (PROFILE=1) profile_summary of BINS -> $out/summary.txt, printed
 wrapper() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/flowdg" "$@"\n' "$2" > .bundle/bin/$1; chmod +x .bundle/bin/$1; }
 diffs() {  # $1 order, then the binaries: each against the first
   local p=$1 a=$2; shift 2
@@ -49,4 +56,26 @@ agree() {  # name, then variables
   local name=$1; shift
   env "$@" LD_LIBRARY_PATH=$PWD/.bundle/lib FLOWDG_CORE_CASES="affine tetrahedra" FLOWDG_CORE_KERNELS=automatic timeout 200 \
     .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuDgCore.CudaAgreesWithTheCpuForEvery*' > "$out/gpu_tests_$name.txt" 2>&1; echo "$name: exit $?"
+}
+registers() {
+  [ "${REGISTERS:-0}" = 1 ] || return 0
+  cuobjdump --dump-resource-usage .bundle/bin/flowdg > "$out/resource_usage.txt" 2>&1
+  python3 docs/results/session52/kernel_registers.py "$out/resource_usage.txt" > "$out/registers.txt" 2>&1
+}
+kernel_times() {  # the binaries
+  local b vars precision
+  for b in "$@"; do
+    vars=""; [ "$(head -c 2 .bundle/bin/$b)" = "#!" ] && vars=$(sed -n 's/^\(.*\) exec .*/\1/p' .bundle/bin/$b)
+    for precision in ${KERNEL_PRECISIONS:-double}; do
+      echo "kernels $b $precision:"
+      env $vars OUT="$out/ncu_$b" bash scripts/tets-kernel-times.sh "${KERNEL_ORDER:-3} 40 $precision" 2>&1 | grep -v "^$" | tail -20
+    done
+  done > "$out/kernel_times.txt" 2>&1
+}
+summarize() {  # the binaries profile_element ran (PROFILE=1)
+  grep -h "round\|against" "$out"/ab_*.txt > "$out/summary.txt" 2>/dev/null
+  [ -f "$out/registers.txt" ] && grep "p=3\|p=4" "$out/registers.txt" | grep -v "^$" | tail -30 >> "$out/summary.txt"
+  [ -f "$out/kernel_times.txt" ] && cat "$out/kernel_times.txt" >> "$out/summary.txt"
+  [ "${PROFILE:-0}" = 1 ] && profile_summary "$@" >> "$out/summary.txt"
+  echo "=== summary"; cat "$out/summary.txt"
 }

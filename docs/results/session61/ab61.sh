@@ -27,24 +27,11 @@ wrapper sw0 "FLOWDG_TENSOR_SWIZZLE=0"
 wrapper efs0 "FLOWDG_ELEMENT_FLUXES=1 FLOWDG_TRACE_BUFFER=0"
 wrapper fpv "FLOWDG_TRACE_BUFFER=2 FLOWDG_TRACE_POINTS=1 FLOWDG_TENSOR_VARIANT=${FPV_VARIANT:-3}"
 wrapper fnv "FLOWDG_TRACE_BUFFER=2 FLOWDG_TRACE_POINTS=0 FLOWDG_TENSOR_VARIANT=${FPV_VARIANT:-3}"
-if [ "${REGISTERS:-0}" = 1 ]; then
-  cuobjdump --dump-resource-usage .bundle/bin/flowdg > "$out/resource_usage.txt" 2>&1
-  python3 docs/results/session52/kernel_registers.py "$out/resource_usage.txt" > "$out/registers.txt" 2>&1
-fi
+registers
 [ -n "${DOUBLE3_BINS-x}" ] && ab p3_double 3 double ${DOUBLE3_BINS:-flowdg fp fn s0}
 [ -n "${SINGLE3_BINS-x}" ] && ab p3_single 3 single ${SINGLE3_BINS:-flowdg fp fn}
 [ -n "${DOUBLE4_BINS-x}" ] && ab p4_double 4 double ${DOUBLE4_BINS:-flowdg}
 [ -n "${SINGLE4_BINS-x}" ] && ab p4_single 4 single ${SINGLE4_BINS:-flowdg}
-for b in ${KERNEL_BINS-flowdg fp}; do
-  vars=""; [ "$(head -c 2 .bundle/bin/$b)" = "#!" ] && vars=$(sed -n 's/^\(.*\) exec .*/\1/p' .bundle/bin/$b)
-  for precision in ${KERNEL_PRECISIONS:-double}; do
-    echo "kernels $b $precision:"
-    env $vars OUT="$out/ncu_$b" bash scripts/tets-kernel-times.sh "3 40 $precision" 2>&1 | grep -v "^$" | tail -20
-  done
-done > "$out/kernel_times.txt" 2>&1
+kernel_times ${KERNEL_BINS-flowdg fp}
 [ "${PROFILE:-0}" = 1 ] && profile_element ${PROFILE_PRECISION:-double} ${PROFILE_BINS:-flowdg fp}
-grep -h "round\|against" "$out"/ab_*.txt > "$out/summary.txt" 2>/dev/null
-[ -f "$out/registers.txt" ] && grep "p=3\|p=4" "$out/registers.txt" | grep -v "^$" | tail -24 >> "$out/summary.txt"
-cat "$out/kernel_times.txt" >> "$out/summary.txt"
-[ "${PROFILE:-0}" = 1 ] && profile_summary ${PROFILE_BINS:-flowdg fp} >> "$out/summary.txt"
-echo "=== summary"; cat "$out/summary.txt"
+summarize ${PROFILE_BINS:-flowdg fp}

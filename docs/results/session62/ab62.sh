@@ -11,8 +11,10 @@
 # ring_and_prefetch.patch; `us0` the update a thread an (element, mode) pair (FLOWDG_TENSOR_UPDATE_SPLIT=0, the
 # third build; from the fourth FLOWDG_TENSOR_VARIANT=2: `v2`); `v74` the update two threads a pair and the splits'
 # sums in it, `v194` two threads a pair and phase 0's plus sides kept for phase 2 (p = 3), `v151` the plus
-# sides kept at p = 4. Then ncu's per-launch times of one step for KERNEL_BINS at KERNEL_ORDER (scripts/tets-kernel-times.sh), and with PROFILE=1 ncu's samples of one
-# element kernel launch at PROFILE_ORDER for PROFILE_BINS. Entries skipped
+# sides kept at p = 4 (on the committed build `us0`, `v74`, `v194`, `r0` and `pf` ask for what is no longer built:
+# an InputError or the default shape; the patch and the call-11 build had them). Then ncu's per-launch times
+# of one step for KERNEL_BINS at KERNEL_ORDER (scripts/tets-kernel-times.sh), and with PROFILE=1 ncu's
+# samples of one element kernel launch at PROFILE_ORDER for PROFILE_BINS. Entries skipped
 # where *_BINS is set empty; the final states compared with the first entry's.
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
@@ -32,24 +34,11 @@ wrapper v2 "FLOWDG_TENSOR_VARIANT=2"
 wrapper v74 "FLOWDG_TENSOR_VARIANT=74"
 wrapper v194 "FLOWDG_TENSOR_VARIANT=194"
 wrapper v151 "FLOWDG_TENSOR_VARIANT=151"
-if [ "${REGISTERS:-0}" = 1 ]; then
-  cuobjdump --dump-resource-usage .bundle/bin/flowdg > "$out/resource_usage.txt" 2>&1
-  python3 docs/results/session52/kernel_registers.py "$out/resource_usage.txt" > "$out/registers.txt" 2>&1
-fi
+registers
 [ -n "${DOUBLE3_BINS-x}" ] && ab p3_double 3 double ${DOUBLE3_BINS:-flowdg gw gw6 s0}
 [ -n "${SINGLE3_BINS-x}" ] && ab p3_single 3 single ${SINGLE3_BINS:-flowdg gw gw6}
 [ -n "${DOUBLE4_BINS-x}" ] && ab p4_double 4 double ${DOUBLE4_BINS:-flowdg}
 [ -n "${SINGLE4_BINS-x}" ] && ab p4_single 4 single ${SINGLE4_BINS:-flowdg}
-for b in ${KERNEL_BINS-flowdg gw}; do
-  vars=""; [ "$(head -c 2 .bundle/bin/$b)" = "#!" ] && vars=$(sed -n 's/^\(.*\) exec .*/\1/p' .bundle/bin/$b)
-  for precision in ${KERNEL_PRECISIONS:-double}; do
-    echo "kernels $b $precision:"
-    env $vars OUT="$out/ncu_$b" bash scripts/tets-kernel-times.sh "${KERNEL_ORDER:-3} 40 $precision" 2>&1 | grep -v "^$" | tail -20
-  done
-done > "$out/kernel_times.txt" 2>&1
+kernel_times ${KERNEL_BINS-flowdg gw}
 [ "${PROFILE:-0}" = 1 ] && profile_element ${PROFILE_PRECISION:-double} ${PROFILE_BINS:-flowdg}
-grep -h "round\|against" "$out"/ab_*.txt > "$out/summary.txt" 2>/dev/null
-[ -f "$out/registers.txt" ] && grep "p=3\|p=4" "$out/registers.txt" | grep -v "^$" | tail -30 >> "$out/summary.txt"
-cat "$out/kernel_times.txt" >> "$out/summary.txt"
-[ "${PROFILE:-0}" = 1 ] && profile_summary ${PROFILE_BINS:-flowdg} >> "$out/summary.txt"
-echo "=== summary"; cat "$out/summary.txt"
+summarize ${PROFILE_BINS:-flowdg}
