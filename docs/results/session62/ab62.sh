@@ -34,6 +34,7 @@ wrapper v2 "FLOWDG_TENSOR_VARIANT=2"
 wrapper v74 "FLOWDG_TENSOR_VARIANT=74"
 wrapper v194 "FLOWDG_TENSOR_VARIANT=194"
 wrapper v151 "FLOWDG_TENSOR_VARIANT=151"
+wrapper v23 "FLOWDG_TENSOR_VARIANT=23"
 registers
 [ -n "${DOUBLE3_BINS-x}" ] && ab p3_double 3 double ${DOUBLE3_BINS:-flowdg gw gw6 s0}
 [ -n "${SINGLE3_BINS-x}" ] && ab p3_single 3 single ${SINGLE3_BINS:-flowdg gw gw6}

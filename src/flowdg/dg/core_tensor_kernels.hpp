@@ -92,7 +92,7 @@ constexpr int core_tensor_threads() {
 /// the thread's rounds loaded before its copies. The same sums in the same order either way. (Session
 /// 60's bit 32, the partial sums Np rows apart for five k splits at p = 3, lost 1.4%: removed.) 64 (a
 /// block of at least twice as many threads as (element, mode) pairs) the update's pairs taken twice, each
-/// thread with half the variables; 128 (the sizes compiled in) phase 0 keeps which of the thread's face
+/// thread with half the variables; 128 (with 16) phase 0 keeps which of the thread's face
 /// rows lie on the plus side (a bit a round) for phase 2's negation pass instead of loading the codes again.
 /// Groups: the warps a column tile (core_tensor_row_groups, 2: ten warps a block of 3D Euler; 1: five,
 /// narrow blocks — more of them an SM, each phase's work on half the warps; tensor_row_groups). Phase 1
@@ -179,27 +179,15 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
         device::copy_async_8(row + (l * Nfq + point) * ST + v * E, k.flux.data + (static_cast<index_t>(v) * k.Nfq + q) * k.Fs + f);
     }
   };
-  // Variant 128 (the sizes compiled in): which of the thread's face rows (round r: bit r) lie on the
-  // element's plus side, kept from these loads of the face codes for phase 2's negation pass, which
-  // takes the same rows (instead of loading each code again there).
+  // Variant 128 (with 16): which of the thread's face rows (round r: bit r) lie on the element's plus
+  // side, kept from these loads of the face codes for phase 2's negation pass, which takes the same rows
+  // (instead of loading each code again there).
   constexpr bool keep_sides = (Variant & 128) != 0;
-  static_assert(!keep_sides || fixed, "Variant 128: the sizes compiled in");
+  static_assert(!keep_sides || ((Variant & 16) != 0 && fixed), "Variant 128: with 16, the sizes compiled in");
   unsigned plus_sides = 0;
   // Variant 16 (the sizes compiled in): every round's face code, then every round's plus-side point,
   // loaded before any copy (their latencies overlap instead of two dependent loads a round in turn).
-  if constexpr (keep_sides && (Variant & 16) == 0) {
-    constexpr int face_items = NF * FixedNfq * E, face_rounds = (face_items + threads - 1) / threads;
-    static_assert(face_rounds <= 32, "Variant 128: a bit a round");
-#pragma unroll
-    for (int r = 0; r < face_rounds; ++r) {
-      const int i = static_cast<int>(threadIdx.x) + r * threads, el = i % E, lq = swizzled(i / E, face_items / E);
-      if (i >= face_items) continue;
-      const index_t code = el < n_local ? k.codes[lq / FixedNfq * k.Ks + e0 + el] : index_t(0);
-      const int q = lq % FixedNfq;
-      if (el < n_local && code_plus_side(code)) plus_sides |= 1u << r;
-      face_fluxes(el, lq, code, el < n_local && code_plus_side(code) ? face_permutation[code_orientation(code) * FixedNfq + q] : q);
-    }
-  } else if constexpr ((Variant & 16) != 0 && fixed) {
+  if constexpr ((Variant & 16) != 0 && fixed) {
     constexpr int face_items = NF * FixedNfq * E, face_rounds = (face_items + threads - 1) / threads;
     static_assert(!keep_sides || face_rounds <= 32, "Variant 128: a bit a round");
     index_t code_r[face_rounds];
@@ -515,12 +503,14 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   for (int m = 0; m < rounds; ++m) {
     const int i = update_thread + m * threads, el = i % E, row = swizzled(i / E, Np);
     if (row >= Np || update_group >= VS) continue;
-    // the thread's c-th variable (VS 1: v = c)
-    const auto variable = [&](int c) { return update_group * VT + c; };
+    // the thread's c-th variable (VS 1: v = c) where it has one (VS 2: the second group has VT - 1),
+    // else 0 (its loads stay in bounds, its update is skipped)
+    const auto has = [&](int c) { return update_group * VT + c < NV; };
+    const auto variable = [&](int c) { return has(c) ? update_group * VT + c : 0; };
     if (el >= n_local) {
       if constexpr (fused_traces) {
         for (int c = 0; c < VT; ++c)
-          if (variable(c) < NV) shared[(trace_row + row) * ST + variable(c) * E + el] = Value(0);
+          if (has(c)) shared[(trace_row + row) * ST + variable(c) * E + el] = Value(0);
       }
       continue;
     }
@@ -531,41 +521,41 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
       if constexpr (fused_sums) {
 #pragma unroll
         for (int c = 0; c < VT; ++c) {
-          const int v = variable(c) < NV ? variable(c) : 0;
+          const int v = variable(c);
           double sum = shared[row * ST + v * E + el];
 #pragma unroll
           for (int split = 1; split < splits_fixed; ++split) sum += shared[(split * PS + row) * ST + v * E + el];
           value[c] = inverse_det * static_cast<double>(static_cast<Value>(sum));
         }
       } else {
-        for (int c = 0; c < VT; ++c) value[c] = inverse_det * shared[row * ST + (variable(c) < NV ? variable(c) : 0) * E + el];
+        for (int c = 0; c < VT; ++c) value[c] = inverse_det * shared[row * ST + variable(c) * E + el];
       }
     } else if (k.collocated) {
       for (int c = 0; c < VT; ++c) value[c] = 0.0;
       for (int kq = 0; kq < Np; ++kq) {
         const double phi = k.volume_phi[kq * Np + row];
-        for (int c = 0; c < VT; ++c) value[c] += phi * shared[(Np + kq) * ST + (variable(c) < NV ? variable(c) : 0) * E + el];
+        for (int c = 0; c < VT; ++c) value[c] += phi * shared[(Np + kq) * ST + variable(c) * E + el];
       }
     } else {
       for (int c = 0; c < VT; ++c) value[c] = 0.0;
       for (int j = 0; j < Np; ++j) {
         const double m = k.inverse_mass[(static_cast<index_t>(row) * Np + j) * k.Ks + e];
-        for (int c = 0; c < VT; ++c) value[c] += m * shared[j * ST + (variable(c) < NV ? variable(c) : 0) * E + el];
+        for (int c = 0; c < VT; ++c) value[c] += m * shared[j * ST + variable(c) * E + el];
       }
     }
     // u: the coefficients phase 0 loaded (compact: phase 2 wrote over them; the same values again from global memory)
     Real u_s[VT];
 #pragma unroll
     for (int c = 0; c < VT; ++c) {
-      const int v = variable(c) < NV ? variable(c) : 0;
+      const int v = variable(c);
       const Real* u_again = k.u.data + (static_cast<index_t>(v) * Np + row) * k.Ks + e;
       if constexpr (LateRk == 3) u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : u_k[m][c];
       else u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
     }
 #pragma unroll
     for (int c = 0; c < VT; ++c) {
+      if (VS > 1 && !has(c)) continue;
       const int v = variable(c);
-      if (VS > 1 && v >= NV) continue;
       const Real updated = k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[c]), u_s[c],
                                                  q_k[m][c], u0_k[m][c]);
       if constexpr (fused_traces) {
