@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "flowdg/backend/bandwidth.hpp"
 #include "flowdg/backend/for_each.hpp"
@@ -259,13 +260,15 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // own point kernel, read through the points' permutations); "tensor moments copy"
       // (FLOWDG_TRACE_BUFFER=3, p = 3, the default there in double): the trace buffer holds the
       // coefficients' element-major copy (a copy kernel at each stage's start), which the interior
-      // faces' kernel on the FP64 tensor cores reads, the faces by window.
+      // faces' kernel on the FP64 tensor cores reads, the faces by window; "tensor moments element-major"
+      // (FLOWDG_TRACE_BUFFER=4, p = 3): that face kernel reads the element kernel's element-major state itself.
       for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer",
                                 "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer",
-                                "tensor moments copy"})
+                                "tensor moments copy", "tensor moments element-major"})
         for (int order = 1; order <= 4; ++order) {
           const bool copy = std::string(faces).find("copy") != std::string::npos;
-          if (copy && order != 3) continue;  // (the face tensor kernel's order)
+          const bool major = std::string(faces).find("element-major") != std::string::npos;
+          if ((copy || major) && order != 3) continue;  // (the face tensor kernel's order)
           const bool buffer = std::string(faces).find("buffer") != std::string::npos;
           const bool fused = std::string(faces).find("fused") != std::string::npos;
           const bool points = std::string(faces).find("point buffer") != std::string::npos;
@@ -283,7 +286,7 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             options.element_kernel = tensor_moments ? "tensor" : moments ? "variable" : "thread";
             options.face_kernel = moments ? "variable" : faces;
             if (moments) setenv("FLOWDG_FACE_MOMENTS", "1", 1);  // at p = 2 too, where the rule does not take them
-            setenv("FLOWDG_TRACE_BUFFER", copy ? "3" : fused ? "2" : buffer ? "1" : "0", 1);
+            setenv("FLOWDG_TRACE_BUFFER", major ? "4" : copy ? "3" : fused ? "2" : buffer ? "1" : "0", 1);
             setenv("FLOWDG_TRACE_POINTS", points ? "1" : "0", 1);
             const auto cuda = dg::make_operator(c.mesh, connectivity, options);
             if (moments) unsetenv("FLOWDG_FACE_MOMENTS");
@@ -300,6 +303,8 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             EXPECT_EQ(cuda->describe().find("trace buffer at the face points") != std::string::npos, points && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             EXPECT_EQ(cuda->describe().find("coefficients' element-major copy") != std::string::npos, copy && std::string(c.name) == "affine tetrahedra")
+                << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
+            EXPECT_EQ(cuda->describe().find("element-major state itself") != std::string::npos, major && std::string(c.name) == "affine tetrahedra")
                 << c.name << " p = " << order << " " << faces << ": " << cuda->describe();
             if (std::string(c.name) == "affine tetrahedra")
               EXPECT_NE(cuda->describe().find(moments                             ? std::string("fluxes as nodal moments")
@@ -342,6 +347,88 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
   // The solvers must differ well above the tolerance, or the test could not see a wrong dispatch.
   EXPECT_GT(smallest_gap, 1e-3);
   std::printf("smallest relative gap between two solvers' residuals: %.2e\n", smallest_gap);
+}
+
+// The element-major state (FLOWDG_TRACE_BUFFER=4, p = 3: the tensor-core element kernel's groups hold
+// u, u0, q and the residual as [(e 5 + v) Np + j], which the interior faces' kernel on the FP64 tensor
+// cores reads as they are) against the copy (3: the same layout copied from [(v Np + j) Ks + e] at each
+// stage's start): the same arithmetic on the same values, so the same bits through everything that
+// reads or writes the state — the coefficients set and read back, RK4 steps, the stable step, the
+// residual and its norms, local time steps, p-multigrid's transfers to and from a p = 2 level (the
+// layouts differ between the levels), the snapshot, the errors and the totals — in double rows and in
+// float storage (float rows, narrow blocks), on a box with far-field boundaries (the boundary faces'
+// kernel reads the element-major coefficients too).
+TEST(GpuDgCore, TheElementMajorStateGivesTheCopysBits) {
+  FLOWDG_REQUIRE_CUDA_DEVICE();
+  const Mesh mesh = box_tetrahedra(1, 1, 1, 3, 3, 3, 0.2, 5);
+  const Connectivity connectivity = build_connectivity(mesh);
+  const physics::FlowSpec flow = vortex(3, {0.5, 0.5, 0});
+  const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
+  const auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return std::size_t(1) << 40;
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) differing += a[i] != b[i] ? 1 : 0;
+    return differing;
+  };
+  for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision}) {
+    const char* name = precision == dg::Precision::double_precision ? "double" : "float";
+    dg::OperatorOptions options = options_for(mesh, 3, Backend::cuda, precision, flow);
+    options.flux = physics::RiemannKind::rusanov;
+    options.element_kernel = "tensor";
+    options.face_kernel = "variable";
+    std::unique_ptr<dg::Operator> ops[2], coarse[2];
+    for (int m = 0; m < 2; ++m) {
+      setenv("FLOWDG_TRACE_BUFFER", m == 0 ? "3" : "4", 1);
+      ops[m] = dg::make_operator(mesh, connectivity, options);
+      unsetenv("FLOWDG_TRACE_BUFFER");
+      dg::OperatorOptions lower = options;
+      lower.order = 2;
+      coarse[m] = dg::make_operator(mesh, connectivity, lower);
+    }
+    const std::string copy = ops[0]->describe(), major = ops[1]->describe();
+    EXPECT_NE(copy.find("coefficients' element-major copy"), std::string::npos) << name << ": " << copy;
+    EXPECT_NE(major.find("element-major state itself"), std::string::npos) << name << ": " << major;
+    EXPECT_EQ(major.find("coefficients' element-major copy"), std::string::npos) << name << ": " << major;
+    ops[0]->project(flow, 0.0);
+    std::vector<double> start = ops[0]->coefficients();
+    std::uint32_t seed = 777;  // (noise: the traces jump at every face)
+    for (double& x : start) {
+      seed = seed * 1664525u + 1013904223u;
+      x *= 1.0 + 0.02 * (static_cast<double>(seed >> 8) / 8388608.0 - 1.0);
+    }
+    for (auto& op : ops) op->set_coefficients(start);
+    EXPECT_EQ(same(ops[0]->coefficients(), ops[1]->coefficients()), 0u) << name << ": set and read back";
+    if (precision == dg::Precision::double_precision) EXPECT_EQ(same(ops[1]->coefficients(), start), 0u) << name << ": set and read back";
+    EXPECT_EQ(ops[0]->stable_time_step(0.3), ops[1]->stable_time_step(0.3)) << name;
+    const double dt = 0.5 * ops[0]->stable_time_step(0.2);
+    for (int step = 0; step < 3; ++step)
+      for (auto& op : ops) op->step(scheme, step * dt, dt);
+    const std::vector<double> stepped = ops[0]->coefficients();
+    EXPECT_EQ(same(stepped, ops[1]->coefficients()), 0u) << name << ": RK4 steps";
+    EXPECT_GT(same(stepped, start), stepped.size() / 2) << name << ": the steps changed the state";
+    EXPECT_EQ(same(ops[0]->residual(3 * dt), ops[1]->residual(3 * dt)), 0u) << name << ": the residual";
+    EXPECT_EQ(same(ops[0]->residual_norms(3 * dt), ops[1]->residual_norms(3 * dt)), 0u) << name << ": the residual's norms";
+    for (auto& op : ops) op->save_snapshot();
+    EXPECT_EQ(same(ops[0]->snapshot(), ops[1]->snapshot()), 0u) << name << ": the snapshot";
+    EXPECT_EQ(same(ops[0]->snapshot(), stepped), 0u) << name << ": the snapshot";
+    const double local0 = ops[0]->set_local_time_steps(0.3), local1 = ops[1]->set_local_time_steps(0.3);
+    EXPECT_EQ(local0, local1) << name;
+    for (auto& op : ops) op->step(scheme, 3 * dt, local0);
+    EXPECT_EQ(same(ops[0]->coefficients(), ops[1]->coefficients()), 0u) << name << ": a step with local time steps";
+    // p-multigrid: restrict to p = 2, a forced step there with its local steps, prolongate back
+    for (int m = 0; m < 2; ++m) {
+      coarse[m]->restrict_from(*ops[m], 0.0);
+      coarse[m]->step(scheme, 0.0, coarse[m]->set_local_time_steps(0.3));
+      coarse[m]->prolongate_to(*ops[m]);
+    }
+    EXPECT_EQ(same(coarse[0]->coefficients(), coarse[1]->coefficients()), 0u) << name << ": the coarse level";
+    EXPECT_EQ(same(ops[0]->coefficients(), ops[1]->coefficients()), 0u) << name << ": prolongated";
+    for (auto& op : ops) op->step(scheme, 3 * dt, local0);
+    EXPECT_EQ(same(ops[0]->coefficients(), ops[1]->coefficients()), 0u) << name << ": a forced step after the transfers";
+    const dg::Norms e0 = ops[0]->errors(flow, 0.0), e1 = ops[1]->errors(flow, 0.0);
+    EXPECT_EQ(same(e0.l2, e1.l2), 0u) << name << ": the errors";
+    EXPECT_EQ(same(ops[0]->totals(), ops[1]->totals()), 0u) << name << ": the totals";
+  }
 }
 
 // Every launch of a step goes on the operator's own stream: while another (blocking) stream captures

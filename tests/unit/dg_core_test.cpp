@@ -1045,15 +1045,16 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   EXPECT_THROW(dg::face_moments_chosen(1, true), InputError);
   unsetenv("FLOWDG_FACE_MOMENTS");
   // The trace buffer (core_variable_kernels.hpp: FaceTraceBuffer): filled by the tensor-core element
-  // kernel at p = 4 in both precisions, the coefficients' element-major copy for the face tensor kernel
-  // at p = 3 in double, none otherwise (setup.cpp: by measurement); FLOWDG_TRACE_BUFFER=0|1|2 replaces
-  // the rule, 3 at p = 3 only; anything else is refused.
+  // kernel at p = 4 in both precisions, the element-major state for the face tensor kernel at p = 3 in
+  // both (session 63; before it the coefficients' element-major copy in double), none otherwise (setup.cpp: by measurement); FLOWDG_TRACE_BUFFER=0|1|2 replaces
+  // the rule, 3 and 4 (the element-major state) at p = 3 only; anything else is refused.
   for (int order = 1; order <= 4; ++order)
     for (const bool double_precision : {true, false}) {
-      EXPECT_EQ(dg::face_trace_mode_for(-1, order, double_precision), order == 4 ? 2 : order == 3 && double_precision ? 3 : 0) << order;
+      EXPECT_EQ(dg::face_trace_mode_for(-1, order, double_precision), order == 4 ? 2 : order == 3 ? 4 : 0) << order;
       for (int asked = 0; asked <= 2; ++asked) EXPECT_EQ(dg::face_trace_mode_for(asked, order, double_precision), asked) << order;
-      if (order == 3) EXPECT_EQ(dg::face_trace_mode_for(3, order, double_precision), 3);
-      else EXPECT_THROW(dg::face_trace_mode_for(3, order, double_precision), InputError) << order;
+      for (int asked = 3; asked <= 4; ++asked)
+        if (order == 3) EXPECT_EQ(dg::face_trace_mode_for(asked, order, double_precision), asked);
+        else EXPECT_THROW(dg::face_trace_mode_for(asked, order, double_precision), InputError) << order;
     }
   setenv("FLOWDG_TRACE_BUFFER", "2", 1);
   EXPECT_EQ(dg::face_trace_mode(3, true), 2);
@@ -1063,6 +1064,9 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
   setenv("FLOWDG_TRACE_BUFFER", "yes", 1);
   EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
   setenv("FLOWDG_TRACE_BUFFER", "4", 1);
+  EXPECT_EQ(dg::face_trace_mode(3, false), 4);
+  EXPECT_THROW(dg::face_trace_mode(2, true), InputError);
+  setenv("FLOWDG_TRACE_BUFFER", "5", 1);
   EXPECT_THROW(dg::face_trace_mode(3, true), InputError);
   unsetenv("FLOWDG_TRACE_BUFFER");
   // The buffer's rows: the face points in double precision at p = 4 (where the buffer runs), else the
@@ -1141,6 +1145,19 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
     EXPECT_THROW(dg::tensor_variant(4, false), InputError);
     unsetenv("FLOWDG_TENSOR_VARIANT");
     EXPECT_EQ(dg::tensor_variant(4, false), 151);
+  }
+  // The element-major state (face_trace_mode 4) runs the default shapes at p = 3 alone: double rows in
+  // double storage, float rows in float storage, the sizes compiled in (24 volume points, 10 face nodes).
+  if (std::getenv("FLOWDG_TENSOR_VARIANT") == nullptr && std::getenv("FLOWDG_TENSOR_FIXED") == nullptr &&
+      std::getenv("FLOWDG_TENSOR_BLOCKS") == nullptr && std::getenv("FLOWDG_TENSOR_RK") == nullptr &&
+      std::getenv("FLOWDG_TENSOR_ROW_GROUPS") == nullptr && std::getenv("FLOWDG_TENSOR_WIDE") == nullptr) {
+    EXPECT_TRUE(dg::tensor_element_major_runs(3, true, false, dg::tensor_compact(3), 24, 10));
+    EXPECT_TRUE(dg::tensor_element_major_runs(3, false, true, false, 24, 10));
+    EXPECT_FALSE(dg::tensor_element_major_runs(3, false, false, dg::tensor_compact(3), 24, 10));  // float storage, double rows
+    EXPECT_FALSE(dg::tensor_element_major_runs(3, true, false, dg::tensor_compact(3), 14, 10));   // the 2p - 1 rule
+    EXPECT_FALSE(dg::tensor_element_major_runs(3, true, false, dg::tensor_compact(3), 24, 15));   // point fluxes
+    EXPECT_FALSE(dg::tensor_element_major_runs(4, true, false, dg::tensor_compact(4), 46, 15));
+    EXPECT_FALSE(dg::tensor_element_major_runs(4, false, true, false, 46, 15));
   }
   // The coefficients loaded with the late Runge-Kutta registers (the compact layout: p = 4) by
   // measurement at p = 4 (FLOWDG_TENSOR_RK_U for A/B runs).

@@ -292,12 +292,12 @@ __global__ void __launch_bounds__(256, 3) core_face_block_kernel(FaceKernel<Phys
     __syncthreads();
     for (int i = threadIdx.x; i < NV * Np_m * Fb; i += blockDim.x) {
       const int fl = i % Fb, row = i / Fb;
-      if (fl < n_local) device::copy_async(s_m + i, k.u_m.data + static_cast<index_t>(row) * k.Ks_m + element_of(0, fl));
+      if (fl < n_local) device::copy_async(s_m + i, k.u_m.data + static_cast<index_t>(row) * k.Ks_m + element_of(0, fl) * k.Es_m);
     }
     if constexpr (!Boundary) {
       for (int i = threadIdx.x; i < NV * Np_p * Fb; i += blockDim.x) {
         const int fl = i % Fb, row = i / Fb;
-        if (fl < n_local) device::copy_async(s_p + i, k.u_p.data + static_cast<index_t>(row) * k.Ks_p + element_of(1, fl));
+        if (fl < n_local) device::copy_async(s_p + i, k.u_p.data + static_cast<index_t>(row) * k.Ks_p + element_of(1, fl) * k.Es_p);
       }
     }
     device::copy_async_commit();

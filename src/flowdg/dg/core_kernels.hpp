@@ -6,7 +6,8 @@
 // triangles, dg/euler2d_stage_kernels.cpp and dg/euler2d/) are specialisations that must reproduce these.
 //
 // Layouts (element index fastest, rows padded to a multiple of 32 elements or faces):
-//   coefficients      u[(v * Np + j) * Ks + e]                      per element group
+//   coefficients      u[(v * Np + j) * Ks + e]                      per element group; element-major
+//                     [(e * NV + v) * Np + j] where the face tensor kernel reads them (StateLayout)
 //   affine metric     [c * Ks + e], c = r * dim + d: det J dr_r/dx_d; c = dim^2: 1 / det J
 //   curved metric     [(k * dim^2 + r * dim + d) * Ks + e] = w_k det J_k dr_r/dx_d at volume point k
 //   inverse mass      [(i * Np + j) * Ks + e]                       curved groups
@@ -35,6 +36,21 @@
 
 namespace flowdg::dg {
 
+/// Where row r = v Np + j of element e lies in a group's state arrays (u, u0, q, the residual, the
+/// forcing: one layout for all, so that an update keeps one index): [r Ks + e] (row_stride Ks,
+/// element_stride 1), or element-major [e NV Np + r] (row_stride 1, element_stride NV Np: a face
+/// side's NV Np values contiguous, which the face kernel on the FP64 tensor cores reads as they are —
+/// setup.hpp face_trace_mode 4).
+struct StateLayout {
+  index_t row_stride = 0, element_stride = 1;
+  FLOWDG_HD FLOWDG_FORCEINLINE index_t operator()(index_t row, index_t e) const { return row * row_stride + e * element_stride; }
+  /// The element of an index (the padded rows' elements too).
+  FLOWDG_HD FLOWDG_FORCEINLINE index_t element(index_t index) const {
+    return element_stride == 1 ? index % row_stride : index / element_stride;
+  }
+  bool element_major() const { return element_stride != 1; }
+};
+
 /// Direction r of variable v of a flux in reference form: sum_d m[r][d] F_d[v], with m the weighted
 /// metric at a volume point (w det J dr_r/dx_d: ElementKernel::weighted_metric); every volume term's
 /// contraction (the inviscid and the viscous one, in each kernel variant).
@@ -53,9 +69,10 @@ struct StageUpdate : StageRegisterFlags {
   Real dt = 0;
   View<Real> u0, q;       ///< empty when the scheme does not use them
   View<Real> residual;    ///< non-empty: store du/dt here instead of updating
-  /// Local time stepping (steady states): each element's own step [e] (index % Ks), dt unused.
+  /// Local time stepping (steady states): each element's own step [e] (index % Ks; element-major
+  /// state, Es = NV Np: index / Es), dt unused.
   View<const Real> local_dt;
-  index_t Ks = 0;
+  index_t Ks = 0, Es = 1;
   /// apply_runge_kutta_stage's coefficient tests (true) or apply_runge_kutta_stage_finite's plain
   /// products (false: q_at and u0_at give zeros for the registers not read, so the tests only cost
   /// instructions); runge_kutta_update_tested (setup.cpp) for A/B runs.
@@ -92,7 +109,7 @@ struct StageUpdate : StageRegisterFlags {
       u0[index] = u_s;
       u0_k = u_s;
     }
-    const Real step = local_dt.data != nullptr ? local_dt[index % Ks] : dt;
+    const Real step = local_dt.data != nullptr ? local_dt[Es == 1 ? index % Ks : index / Es] : dt;
     if (tested) apply_runge_kutta_stage(stage, step * value, u0_k, q_k, u_s);
     else apply_runge_kutta_stage_finite(stage, step * value, u0_k, q_k, u_s);
     if (q.data != nullptr && write_q) q[index] = q_k;
@@ -115,7 +132,8 @@ FLOWDG_HD FLOWDG_FORCEINLINE typename Physics::State numerical_flux(physics::Rie
   }
 }
 
-/// The trace of an element's solution at one face point: sum_j u_j phi_j (phi: the face table row).
+/// The trace of an element's solution at one face point: sum_j u_j phi_j (phi: the face table row);
+/// e: the element's offset in u (its index times the layout's element stride).
 template <class Physics, int Np>
 FLOWDG_HD FLOWDG_FORCEINLINE typename Physics::State trace(View<const typename Physics::real> u, index_t stride,
                                                           index_t e, const typename Physics::real* phi) {
@@ -150,7 +168,8 @@ struct FaceKernel {
   Physics physics;
   physics::RiemannKind riemann = physics::RiemannKind::hllc;
   View<const Real> u_m, u_p;
-  index_t Ks_m = 0, Ks_p = 0;
+  /// The sides' state layouts (StateLayout): row strides, element strides (1, or NV Np element-major).
+  index_t Ks_m = 0, Ks_p = 0, Es_m = 1, Es_p = 1;
   View<const Real> face_phi_m, face_phi_p;  ///< [(l * Nfq + q) * Np + j]
   FaceIndex index;
   View<const int> permutation;              ///< [orientation * Nfq + q]
@@ -171,12 +190,12 @@ struct FaceKernel {
     const index_t local = i / Nfq;
     const int q = static_cast<int>(i - local * Nfq);
     const index_t f = begin + local;
-    const State um = trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f],
+    const State um = trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f] * Es_m,
                                           &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
     State up{};
     if constexpr (!Boundary) {
       const int qp = permutation[index.orientation[f] * Nfq + q];
-      up = trace<Physics, Np_p>(u_p, Ks_p, index.element_p[f],
+      up = trace<Physics, Np_p>(u_p, Ks_p, index.element_p[f] * Es_p,
                                 &face_phi_p[(static_cast<index_t>(index.local_p[f]) * Nfq + qp) * Np_p]);
     }
     finish(local, q, um, up);
@@ -231,7 +250,7 @@ struct FaceKernel {
 
   /// The minus side's trace at point q of global face f.
   FLOWDG_HD FLOWDG_FORCEINLINE State minus_trace(index_t f, int q) const {
-    return trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f], &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
+    return trace<Physics, Np_m>(u_m, Ks_m, index.element_m[f] * Es_m, &face_phi_m[(static_cast<index_t>(index.local_m[f]) * Nfq + q) * Np_m]);
   }
 
   /// Boundary groups: the condition's boundary state U_b (BoundaryCondition::boundary_state) at
@@ -554,6 +573,9 @@ struct CoreTensorLayout {
   /// share four bank pairs, r and r + 2 none): the same values, fewer shared-memory replays
   /// (setup.hpp tensor_row_swizzle).
   bool swizzle = false;
+  /// The group's state element-major (StateLayout; setup.hpp face_trace_mode 4): the kernel's Variant
+  /// bit 256 reads and updates it there.
+  bool element_major = false;
 };
 constexpr CoreTensorLayout core_tensor_layout(int n_variables, int dim, Shape shape, int Np, int Nq, int Nfq) {
   CoreTensorLayout t;
@@ -674,9 +696,12 @@ struct TimeStepKernel {
   /// Smoothed artificial viscosity: each element's largest vertex value from the last stage
   /// (ViscositySmoothingKernel), taken where it exceeds the element's own sensor.
   View<const Real> smoothed;
+  /// The state's element stride (StateLayout: Ks is its row stride; element-major NV Np — inviscid
+  /// groups without artificial viscosity only: the sensor reads [row Ks + e]).
+  index_t Es = 1;
   FLOWDG_HD double operator()(index_t e) const {
     typename Physics::State mean;
-    for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e];
+    for (int v = 0; v < Physics::n_variables; ++v) mean[v] = mean_factor * u[(static_cast<index_t>(v) * Np) * Ks + e * Es];
     if (!physics.is_admissible(mean)) return -1.0;
     Physics local = physics;  // with artificial viscosity, the element's eps (the sensor's, as the stage computes it)
     if constexpr (physics::has_element_viscosity<Physics>) {

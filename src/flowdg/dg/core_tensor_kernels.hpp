@@ -93,7 +93,9 @@ constexpr int core_tensor_threads() {
 /// 60's bit 32, the partial sums Np rows apart for five k splits at p = 3, lost 1.4%: removed.) 64 (a
 /// block of at least twice as many threads as (element, mode) pairs) the update's pairs taken twice, each
 /// thread with half the variables; 128 (with 16) phase 0 keeps which of the thread's face
-/// rows lie on the plus side (a bit a round) for phase 2's negation pass instead of loading the codes again.
+/// rows lie on the plus side (a bit a round) for phase 2's negation pass instead of loading the codes again;
+/// 256 the group's state element-major (StateLayout, CoreTensorLayout::element_major: the face tensor
+/// kernel reads the coefficients themselves, no copy pass — setup.hpp face_trace_mode 4).
 /// Groups: the warps a column tile (core_tensor_row_groups, 2: ten warps a block of 3D Euler; 1: five,
 /// narrow blocks — more of them an SM, each phase's work on half the warps; tensor_row_groups). Phase 1
 /// runs each row group's tiles, phase 3 spreads its units over the Groups NV warps, phase 4 on pairs
@@ -137,13 +139,34 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   (void)trace_rows;
   detail::wait_for_previous_grid();
 
+  // Variant 256: the group's state (u, and the Runge-Kutta registers with it) element-major, [e NV Np + row]
+  // (StateLayout; t.element_major), else [row Ks + e]: where row `row` of element e lies.
+  constexpr bool element_major = (Variant & 256) != 0;
+  static_assert(!element_major || (!Physics::has_viscous_flux && G == GeometryKind::affine), "Variant 256: inviscid affine groups");
+  const auto state_index = [&](int row, index_t e) -> index_t {
+    if constexpr (element_major) return e * (NV * Np) + row;
+    else return static_cast<index_t>(row) * k.Ks + e;
+  };
   // 0. The block's coefficients and metric, the face fluxes (asynchronous copies, all in flight at
   //    once); zeros in the padding columns and rows.
-  for (int i = threadIdx.x; i < NV * Np * E / 2; i += threads) {
-    const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / Np, j = row % Np;
-    Value* destination = s_u + j * ST + v * E + el;
-    const Real* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
-    device::copy_pair(destination, source, el, n_local);
+  if constexpr (element_major) {
+    // (a warp: four consecutive rows of each of the eight elements, 32 contiguous bytes an element in
+    // double; the shared stores eight consecutive columns a row)
+    for (int i = threadIdx.x; i < NV * Np * E; i += threads) {
+      const int el = i % E, row = i / E, v = row / Np, j = row % Np;
+      Value* destination = s_u + j * ST + v * E + el;
+      const Real* source = k.u.data + state_index(row, e0 + el);
+      if (el >= n_local) *destination = Value(0);
+      else if constexpr (storage_double) device::copy_async_8(destination, source);
+      else *destination = static_cast<Value>(*source);
+    }
+  } else {
+    for (int i = threadIdx.x; i < NV * Np * E / 2; i += threads) {
+      const int el = 2 * (i % (E / 2)), row = i / (E / 2), v = row / Np, j = row % Np;
+      Value* destination = s_u + j * ST + v * E + el;
+      const Real* source = k.u.data + static_cast<index_t>(row) * k.Ks + e0 + el;
+      device::copy_pair(destination, source, el, n_local);
+    }
   }
   if constexpr (G == GeometryKind::affine) {
     for (int i = threadIdx.x; i < (dim * dim + 1) * E; i += threads) {
@@ -241,7 +264,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
 #pragma unroll
       for (int c = 0; c < VT; ++c) {
         const int v = update_group * VT + c;
-        const index_t index = (static_cast<index_t>(v) * Np + row) * k.Ks + e0 + el;
+        const index_t index = state_index(v * Np + row, e0 + el);
         const bool in = mine && v < NV;
         q_k[m][c] = in ? k.update.q_at(index) : Real(0);
         u0_k[m][c] = in ? k.update.u0_at(index) : Real(0);
@@ -548,7 +571,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
 #pragma unroll
     for (int c = 0; c < VT; ++c) {
       const int v = variable(c);
-      const Real* u_again = k.u.data + (static_cast<index_t>(v) * Np + row) * k.Ks + e;
+      const Real* u_again = k.u.data + state_index(v * Np + row, e);
       if constexpr (LateRk == 3) u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : u_k[m][c];
       else u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
     }
@@ -556,7 +579,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
     for (int c = 0; c < VT; ++c) {
       if (VS > 1 && !has(c)) continue;
       const int v = variable(c);
-      const Real updated = k.update.apply_loaded(k.u, (static_cast<index_t>(v) * Np + row) * k.Ks + e, static_cast<Real>(value[c]), u_s[c],
+      const Real updated = k.update.apply_loaded(k.u, state_index(v * Np + row, e), static_cast<Real>(value[c]), u_s[c],
                                                  q_k[m][c], u0_k[m][c]);
       if constexpr (fused_traces) {
         shared[(trace_row + row) * ST + v * E + el] = static_cast<Value>(updated);
@@ -689,6 +712,21 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
       if (fixed) run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces, fixed_nq, fixed_nfq, Variant>();
       else run.template operator()<MinBlocks, Wide, FloatRows, LateRk, APrefetch, Traces>();
     };
+    // The state element-major (CoreTensorLayout::element_major, face_trace_mode 4: Variant bit 256): the
+    // default shapes at p = 3 alone — double rows 66's (ten warps, three blocks an SM, the loads after
+    // the sums), float rows 10's narrow blocks (eight an SM).
+    if (layout.element_major) {
+      // (the operator holds a group element-major only where tensor_element_major_runs says so: setup.cpp)
+      constexpr bool storage_double = std::is_same_v<Physics, physics::Euler<3, double>>;
+      FLOWDG_ASSERT(traces == nullptr && fixed &&
+                        tensor_element_major_runs(P, storage_double, layout.float_rows, layout.compact, layout.Nq, layout.Nfq),
+                    "the element-major state runs the tensor-core element kernel's default shapes at p = 3 (tensor_element_major_runs)");
+      if constexpr (P == 3) {
+        if constexpr (storage_double) run_fixed.template operator()<3, true, false, true, 0, false, 66 | 256>();
+        else run.template operator()<8, false, true, 2, 0, false, fixed_nq, fixed_nfq, 10 | 256, 1>();
+      }
+      return;
+    }
     // Narrow blocks (tensor_row_groups 1: a warp a column tile, five warps a block; A/B): the default
     // shapes' template arguments with the sizes compiled in, the blocks an SM that their shared memory
     // holds — double p = 3 compact (40 KB a block: five blocks, 80 registers), float rows p = 3 (21 KB:
@@ -865,6 +903,7 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
     }
   }
   FLOWDG_ASSERT(traces == nullptr, "the fused trace buffer: 3D Euler's affine tetrahedra only");
+  FLOWDG_ASSERT(!layout.element_major, "the element-major state: 3D Euler's affine tetrahedra at p = 3");
   run.template operator()<1>();
 }
 

@@ -103,21 +103,23 @@ inline bool automatic_block(int dim, int order, index_t elements, long long resi
 /// below p = 4 in 2D the block kernel is faster.
 constexpr bool automatic_tensor(int dim, int order) { return dim == 3 ? order >= 3 : order >= 4; }
 
-/// The halo exchange's copies between a group's coefficients [row Ks + e] and the message buffer
-/// (each element's rows at its offset): pack (coefficients to buffer) or unpack; a thread per value.
+/// The halo exchange's copies between a group's coefficients (its StateLayout: [row Ks + e] or
+/// element-major) and the message buffer (each element's rows at its offset): pack (coefficients to
+/// buffer) or unpack; a thread per value.
 template <class Real>
 struct HaloCopy {
   View<const Real> from;
   View<Real> to;
   View<const index_t> element, offset;
-  index_t rows = 0, Ks = 0;
+  index_t rows = 0;
+  StateLayout layout{};
   bool pack = true;
   FLOWDG_HD void operator()(index_t i) const {
     const index_t slot = i / rows, row = i - slot * rows;
     if (pack)
-      to[offset[slot] + row] = from[row * Ks + element[slot]];
+      to[offset[slot] + row] = from[layout(row, element[slot])];
     else
-      to[row * Ks + element[slot]] = from[offset[slot] + row];
+      to[layout(row, element[slot])] = from[offset[slot] + row];
   }
 };
 
@@ -247,6 +249,10 @@ class DgOperator final : public Operator {
     Shape shape{};
     GeometryKind geometry{};
     index_t K = 0, Ks = 0;
+    /// Where the state arrays (u, u0, q, residual, forcing, saved, ...) hold row v Np + j of element e:
+    /// [row Ks + e], or element-major where the face tensor kernel reads u itself (face_trace_mode 4,
+    /// the tensor-core element kernel's groups).
+    StateLayout layout{};
     index_t K_owned = 0;  ///< distributed runs: the group's first K_owned elements are owned (the rest ghosts)
     /// Distributed runs: the group's elements that the halo sends are among its first K_front
     /// (extract_part puts them first), which a stage updates before the others.
@@ -431,10 +437,24 @@ class DgOperator final : public Operator {
     else
       return scheme;
   }
+  /// Whether any group holds its state element-major (StateLayout; face_trace_mode 4).
+  bool element_major_state() const {
+    for (const ElementData& d : elements_)
+      if (d.layout.element_major()) return true;
+    return false;
+  }
   /// The group's coefficients on the host, unpadded (double).
   std::vector<double> group_coefficients(int g) const { return unpadded(elements_[g], elements_[g].u); }
   /// One of a group's arrays in the coefficients' layout (u, residual, saved) on the host, unpadded.
   static std::vector<double> unpadded(const ElementData& d, const Array<Real>& values);
+  /// unpadded's inverse: the group's values [row K + e] in its state arrays' layout (padding 0).
+  static std::vector<Real> state_values(const ElementData& d, const std::vector<double>& values) {
+    const index_t rows = static_cast<index_t>(NV) * d.Np;
+    std::vector<Real> out(static_cast<std::size_t>(rows * d.Ks), Real(0));
+    for (index_t row = 0; row < rows; ++row)
+      for (index_t e = 0; e < d.K; ++e) out[d.layout(row, e)] = static_cast<Real>(values[row * d.K + e]);
+    return out;
+  }
   /// The same array of every group, group after group (coefficients()' layout).
   std::vector<double> every_group(Array<Real> ElementData::*array) const;
   /// du/dt at time t into each group's `residual` (residual() and residual_norms()).
@@ -685,7 +705,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   // window where the face tensor kernel reads the coefficients' copy (the trace buffer's mode 3).
   bool face_tensor_copy = false;
   if constexpr (std::is_same_v<Physics, physics::Euler<3, Real>>)
-    face_tensor_copy = options.backend == Backend::cuda && trace_mode == 3;
+    face_tensor_copy = options.backend == Backend::cuda && trace_mode >= 3;  // (4: the state itself element-major)
   setup_ = build_setup(mesh, connectivity, order_,
                        options.distribution != nullptr ? options.distribution->curved_order_by_shape : std::vector<int>{},
                        options.collocated_mass,
@@ -720,6 +740,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
     d.geometry = group.geometry;
     d.K = group.size();
     d.Ks = padded(d.K);
+    d.layout = {d.Ks, 1};
     d.Np = host.n_basis;
     d.Nq = host.volume_rule.size();
     d.u = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(NV) * d.Np * d.Ks, Real(0)));
@@ -1001,12 +1022,12 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         // at the face points: where asked and every group has the same face table (the variable face
         // kernel's rule: variable_face_points)
         // (mode 3: the coefficients' element-major copy instead, for the face tensor kernel)
-        bool points = mode != 3 && face_trace_points(order_, std::is_same_v<Real, double>);
+        bool points = mode < 3 && face_trace_points(order_, std::is_same_v<Real, double>);
         const std::vector<double>& face_phi = setup_.element_groups.front().face_phi;
         for (const ElementGroupSetup& host : setup_.element_groups) points = points && host.face_phi == face_phi;
         const int Np = n_basis(Shape::tetrahedron, order_);
         points = points && face_phi.size() == static_cast<std::size_t>(4 * variable_face_points(order_) * Np);
-        const FaceTraceBuffer buffer = mode == 3 ? face_trace_buffer_coefficients(order_)
+        const FaceTraceBuffer buffer = mode >= 3 ? face_trace_buffer_coefficients(order_)
                                        : points  ? face_trace_buffer_points(order_, variable_face_points(order_), face_phi)
                                                  : face_trace_buffer(face_moment_tables_);
         face_trace_points_ = buffer.points;
@@ -1015,7 +1036,16 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
         face_trace_tables_ = Array<double>(space, buffer.tables);
         traces_fused_ = mode == 2;
         for (ElementData& d : elements_) {
-          d.traces = Array<Real>(space, face_trace_values(d.Ks, buffer));
+          // (mode 4: the tensor-core element kernel's groups hold their state element-major, which the
+          // face tensor kernel reads as the copy: no buffer, no copy pass; other groups are copied)
+          if (mode == 4 && d.tensor && d.shape == Shape::tetrahedron && d.geometry == GeometryKind::affine &&
+              tensor_element_major_runs(order_, std::is_same_v<Real, double>, d.tensor_layout.float_rows, d.tensor_layout.compact,
+                                        d.tensor_layout.Nq, d.tensor_layout.Nfq)) {
+            d.layout = {1, static_cast<index_t>(NV) * d.Np};
+            d.tensor_layout.element_major = true;  // (u holds zeros yet: no values to move)
+          } else {
+            d.traces = Array<Real>(space, face_trace_values(d.Ks, buffer));
+          }
           traces_fused_ = traces_fused_ && d.tensor;
         }
       }
@@ -1246,11 +1276,13 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       return;
     }
   }
+  FLOWDG_ASSERT(!d.layout.element_major(), "an element-major state runs the tensor-core element kernel only");
   if (d.block_elements > 0) {
     launch_core_element_block_kernel(kernel, first, count, d.block_elements);
     return;
   }
 #endif
+  FLOWDG_ASSERT(!d.layout.element_major(), "an element-major state runs the tensor-core element kernel only");
   for_each(op.options_.backend, count, InRange<ElementKernel<Physics, S, P, G>>{kernel, first});
 }
 
@@ -1307,8 +1339,10 @@ FaceKernel<Physics, SM, SP, P, FG, Boundary> DgOperator<Physics>::face_kernel(in
   kernel.riemann = op.options_.flux;
   kernel.u_m = minus.u.view();
   kernel.u_p = plus.u.view();
-  kernel.Ks_m = minus.Ks;
-  kernel.Ks_p = plus.Ks;
+  kernel.Ks_m = minus.layout.row_stride;
+  kernel.Ks_p = plus.layout.row_stride;
+  kernel.Es_m = minus.layout.element_stride;
+  kernel.Es_p = plus.layout.element_stride;
   kernel.face_phi_m = minus.face_phi.view();
   kernel.face_phi_p = plus.face_phi.view();
   kernel.index = {op.face_element_m_.view(), op.face_element_p_.view(), op.face_local_m_.view(), op.face_local_p_.view(),
@@ -1402,8 +1436,10 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
       const Real *traces_m = nullptr, *traces_p = nullptr;  // the trace buffer's (interior faces)
       if constexpr (!Boundary) {
         if (op.face_traces_) {
-          traces_m = op.elements_[group.group_m].traces.view().data;
-          traces_p = op.elements_[group.group_p].traces.view().data;
+          // (an element-major group's coefficients are the copy: face_trace_mode 4)
+          const ElementData &minus = op.elements_[group.group_m], &plus = op.elements_[group.group_p];
+          traces_m = minus.layout.element_major() ? minus.u.view().data : minus.traces.view().data;
+          traces_p = plus.layout.element_major() ? plus.u.view().data : plus.traces.view().data;
         }
       }
       launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr,
@@ -1448,7 +1484,8 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     // came from the halo exchange after them)
     if (face_traces_)
       for (ElementData& d : elements_)
-        launch_face_traces<Real>(order_, d.u.view().data, d.Ks, traces_current_ ? d.K_owned : 0, d.K, d.traces.view().data,
+        if (!d.layout.element_major())  // (element-major: the face kernel reads u itself)
+          launch_face_traces<Real>(order_, d.u.view().data, d.Ks, traces_current_ ? d.K_owned : 0, d.K, d.traces.view().data,
                                  face_trace_tables_.view().data, face_trace_points_, face_trace_coefficients_);
   }
 #endif
@@ -1506,6 +1543,7 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
       if (local_steps_) {
         update.local_dt = d.local_dt.view();
         update.Ks = d.Ks;
+        update.Es = d.layout.element_stride;
       }
       if constexpr (has_tuned_triangles) {
         if (static_cast<int>(g) == tuned_group_) {
@@ -1596,9 +1634,10 @@ void DgOperator<Physics>::apply_forcing(const RungeKuttaStage& stage, double dt,
   for (ElementData& d : elements_) {
     const View<Real> u = d.u.view(), q = registers.write_q && on_q != 0 ? d.q.view() : View<Real>{};
     const View<const Real> s = d.forcing.view(), local_dt = d.local_dt.view();
-    const index_t K = d.K, Ks = d.Ks;
+    const index_t K = d.K;
+    const StateLayout layout = d.layout;
     for_each(options_.backend, static_cast<index_t>(NV) * d.Np * K, [=] FLOWDG_HD(index_t i) {
-      const index_t e = i % K, index = (i / K) * Ks + e;
+      const index_t e = i % K, index = layout(i / K, e);
       const Real ds = (local ? local_dt[e] : step) * s[index];
       if (q.data != nullptr) q[index] -= on_q * ds;
       if (on_u != 0) u[index] -= on_u * ds;
@@ -1626,17 +1665,18 @@ DgOperator<Physics>& DgOperator<Physics>::finer_level(Operator& fine, const char
 /// in the level's arrays and in the finer level's (mode j of variable v there: the hierarchical basis
 /// puts the lower order's modes first).
 struct MultigridModeMap {
-  index_t K, Ks, fine_Ks;
+  index_t K;
+  StateLayout layout, fine_layout;  // (each level's own: StateLayout)
   index_t Np, fine_Np;
-  FLOWDG_HD index_t index(index_t i) const { return i / K * Ks + i % K; }
+  FLOWDG_HD index_t index(index_t i) const { return layout(i / K, i % K); }
   FLOWDG_HD index_t fine(index_t i) const {
     const index_t row = i / K;
-    return (row / Np * fine_Np + row % Np) * fine_Ks + i % K;
+    return fine_layout(row / Np * fine_Np + row % Np, i % K);
   }
 };
 template <class Data>
 MultigridModeMap multigrid_mode_map(const Data& level, const Data& fine) {
-  return {level.K, level.Ks, fine.Ks, level.Np, fine.Np};
+  return {level.K, level.layout, fine.layout, level.Np, fine.Np};
 }
 
 template <class Physics>
@@ -1646,7 +1686,7 @@ void DgOperator<Physics>::restrict_from(Operator& fine_operator, double t) {
   fine.stream_->synchronize();
   const StreamScope on_stream(*stream_);
   const Space space = space_of(options_.backend);
-  // The modes [(v Np + j) Ks + e] up to this order, for every element (ghosts as well: their
+  // The modes (v Np + j, e) up to this order, for every element (ghosts as well: their
   // state is the fine level's, which the fine level's exchange made current).
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     ElementData& d = elements_[g];
@@ -1746,9 +1786,10 @@ std::vector<double> DgOperator<Physics>::residual_norms(double t) {
   for (std::size_t g = 0; g < elements_.size(); ++g) {
     const ElementData& d = elements_[g];
     const NormQuadrature& n = norm_quadrature_[g];
-    const std::vector<Real> r = d.residual.to_host();  // [(v Np + j) Ks + e]
+    const std::vector<Real> r = d.residual.to_host();  // (the group's StateLayout)
     const int Np = d.Np, Nq = n.Nq, points = n.per_point ? Nq : 1;
-    const index_t K = d.K_owned, Ks = d.Ks;
+    const index_t K = d.K_owned;
+    const StateLayout layout = d.layout;
     // Per thread in a static schedule, then in thread order: the same sums for the same threads.
     std::vector<double> partial;
 #pragma omp parallel
@@ -1768,7 +1809,7 @@ std::vector<double> DgOperator<Physics>::residual_norms(double t) {
           const double* phi = &n.phi[static_cast<std::size_t>(k) * Np];
           for (int v = 0; v < NV; ++v) {
             double value = 0;
-            for (int j = 0; j < Np; ++j) value += static_cast<double>(r[(static_cast<index_t>(v) * Np + j) * Ks + e]) * phi[j];
+            for (int j = 0; j < Np; ++j) value += static_cast<double>(r[layout(static_cast<index_t>(v) * Np + j, e)]) * phi[j];
             local[v] += w * value * value;
           }
         }
@@ -1787,9 +1828,9 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
   double smallest = std::numeric_limits<double>::infinity();
   std::string bad;
   for (const ElementData& d : elements_) {
-    TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
+    TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.layout.row_stride, d.Np, order_,
                                    static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d),
-                                   smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}};
+                                   smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}, d.layout.element_stride};
     // Owned elements only: a ghost at the layer's rim may hold what no owner has (its viscosity
     // smoothed over fewer elements), and every ghost is some rank's owned element.
     const double value = reduce_min<double>(options_.backend, d.K_owned, kernel);
@@ -1798,7 +1839,7 @@ double DgOperator<Physics>::stable_time_step(double cfl) const {
       const std::vector<Real> u = d.u.to_host();
       for (index_t e = 0; e < d.K_owned; ++e) {
         State mean;
-        for (int v = 0; v < NV; ++v) mean[v] = kernel.mean_factor * u[(static_cast<index_t>(v) * d.Np) * d.Ks + e];
+        for (int v = 0; v < NV; ++v) mean[v] = kernel.mean_factor * u[d.layout(static_cast<index_t>(v) * d.Np, e)];
         if (!physics_.is_admissible(mean) && bad.empty()) {
           const index_t element = setup_.groups.element_groups[&d - elements_.data()].elements[e];
           bad = cat("non-physical state (negative density or pressure, or NaN) in the mean of ", mesh_.element_label(element),
@@ -1869,9 +1910,9 @@ double DgOperator<Physics>::set_local_time_steps(double cfl) {
   const Space space = space_of(options_.backend);
   for (ElementData& d : elements_) {
     if (d.local_dt.size() != d.Ks) d.local_dt = Array<Real>(space, std::vector<Real>(static_cast<std::size_t>(d.Ks), Real(0)));
-    const TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.Ks, d.Np, order_,
+    const TimeStepKernel<Physics> kernel{physics_, d.u.view(), d.size.view(), d.layout.row_stride, d.Np, order_,
                                          static_cast<Real>(1.0 / std::sqrt(reference_measure(d.shape))), sensor_low(d),
-                                   smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}};
+                                         smoothed() ? View<const Real>(d.viscosity.view()) : View<const Real>{}, d.layout.element_stride};
     const View<Real> out = d.local_dt.view();
     for_each(options_.backend, d.K, [=] FLOWDG_HD(index_t e) { out[e] = static_cast<Real>(cfl * kernel(e)); });
   }
@@ -2066,7 +2107,9 @@ std::string DgOperator<Physics>::describe() const {
                                    : factorised_groups > 0 ? cat(", sum-factorised face kernel on ", factorised_groups, " groups")
                                    : variable_groups > 0 ? cat(", face kernel with a warp per variable on ", variable_groups,
                                                                face_moments_ ? " groups, fluxes as nodal moments" : " interior groups",
-                                                               face_traces_ ? cat(face_trace_coefficients_
+                                                               face_traces_ ? cat(element_major_state()
+                                                                                      ? ", interior faces on the FP64 tensor cores from the element-major state itself"
+                                                                                  : face_trace_coefficients_
                                                                                       ? ", interior faces on the FP64 tensor cores from the coefficients' element-major copy"
                                                                                       : ", traces from the trace buffer",
                                                                                   face_trace_points_ ? " at the face points" : "",
@@ -2085,7 +2128,7 @@ std::vector<double> DgOperator<Physics>::unpadded(const ElementData& d, const Ar
   const std::vector<Real> values = array.to_host();
   std::vector<double> out(static_cast<std::size_t>(NV) * d.Np * d.K);
   for (index_t row = 0; row < static_cast<index_t>(NV) * d.Np; ++row)
-    for (index_t e = 0; e < d.K; ++e) out[row * d.K + e] = static_cast<double>(values[row * d.Ks + e]);
+    for (index_t e = 0; e < d.K; ++e) out[row * d.K + e] = static_cast<double>(values[d.layout(row, e)]);
   return out;
 }
 
@@ -2112,7 +2155,7 @@ void DgOperator<Physics>::set_coefficients(const std::vector<double>& values) {
   for (ElementData& d : elements_) {
     const index_t rows = static_cast<index_t>(NV) * d.Np;
     const std::vector<double> block(values.begin() + offset, values.begin() + offset + rows * d.K);
-    d.u.assign(pad_rows<Real>(block, rows, d.K, d.Ks));
+    d.u.assign(state_values(d, block));
     offset += static_cast<std::size_t>(rows * d.K);
   }
   traces_current_ = false;
@@ -2158,7 +2201,7 @@ void DgOperator<Physics>::project(const FlowSpec& spec, double t) {
         }
     }
     FLOWDG_ASSERT(bad == d.K, "projection: the mass matrix of element ", group.elements[bad], " is singular");
-    d.u.assign(pad_rows<Real>(values, static_cast<index_t>(NV) * Np, d.K, d.Ks));
+    d.u.assign(state_values(d, values));
   }
   traces_current_ = false;
   apply_limiter();  // when configured, as every stage ends
@@ -2426,9 +2469,9 @@ void DgOperator<Physics>::halo_pack() {
     const HaloGroup& h = halo_[g];
     if (h.n_send == 0) continue;
     const ElementData& d = elements_[g];
-    const index_t rows = static_cast<index_t>(NV) * d.Np, Ks = d.Ks;
+    const index_t rows = static_cast<index_t>(NV) * d.Np;
     for_each(options_.backend, h.n_send * rows,
-             HaloCopy<Real>{d.u.view(), send_buffer_.view(), h.send_element.view(), h.send_offset.view(), rows, Ks, true});
+             HaloCopy<Real>{d.u.view(), send_buffer_.view(), h.send_element.view(), h.send_offset.view(), rows, d.layout, true});
   }
   halo_packed_->record(*stream_);
   if (direct_messages_ || send_buffer_.size() == 0) return;
@@ -2458,9 +2501,9 @@ void DgOperator<Physics>::halo_finish() {
     const HaloGroup& h = halo_[g];
     if (h.n_receive == 0) continue;
     ElementData& d = elements_[g];
-    const index_t rows = static_cast<index_t>(NV) * d.Np, Ks = d.Ks;
+    const index_t rows = static_cast<index_t>(NV) * d.Np;
     for_each(options_.backend, h.n_receive * rows,
-             HaloCopy<Real>{receive_buffer_.view(), d.u.view(), h.receive_element.view(), h.receive_offset.view(), rows, Ks, false});
+             HaloCopy<Real>{receive_buffer_.view(), d.u.view(), h.receive_element.view(), h.receive_offset.view(), rows, d.layout, false});
   }
 }
 

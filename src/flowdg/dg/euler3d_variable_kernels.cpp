@@ -630,9 +630,11 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
     const View<const Real>& u = side == 0 ? k.u_m : k.u_p;
     const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, element = side == 0 ? k.index.element_m[f] : k.index.element_p[f];
     Real c[buffer ? 1 : Np];
-    if constexpr (!buffer)
+    if constexpr (!buffer) {
+      const index_t offset = element * (side == 0 ? k.Es_m : k.Es_p);  // (StateLayout)
 #pragma unroll
-      for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + element];
+      for (int j = 0; j < Np; ++j) c[j] = u[(static_cast<index_t>(v) * Np + j) * stride + offset];
+    }
     const Real* phi = s_phi + (side == 0 ? k.index.local_m[f] : k.index.local_p[f]) * rows * Rw;
     // sum_j c_j row_j, with pairs two table values a load (the same sums in the same order)
     const auto row_sum = [&](const Real* row) {
@@ -899,12 +901,12 @@ __global__ void __launch_bounds__(32 * face_tensor_warps, MinBlocks) core_face_t
 #pragma unroll
       for (int side = 0; side < 2; ++side) {
         const Real* u = side == 0 ? k.u_m.data : k.u_p.data;
-        const index_t stride = side == 0 ? k.Ks_m : k.Ks_p;
+        const index_t stride = side == 0 ? k.Ks_m : k.Ks_p, offset = copy_element[side] * (side == 0 ? k.Es_m : k.Es_p);  // (StateLayout)
 #pragma unroll
         for (int i = 0; i < NV * KC / 4; ++i) {
           const int r = lane / 8 + 4 * i, v = r / KC, j = r % KC;  // r = v KC + j
           Real* destination = s_u[side] + j * ST + v * 8 + face;
-          if (valid && j < Np) device::copy_async(destination, u + (static_cast<index_t>(v) * Np + j) * stride + copy_element[side]);
+          if (valid && j < Np) device::copy_async(destination, u + (static_cast<index_t>(v) * Np + j) * stride + offset);
           else *destination = Real(0);
         }
       }

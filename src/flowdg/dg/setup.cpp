@@ -676,9 +676,9 @@ bool face_moments_chosen(int order, bool double_precision) {
 }
 
 int face_trace_mode_for(int asked, int order, bool double_precision) {
-  if (asked == 3 && order != 3)
-    throw InputError(cat("FLOWDG_TRACE_BUFFER=3 (the coefficients' element-major copy for the face kernel on the FP64 tensor cores) is built for ",
-                         "p = 3, not p = ", order));
+  if (asked >= 3 && order != 3)
+    throw InputError(cat("FLOWDG_TRACE_BUFFER=", asked, asked == 3 ? " (the coefficients' element-major copy" : " (the element-major state",
+                         " for the face kernel on the FP64 tensor cores) is built for p = 3, not p = ", order));
   if (asked >= 0) return asked;
   // Session 49 (the 3D Euler vortex, RK4, Rusanov, H200, `flowdg run`; 384,000 tetrahedra at p = 3, 4,
   // 998,250 at p = 1, 2; docs/performance.md): p = 4 filled by the element kernel, the face kernel in
@@ -692,7 +692,12 @@ int face_trace_mode_for(int asked, int order, bool double_precision) {
   // coefficients' element-major copy at each stage's start read by the face kernel on the FP64 tensor
   // cores, the faces by window (mode 3), double 20.03-20.27e9 against the sums' 19.64-19.90 (+2%); in
   // float a loss (27.2-27.3 against 27.7-28.2: the float sums kernel is the faster one there).
-  if (order == 3 && double_precision) return 3;
+  // Session 63 (H200, the same case, p = 3, one binary, two rounds, docs/performance.md): the tensor-core
+  // element kernel's groups holding their state element-major, which the face tensor kernel reads as it
+  // is (mode 4: no copy pass), double 22.96-23.04e9 against the copy's 21.03-21.04 (+9.3%, the same
+  // bits); float 32.93-33.08 against the sums' 30.47-30.49 (+8.3%) and the copy's 29.06-29.10.
+  if (order == 3) return 4;
+  (void)double_precision;
   return order == 4 ? 2 : 0;
 }
 
@@ -702,10 +707,11 @@ int face_trace_mode(int order, bool double_precision) {
   int asked = -1;
   if (value != nullptr && *value != 0) {
     const std::string text(value);
-    if (text != "0" && text != "1" && text != "2" && text != "3")
+    if (text != "0" && text != "1" && text != "2" && text != "3" && text != "4")
       throw InputError(cat("FLOWDG_TRACE_BUFFER='", text, "': expected 0 (the face kernel sums the traces), 1 (a trace kernel fills the ",
-                           "trace buffer each stage), 2 (the tensor-core element kernel fills it) or 3 (p = 3: the coefficients' ",
-                           "element-major copy, written by the tensor-core element kernel, for the face kernel on the FP64 tensor cores)"));
+                           "trace buffer each stage), 2 (the tensor-core element kernel fills it), 3 (p = 3: the coefficients' ",
+                           "element-major copy at each stage's start, for the face kernel on the FP64 tensor cores) or 4 (p = 3: the ",
+                           "tensor-core element kernel's groups hold their state element-major, which that face kernel reads itself)"));
     asked = text[0] - '0';
   }
   return face_trace_mode_for(asked, order, double_precision);
@@ -941,6 +947,14 @@ int tensor_variant_for(int asked, int order, bool float_rows) {
   // Session 62: double rows 151 (23 + phase 0's plus sides kept for phase 2's negation pass instead of
   // the face codes loaded again there) 19.89, 19.84 against 23's 19.76, 19.76 (+0.5%), the same bits.
   return float_rows ? 2 : 151;
+}
+
+bool tensor_element_major_runs(int order, bool double_storage, bool float_rows, bool compact, int Nq, int Nfq) {
+  if (order != 3 || Nq != tensor_fixed_volume_points(order) || Nfq != face_moment_nodes(order) || !tensor_fixed_layout(order, float_rows))
+    return false;
+  if (float_rows) return !double_storage && tensor_row_groups(order, true) == 1 && tensor_variant(order, true) == 10;
+  return double_storage && tensor_row_groups(order, false) == core_tensor_row_groups && tensor_variant(order, false) == 66 &&
+         tensor_blocks(order, false, compact) == 3 && tensor_late_rk(order, false, compact) && tensor_wide(order);
 }
 
 bool tensor_row_swizzle(int order, bool float_rows) {

@@ -182,11 +182,13 @@ bool face_moments_chosen(int order, bool double_precision);
 /// of every stage; 2 the tensor-core element kernel as it updates the coefficients (phase 4; where
 /// every group runs it, else as 1; the trace kernel then computes the ghosts' alone); 3 (p = 3) no
 /// traces but the coefficients' element-major copy, filled as 2, which the interior faces' kernel on
-/// the FP64 tensor cores reads (core_variable_kernels.hpp FaceTraceBuffer::coefficients). By
-/// measurement (face_trace_mode_for's rule); FLOWDG_TRACE_BUFFER=0|1|2|3 replaces the rule for A/B runs
-/// (read at every operator build; anything else, or 3 at another order, an InputError).
+/// the FP64 tensor cores reads (core_variable_kernels.hpp FaceTraceBuffer::coefficients); 4 (p = 3)
+/// as 3 without the copy: the tensor-core element kernel's groups hold their state element-major
+/// (core_kernels.hpp StateLayout), which that face kernel reads as it is. By measurement
+/// (face_trace_mode_for's rule); FLOWDG_TRACE_BUFFER=0|1|2|3|4 replaces the rule for A/B runs (read at
+/// every operator build; anything else, or 3 or 4 at another order, an InputError).
 int face_trace_mode(int order, bool double_precision);
-/// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1, 2, 3).
+/// The rule with `asked` for FLOWDG_TRACE_BUFFER's value (-1 unset, 0, 1, 2, 3, 4).
 int face_trace_mode_for(int asked, int order, bool double_precision);
 /// Whether the trace buffer holds each side's traces at the face rule's points rather than its nodes
 /// (FaceTraceBuffer::points: more values to write and read, no interpolation from the nodes in the
@@ -266,6 +268,14 @@ bool tensor_rk_u(int order);
 int tensor_variant(int order, bool float_rows);
 /// tensor_variant with `asked` for FLOWDG_TENSOR_VARIANT's value (-1: unset), testable.
 int tensor_variant_for(int asked, int order, bool float_rows);
+/// Whether the tensor-core element kernel can run a group of 3D Euler's affine tetrahedra with its
+/// state element-major (core_kernels.hpp StateLayout; face_trace_mode 4; core_tensor_kernels.hpp
+/// Variant bit 256): built for the default shapes at p = 3 alone, with the sizes compiled in (Nq the
+/// default volume rule's points, Nfq the face moments' nodes, tensor_fixed_layout) — double rows in
+/// double storage at tensor_variant 66 (ten warps, three blocks an SM, the Runge-Kutta loads late,
+/// m16n8k4), float rows at 10 (narrow blocks). The operator holds a group element-major only where
+/// this says so (else the coefficients' copy), and the launcher runs it by the same test.
+bool tensor_element_major_runs(int order, bool double_storage, bool float_rows, bool compact, int Nq, int Nfq);
 /// The tensor-core element kernel's rows in the order (0, 2, 1, 3) within each four in phases 0 and 2
 /// and the update (CoreTensorLayout::swizzle: fewer shared-memory bank conflicts, the same values), by
 /// measurement (tensor_row_swizzle_for's rule); FLOWDG_TENSOR_SWIZZLE=0|1 replaces it for A/B runs
