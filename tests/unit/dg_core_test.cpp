@@ -1159,6 +1159,11 @@ TEST(DgCore, FaceFluxesAsNodalMomentsGiveTheFaceTermExactly) {
     EXPECT_FALSE(dg::tensor_element_major_runs(4, true, false, dg::tensor_compact(4), 46, 15));
     EXPECT_FALSE(dg::tensor_element_major_runs(4, false, true, false, 46, 15));
   }
+  // ... its coefficients staged element-major in shared memory too (session 63: by measurement;
+  // FLOWDG_TENSOR_STAGING=0|1 for A/B runs)
+  if (std::getenv("FLOWDG_TENSOR_STAGING") == nullptr) {
+    EXPECT_TRUE(dg::tensor_staged_element_major());
+  }
   // The coefficients loaded with the late Runge-Kutta registers (the compact layout: p = 4) by
   // measurement at p = 4 (FLOWDG_TENSOR_RK_U for A/B runs).
   if (std::getenv("FLOWDG_TENSOR_RK_U") == nullptr) {

@@ -69,10 +69,10 @@ struct StageUpdate : StageRegisterFlags {
   Real dt = 0;
   View<Real> u0, q;       ///< empty when the scheme does not use them
   View<Real> residual;    ///< non-empty: store du/dt here instead of updating
-  /// Local time stepping (steady states): each element's own step [e] (index % Ks; element-major
-  /// state, Es = NV Np: index / Es), dt unused.
+  /// Local time stepping (steady states): each element's own step [e] (index % Ks; a kernel that
+  /// knows the element passes it: apply_loaded_at, any StateLayout), dt unused.
   View<const Real> local_dt;
-  index_t Ks = 0, Es = 1;
+  index_t Ks = 0;
   /// apply_runge_kutta_stage's coefficient tests (true) or apply_runge_kutta_stage_finite's plain
   /// products (false: q_at and u0_at give zeros for the registers not read, so the tests only cost
   /// instructions); runge_kutta_update_tested (setup.cpp) for A/B runs.
@@ -101,6 +101,10 @@ struct StageUpdate : StageRegisterFlags {
   /// The same with u[index], q_at(index) and u0_at(index) at hand; returns the new u[index] (with
   /// `residual` set: u_s, unchanged).
   FLOWDG_HD FLOWDG_FORCEINLINE Real apply_loaded(View<Real> u, index_t index, Real value, Real u_s, Real q_k, Real u0_k) const {
+    return apply_loaded_at(u, index, local_dt.data != nullptr ? index % Ks : 0, value, u_s, q_k, u0_k);
+  }
+  /// The same for element e's value at `index` (the state's layout, StateLayout, is the caller's).
+  FLOWDG_HD FLOWDG_FORCEINLINE Real apply_loaded_at(View<Real> u, index_t index, index_t e, Real value, Real u_s, Real q_k, Real u0_k) const {
     if (residual.data != nullptr) {
       residual[index] = value;
       return u_s;
@@ -109,7 +113,7 @@ struct StageUpdate : StageRegisterFlags {
       u0[index] = u_s;
       u0_k = u_s;
     }
-    const Real step = local_dt.data != nullptr ? local_dt[Es == 1 ? index % Ks : index / Es] : dt;
+    const Real step = local_dt.data != nullptr ? local_dt[e] : dt;
     if (tested) apply_runge_kutta_stage(stage, step * value, u0_k, q_k, u_s);
     else apply_runge_kutta_stage_finite(stage, step * value, u0_k, q_k, u_s);
     if (q.data != nullptr && write_q) q[index] = q_k;

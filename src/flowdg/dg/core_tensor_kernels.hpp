@@ -143,13 +143,30 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
   // (StateLayout; t.element_major), else [row Ks + e]: where row `row` of element e lies.
   constexpr bool element_major = (Variant & 256) != 0;
   static_assert(!element_major || (!Physics::has_viscous_flux && G == GeometryKind::affine), "Variant 256: inviscid affine groups");
+  // Variant 512 (with 256): the coefficients staged element-major in shared memory too, [el NV Np + v Np + j]
+  // (the block's NV Np E values one contiguous copy, 16 bytes at a time; phase 1's B fragments without bank
+  // conflicts: NV Np = 100 puts a half-warp's four elements 4 banks of 8 bytes apart), else [j ST + v E + el].
+  constexpr bool staged_element_major = (Variant & 512) != 0;
+  static_assert(!staged_element_major || (element_major && std::is_same_v<Value, Real>), "Variant 512: with 256, rows in the storage's type");
+  const auto staged = [&](int j, int v, int el) { return staged_element_major ? (el * NV + v) * Np + j : j * ST + v * E + el; };
   const auto state_index = [&](int row, index_t e) -> index_t {
     if constexpr (element_major) return e * (NV * Np) + row;
     else return static_cast<index_t>(row) * k.Ks + e;
   };
   // 0. The block's coefficients and metric, the face fluxes (asynchronous copies, all in flight at
   //    once); zeros in the padding columns and rows.
-  if constexpr (element_major) {
+  if constexpr (staged_element_major) {
+    constexpr int C = 16 / sizeof(Real), chunks = NV * Np * E / C;  // values a 16-byte copy, copies a block
+    static_assert(NV * Np % C == 0, "whole 16-byte copies an element");
+    const Real* source = k.u.data + state_index(0, e0);
+    for (int i = threadIdx.x; i < chunks; i += threads) {
+      if (i * C / (NV * Np) < n_local) {
+        device::copy_async_16(reinterpret_cast<double*>(s_u + i * C), source + i * C);
+      } else {
+        for (int x = 0; x < C; ++x) s_u[i * C + x] = Value(0);
+      }
+    }
+  } else if constexpr (element_major) {
     // (a warp: four consecutive rows of each of the eight elements, 32 contiguous bytes an element in
     // double; the shared stores eight consecutive columns a row)
     for (int i = threadIdx.x; i < NV * Np * E; i += threads) {
@@ -281,7 +298,6 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
 
   // 1. The values at the volume points (rows [0, Nq)), up to MT2W row tiles per pass sharing each
   //    B fragment.
-  const int b_column = column_tile * 8 + fragment_row;
   // (Variant 2 with the sizes compiled in: row group g's tiles g, g + R, ... in one pass, their
   // count a compile-time constant in each branch of a uniform branch on the row group — every product
   // unpredicated (a predicated one waits on a WARPSYNC); the same sums)
@@ -290,7 +306,7 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
     double acc[T][2] = {};
     for (int ks = 0; ks < K2 / 4; ++ks) {
       const int j = ks * 4 + fragment_col;
-      const double b = j < Np ? static_cast<double>(s_u[j * ST + b_column]) : 0.0;
+      const double b = j < Np ? static_cast<double>(s_u[staged(j, column_tile, fragment_row)]) : 0.0;
 #pragma unroll
       for (int i = 0; i < T; ++i) {
         const int mt = mt0 + i * R;
@@ -572,14 +588,14 @@ __global__ void __launch_bounds__(core_tensor_threads<Physics, Groups>(), MinBlo
     for (int c = 0; c < VT; ++c) {
       const int v = variable(c);
       const Real* u_again = k.u.data + state_index(v * Np + row, e);
-      if constexpr (LateRk == 3) u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : u_k[m][c];
-      else u_s[c] = !t.compact ? static_cast<Real>(s_u[row * ST + v * E + el]) : *u_again;
+      if constexpr (LateRk == 3) u_s[c] = !t.compact ? static_cast<Real>(s_u[staged(row, v, el)]) : u_k[m][c];
+      else u_s[c] = !t.compact ? static_cast<Real>(s_u[staged(row, v, el)]) : *u_again;
     }
 #pragma unroll
     for (int c = 0; c < VT; ++c) {
       if (VS > 1 && !has(c)) continue;
       const int v = variable(c);
-      const Real updated = k.update.apply_loaded(k.u, state_index(v * Np + row, e), static_cast<Real>(value[c]), u_s[c],
+      const Real updated = k.update.apply_loaded_at(k.u, state_index(v * Np + row, e), e, static_cast<Real>(value[c]), u_s[c],
                                                  q_k[m][c], u0_k[m][c]);
       if constexpr (fused_traces) {
         shared[(trace_row + row) * ST + v * E + el] = static_cast<Value>(updated);
@@ -722,8 +738,15 @@ void launch_core_element_tensor_kernel(const ElementKernel<Physics, S, P, G>& ke
                         tensor_element_major_runs(P, storage_double, layout.float_rows, layout.compact, layout.Nq, layout.Nfq),
                     "the element-major state runs the tensor-core element kernel's default shapes at p = 3 (tensor_element_major_runs)");
       if constexpr (P == 3) {
-        if constexpr (storage_double) run_fixed.template operator()<3, true, false, true, 0, false, 66 | 256>();
-        else run.template operator()<8, false, true, 2, 0, false, fixed_nq, fixed_nfq, 10 | 256, 1>();
+        // (tensor_staged_element_major: the coefficients element-major in shared memory too, Variant 512)
+        const bool staged = tensor_staged_element_major();
+        if constexpr (storage_double) {
+          if (staged) run_fixed.template operator()<3, true, false, true, 0, false, 66 | 256 | 512>();
+          else run_fixed.template operator()<3, true, false, true, 0, false, 66 | 256>();
+        } else {
+          if (staged) run.template operator()<8, false, true, 2, 0, false, fixed_nq, fixed_nfq, 10 | 256 | 512, 1>();
+          else run.template operator()<8, false, true, 2, 0, false, fixed_nq, fixed_nfq, 10 | 256, 1>();
+        }
       }
       return;
     }

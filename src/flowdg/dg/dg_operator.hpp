@@ -1543,7 +1543,6 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
       if (local_steps_) {
         update.local_dt = d.local_dt.view();
         update.Ks = d.Ks;
-        update.Es = d.layout.element_stride;
       }
       if constexpr (has_tuned_triangles) {
         if (static_cast<int>(g) == tuned_group_) {

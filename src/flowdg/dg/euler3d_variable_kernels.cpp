@@ -774,12 +774,13 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
 }
 
 /// The interior face kernel on the FP64 tensor cores (where the trace buffer holds the coefficients'
-/// element-major copy, setup.hpp face_trace_mode 3; gathering them, face_tensor_chosen, A/B): a warp
+/// element-major copy, setup.hpp face_trace_mode 3, or the groups hold their state element-major — mode
+/// 4, the default at p = 3: aos_m, aos_p are then u itself; gathering them, face_tensor_chosen, A/B): a warp
 /// takes a tile of 8 consecutive faces end to end, with no shared memory between its block's warps and
 /// no block barrier.
 ///   0. both sides' coefficients of the tile -> the warp's shared rows, every copy in flight at once
 ///      (cp.async: from the [(v Np + j) Ks + e] rows one value each, [j ST + v 8 + face]; with
-///      Aos: from the trace buffer's element-major copy (face_trace_mode 3), 16 bytes each, face-major
+///      Aos: from the element-major copy or state (face_trace_mode 3, 4), 16 bytes each, face-major
 ///      [face NV Np + v Np + j]);
 ///   1. each side's traces at the face points, T = Phi_l U (m16n8k4: the points' 16 rows, Phi_l the
 ///      face point table of local face l, [16 x KC] in fragment order, from FaceMomentTables; U's B
@@ -1049,7 +1050,8 @@ __global__ void __launch_bounds__(256) aos_copy_kernel(const Real* __restrict__ 
 /// The face tensor kernel where it is built (p = 3, interior faces with moments): reading the trace
 /// buffer's element-major copies of the coefficients where the operator keeps them (setup.hpp
 /// face_trace_mode 3; copy_m, copy_p), else, for A/B runs (FLOWDG_FACE_TENSOR=1; unset or 0: the
-/// variable kernel's sums, face_tensor_default), gathering the coefficients themselves.
+/// variable kernel's sums, face_tensor_default), gathering the coefficients themselves. (Mode 4, session 63:
+/// an element-major group's u itself stands for its copy — the launch cannot tell them apart.)
 /// Session 58 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra, one binary, two rounds,
 /// docs/results/session58/): double p = 3, the variable kernel's sums 19.80-19.90e9; this kernel gathering
 /// 18.65-18.71 (ncu 0.92 ms a launch against 0.89: both bound by the gathers, one value a 32-byte sector,

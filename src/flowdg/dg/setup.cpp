@@ -957,6 +957,17 @@ bool tensor_element_major_runs(int order, bool double_storage, bool float_rows, 
          tensor_blocks(order, false, compact) == 3 && tensor_late_rk(order, false, compact) && tensor_wide(order);
 }
 
+bool tensor_staged_element_major() {
+  static const int asked = switch_variable("FLOWDG_TENSOR_STAGING", "0", "1",
+                                           "0: an element-major group's coefficients in the tensor-core element kernel's rows, 1: element-major there too");
+  if (asked >= 0) return asked == 1;
+  // Session 63 (H200, the 3D vortex, RK4, Rusanov, 384,000 tetrahedra at p = 3, `flowdg run`, one binary,
+  // two rounds, the same bits; docs/performance.md): double 23.23-23.33e9 DSU/s against the rows' 22.94-22.97
+  // (+1.4%; ncu: the element kernel 1.386 ms a launch against 1.436-1.471), float 34.19-34.22 against
+  // 32.64-32.78 (+4.5%).
+  return true;
+}
+
 bool tensor_row_swizzle(int order, bool float_rows) {
   static const int asked = switch_variable("FLOWDG_TENSOR_SWIZZLE", "0", "1",
                                            "0: the tensor-core element kernel's rows in order, 1: (0, 2, 1, 3) within each four");

@@ -276,6 +276,11 @@ int tensor_variant_for(int asked, int order, bool float_rows);
 /// m16n8k4), float rows at 10 (narrow blocks). The operator holds a group element-major only where
 /// this says so (else the coefficients' copy), and the launcher runs it by the same test.
 bool tensor_element_major_runs(int order, bool double_storage, bool float_rows, bool compact, int Nq, int Nfq);
+/// Whether the tensor-core element kernel stages an element-major group's coefficients element-major in
+/// shared memory too (Variant bit 512: one contiguous copy of the block's values, 16 bytes at a time,
+/// instead of 8-byte copies into the rows [j ST + v E + el]), by measurement;
+/// FLOWDG_TENSOR_STAGING=0|1 replaces the rule for A/B runs (anything else an InputError).
+bool tensor_staged_element_major();
 /// The tensor-core element kernel's rows in the order (0, 2, 1, 3) within each four in phases 0 and 2
 /// and the update (CoreTensorLayout::swizzle: fewer shared-memory bank conflicts, the same values), by
 /// measurement (tensor_row_swizzle_for's rule); FLOWDG_TENSOR_SWIZZLE=0|1 replaces it for A/B runs
