@@ -16,6 +16,9 @@
 #   kernel_times BINS...           ncu's per-launch times of one step at KERNEL_ORDER (3) for each binary in
 #                                  each of KERNEL_PRECISIONS (double), scripts/tets-kernel-times.sh:
 #                                  $out/kernel_times.txt
+#   gpu_checks                     (the tests bundle) every gpu test (ALL=0 skips them) and memcheck over the
+#                                  CPU agreement test with the automatic kernels on the affine tetrahedra:
+#                                  $out/gpu_tests.txt, $out/memcheck_default.txt
 #   summarize BINS...              the rounds, the states' comparisons, the registers, the kernel times and
 #                                  (PROFILE=1) profile_summary of BINS -> $out/summary.txt, printed
 wrapper() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/flowdg" "$@"\n' "$2" > .bundle/bin/$1; chmod +x .bundle/bin/$1; }
@@ -78,4 +81,13 @@ summarize() {  # the binaries profile_element ran (PROFILE=1)
   [ -f "$out/kernel_times.txt" ] && cat "$out/kernel_times.txt" >> "$out/summary.txt"
   [ "${PROFILE:-0}" = 1 ] && profile_summary "$@" >> "$out/summary.txt"
   echo "=== summary"; cat "$out/summary.txt"
+}
+gpu_checks() {
+  if [ "${ALL:-1}" = 1 ]; then
+    LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 300 .bundle/bin/flowdg_gpu_tests > "$out/gpu_tests.txt" 2>&1; echo "gpu tests: exit $?"
+  fi
+  LD_LIBRARY_PATH=$PWD/.bundle/lib FLOWDG_CORE_CASES="affine tetrahedra" FLOWDG_CORE_KERNELS=automatic timeout 240 \
+    compute-sanitizer --tool memcheck --error-exitcode 3 .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuDgCore.CudaAgreesWithTheCpuForEvery*' \
+    > "$out/memcheck_default.txt" 2>&1
+  echo "memcheck: exit $?"
 }

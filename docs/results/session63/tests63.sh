@@ -6,13 +6,9 @@
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 bash scripts/unpack-bundle.sh || exit 1
+source scripts/ab-env-lib.sh
+gpu_checks
 export LD_LIBRARY_PATH=$PWD/.bundle/lib
-if [ "${ALL:-1}" = 1 ]; then
-  timeout 300 .bundle/bin/flowdg_gpu_tests > "$out/gpu_tests.txt" 2>&1; echo "gpu tests: exit $?"
-fi
-FLOWDG_CORE_CASES="affine tetrahedra" FLOWDG_CORE_KERNELS=automatic timeout 240 compute-sanitizer --tool memcheck --error-exitcode 3 \
-  .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuDgCore.CudaAgreesWithTheCpuForEvery*' > "$out/memcheck_default.txt" 2>&1
-echo "memcheck: exit $?"
 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 3 \
   .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuDgCore.TheElementMajorState*' > "$out/memcheck_element_major.txt" 2>&1
 echo "memcheck element-major: exit $?"
