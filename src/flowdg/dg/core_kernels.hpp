@@ -44,10 +44,6 @@ namespace flowdg::dg {
 struct StateLayout {
   index_t row_stride = 0, element_stride = 1;
   FLOWDG_HD FLOWDG_FORCEINLINE index_t operator()(index_t row, index_t e) const { return row * row_stride + e * element_stride; }
-  /// The element of an index (the padded rows' elements too).
-  FLOWDG_HD FLOWDG_FORCEINLINE index_t element(index_t index) const {
-    return element_stride == 1 ? index % row_stride : index / element_stride;
-  }
   bool element_major() const { return element_stride != 1; }
 };
 

@@ -1249,6 +1249,8 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
     }
   }
 #endif
+  // (an element-major state: the tensor-core element kernel's groups alone, which its branch below takes)
+  FLOWDG_ASSERT(!d.layout.element_major() || d.tensor, "an element-major state runs the tensor-core element kernel only");
   const ElementKernel<Physics, S, P, G> kernel = op.element_kernel<S, G, P>(g, update);
 #if defined(__CUDACC__)
   if constexpr (S == Shape::quadrilateral && G == GeometryKind::curved) {
@@ -1276,13 +1278,11 @@ void DgOperator<Physics>::launch_element(DgOperator& op, int g, const StageUpdat
       return;
     }
   }
-  FLOWDG_ASSERT(!d.layout.element_major(), "an element-major state runs the tensor-core element kernel only");
   if (d.block_elements > 0) {
     launch_core_element_block_kernel(kernel, first, count, d.block_elements);
     return;
   }
 #endif
-  FLOWDG_ASSERT(!d.layout.element_major(), "an element-major state runs the tensor-core element kernel only");
   for_each(op.options_.backend, count, InRange<ElementKernel<Physics, S, P, G>>{kernel, first});
 }
 
