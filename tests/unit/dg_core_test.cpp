@@ -856,6 +856,22 @@ TEST(DgCore, TheRegistryRunsThreeDimensionalBoundaryFacesOnASecondStream) {
   unsetenv("FLOWDG_BOUNDARY_STREAM");
 }
 
+TEST(DgCore, TheRegistryBatchesBoundaryFaceGroupsUnlessAskedNotTo) {
+  // A run of boundary face groups of one kernel in one launch (DgOperator::boundary_batch; session 64's
+  // measurements): on by default, FLOWDG_BOUNDARY_BATCH=0 for A/B runs, anything else refused.
+  unsetenv("FLOWDG_BOUNDARY_BATCH");
+  EXPECT_TRUE(dg::boundary_batch_allowed());
+  setenv("FLOWDG_BOUNDARY_BATCH", "0", 1);
+  EXPECT_FALSE(dg::boundary_batch_allowed());
+  setenv("FLOWDG_BOUNDARY_BATCH", "1", 1);
+  EXPECT_TRUE(dg::boundary_batch_allowed());
+  for (const char* bad : {"yes", "2", "off"}) {
+    setenv("FLOWDG_BOUNDARY_BATCH", bad, 1);
+    EXPECT_THROW(dg::boundary_batch_allowed(), InputError) << bad;
+  }
+  unsetenv("FLOWDG_BOUNDARY_BATCH");
+}
+
 TEST(DgCore, TheVariableElementKernelsTablesFoldTheWeightsIntoTheDerivatives) {
   // The tables of 3D Euler's element kernel with a warp per variable (core_variable_kernels.hpp):
   // built for the affine tetrahedra's default rules at p = 1..3 — phi, then w_k dphi_j/dr_r, then the

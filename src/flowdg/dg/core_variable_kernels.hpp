@@ -103,6 +103,16 @@ void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
     index_t n_faces, const FaceMomentTables* moments, const Real* traces_m = nullptr, const Real* traces_p = nullptr,
     bool trace_points = false, bool trace_coefficients = false);
+/// Boundary faces of `count` groups (kernels[g], n_faces[g] faces each; the 3D Euler affine tetrahedra's
+/// boundary kernel above, one numerical flux) in as few launches as the kernel's batch holds (eight groups
+/// a launch: boundary_batch_groups, a block 32 faces of one group): each group's launch would last about its blocks' latency
+/// however few they are; side by side they share it. launch_core_face_variable_kernel's boundary launch is
+/// a batch of one.
+constexpr int boundary_batch_groups = 8;  ///< boundary groups a launch of launch_core_boundary_variable_kernel
+template <class Real, int P>
+void launch_core_boundary_variable_kernel(
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, true>* kernels,
+    const index_t* n_faces, int count, const FaceMomentTables* moments);
 
 /// Each element's traces at its four faces' nodes, computed once a stage for all of them (PyFR's
 /// interpolation to the flux points, done element-wise): a matrix product on the FP64 tensor cores,

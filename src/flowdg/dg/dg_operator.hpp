@@ -243,7 +243,9 @@ class DgOperator final : public Operator {
   /// A stage's element kernel runs on the group's elements [first, first + count) (run_stage's
   /// overlap: the elements the halo sends first); the viscous pass on all of them.
   using ElementLaunch = void (*)(DgOperator&, int group, const StageUpdate<Real>& update, Pass pass, index_t first, index_t count);
-  using FaceLaunch = void (*)(DgOperator&, int group, double t, Pass pass);
+  /// A face launch runs `groups` consecutive face groups from `group` (more than one: boundary groups
+  /// that boundary_batch puts into one launch; the stage pass only).
+  using FaceLaunch = void (*)(DgOperator&, int group, int groups, double t, Pass pass);
 
   struct ElementData {
     Shape shape{};
@@ -353,7 +355,11 @@ class DgOperator final : public Operator {
   template <Shape S, GeometryKind G, int P>
   static void launch_element(DgOperator& op, int g, const StageUpdate<Real>& update, Pass pass, index_t first, index_t count);
   template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
-  static void launch_face(DgOperator& op, int g, double t, Pass pass);
+  static void launch_face(DgOperator& op, int g, int groups, double t, Pass pass);
+  /// The boundary face groups from g on that one launch takes with g (the 3D Euler affine tetrahedra's
+  /// variable face kernel: launch_core_boundary_variable_kernel; a run of the groups of one instantiation
+  /// on it, FLOWDG_BOUNDARY_BATCH=0 for one launch a group in A/B runs), at least 1.
+  int boundary_batch(std::size_t g) const;
   template <Shape S, GeometryKind G, int P>
   ElementKernel<Physics, S, P, G> element_kernel(int g, const StageUpdate<Real>& update);
   template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
@@ -386,7 +392,7 @@ class DgOperator final : public Operator {
   void viscous_pass(double t) {
     for (std::size_t g = 0; g < elements_.size(); ++g)
       elements_[g].launch(*this, static_cast<int>(g), StageUpdate<Real>{}, Pass::viscous, 0, elements_[g].K);
-    for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), t, Pass::viscous);
+    for (std::size_t g = 0; g < faces_.size(); ++g) faces_[g].launch(*this, static_cast<int>(g), 1, t, Pass::viscous);
   }
   /// Artificial viscosity's sensor: the first mode of degree p of a group (N(p - 1)), and each
   /// element's eps from the current state (ViscositySensorKernel), before every stage's lifting.
@@ -498,6 +504,8 @@ class DgOperator final : public Operator {
   /// The buffer holds the coefficients element-major instead (FaceTraceBuffer::coefficients, p = 3:
   /// face_trace_mode 3), which the face kernel on the FP64 tensor cores reads; copied at every stage's
   /// start (session 59: written by the element kernel as it updates u, it cost that kernel as much).
+  /// Set in face_trace_mode 4 too, where an element-major group's u itself stands for the copy (no copy
+  /// pass: run_stage skips those groups, launch_face hands the face kernel u).
   bool face_trace_coefficients_ = false;
   /// The trace buffer fused into the tensor-core element kernel (its phase 4 writes the updated
   /// coefficients' traces: FLOWDG_TRACE_BUFFER=2, every group runs that kernel); whether the buffer
@@ -587,6 +595,9 @@ class DgOperator final : public Operator {
   /// last stage's element kernels, boundary_done_ the element kernels after them.
   std::unique_ptr<Stream> boundary_stream_;
   std::unique_ptr<Event> faces_start_, boundary_done_;
+  /// Whether a stage launches runs of boundary face groups together (boundary_batch; boundary_batch_allowed
+  /// when the operator was built).
+  bool boundary_batch_ = false;
   double last_change_ = 0;
 
   // ---- distributed runs (OperatorOptions::distribution) ----
@@ -1110,6 +1121,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
       for (std::size_t fg = 0; fg < faces_.size(); ++fg) faces_[fg].tuned = tuned_->runs(setup_.groups.face_groups[fg]);
     }
   }
+  boundary_batch_ = options.backend == Backend::cuda && boundary_batch_allowed();
   // The boundary face groups on a second stream (run_stage): an inviscid physics on the GPU where
   // the registry allows it, with both boundary and interior groups and none of them tuned.
   if (options.backend == Backend::cuda && !Physics::has_viscous_flux && boundary_stream_allowed(dim)) {
@@ -1365,9 +1377,11 @@ FaceKernel<Physics, SM, SP, P, FG, Boundary> DgOperator<Physics>::face_kernel(in
 
 template <class Physics>
 template <Shape SM, Shape SP, GeometryKind FG, bool Boundary, int P>
-void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass) {
+void DgOperator<Physics>::launch_face(DgOperator& op, int g, int groups, double t, Pass pass) {
   const FaceGroup& group = op.setup_.groups.face_groups[g];
   [[maybe_unused]] FaceData& d = op.faces_[g];
+  FLOWDG_ASSERT(groups == 1 || (Boundary && pass == Pass::stage && op.boundary_batch(static_cast<std::size_t>(g)) >= groups),
+                "face groups ", g, " to ", g + groups - 1, " in one launch: boundary groups of the batched kernel only");
   if (pass == Pass::wall) {
     if constexpr (Boundary) {
       WallKernel<Physics, SM, P, FG> wall;
@@ -1442,6 +1456,17 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
           traces_p = plus.layout.element_major() ? plus.u.view().data : plus.traces.view().data;
         }
       }
+      if constexpr (Boundary) {  // (and the batch's other groups, boundary_batch)
+        std::vector<FaceKernel<Physics, SM, SP, P, FG, Boundary>> kernels{kernel};
+        std::vector<index_t> sizes{group.size()};
+        for (int b = 1; b < groups; ++b) {
+          kernels.push_back(op.face_kernel<SM, SP, FG, Boundary, P>(g + b, t));
+          sizes.push_back(op.setup_.groups.face_groups[g + b].size());
+        }
+        launch_core_boundary_variable_kernel<Real, P>(kernels.data(), sizes.data(), groups,
+                                                      op.face_moments_ ? &op.face_moment_tables_ : nullptr);
+        return;
+      }
       launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr,
                                                           traces_m, traces_p, op.face_trace_points_, op.face_trace_coefficients_);
       return;
@@ -1463,6 +1488,15 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, double t, Pass pass
 }
 
 template <class Physics>
+int DgOperator<Physics>::boundary_batch(std::size_t g) const {
+  const auto batched = [&](std::size_t x) { return setup_.groups.face_groups[x].boundary() && faces_[x].variable; };
+  if (!boundary_batch_ || !batched(g)) return 1;
+  std::size_t end = g + 1;
+  while (end < faces_.size() && batched(end) && faces_[end].launch == faces_[g].launch) ++end;
+  return static_cast<int>(end - g);
+}
+
+template <class Physics>
 void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, double dt, bool residual_only,
                                     const StageRegisters& registers) {
   // An inviscid physics' boundary face groups on the second stream, beside the interior groups
@@ -1472,8 +1506,15 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
     faces_start_->record(*stream_);
     faces_start_->make_wait(*boundary_stream_);
     const StreamScope on_side(*boundary_stream_);
-    for (std::size_t g = 0; g < faces_.size(); ++g)
-      if (setup_.groups.face_groups[g].boundary()) faces_[g].launch(*this, static_cast<int>(g), t, Pass::stage);
+    for (std::size_t g = 0; g < faces_.size();) {
+      if (!setup_.groups.face_groups[g].boundary()) {
+        ++g;
+        continue;
+      }
+      const int groups = boundary_batch(g);
+      faces_[g].launch(*this, static_cast<int>(g), groups, t, Pass::stage);
+      g += static_cast<std::size_t>(groups);
+    }
     boundary_done_->record(*boundary_stream_);
   }
 #if defined(__CUDACC__)
@@ -1507,8 +1548,9 @@ void DgOperator<Physics>::run_stage(double t, const RungeKuttaStage& stage, doub
         continue;
       }
     }
-    faces_[g].launch(*this, static_cast<int>(g), t, Pass::stage);
-    ++g;
+    const int groups = setup_.groups.face_groups[g].boundary() ? boundary_batch(g) : 1;
+    faces_[g].launch(*this, static_cast<int>(g), groups, t, Pass::stage);
+    g += static_cast<std::size_t>(groups);
   }
   if (side) boundary_done_->make_wait(*stream_);
   // The viscous seam. A physics with has_viscous_flux (Navier-Stokes; artificial viscosity) runs
@@ -1938,7 +1980,7 @@ WallSamples DgOperator<Physics>::wall_samples(double t) {
     FaceData& d = faces_[g];
     const index_t rows = group.size() * Nfq;
     if (d.wall.size() != n_fields * rows) d.wall = Array<Real>(space, n_fields * rows);
-    d.launch(*this, static_cast<int>(g), t, Pass::wall);
+    d.launch(*this, static_cast<int>(g), 1, t, Pass::wall);
     const std::vector<Real> values = d.wall.to_host();
     const ElementGroup& elements = setup_.groups.element_groups[group.group_m];
     const index_t owned = elements_[group.group_m].K_owned;
@@ -2093,6 +2135,18 @@ std::string DgOperator<Physics>::describe() const {
                options_.volume_degree_shift == 0 ? "" : cat(" exact to degree ", setup_.element_groups[g].volume_rule.degree),
                d.collocated ? ", mass inverted at the points" : "", kernel, rows, lifting, ")");
   }
+  // (boundary groups a stage launches together: boundary_batch, up to boundary_batch_groups a launch)
+  int boundary_groups = 0, boundary_launches = 0;
+  for (std::size_t g = 0; g < faces_.size();) {
+    const int run = setup_.groups.face_groups[g].boundary() ? boundary_batch(g) : 0;
+    boundary_groups += run;
+    boundary_launches += (run + boundary_batch_groups - 1) / boundary_batch_groups;
+    g += static_cast<std::size_t>(std::max(run, 1));
+  }
+  const std::string batched_boundaries = boundary_launches < boundary_groups
+                                             ? cat(", its ", boundary_groups, " boundary groups in ", boundary_launches,
+                                                   boundary_launches == 1 ? " launch" : " launches")
+                                             : std::string();
   int block_groups = 0, chunked_groups = 0, factorised_groups = 0, variable_groups = 0;
   for (const FaceData& d : faces_) {
     variable_groups += d.variable ? 1 : 0;
@@ -2114,7 +2168,7 @@ std::string DgOperator<Physics>::describe() const {
                                                                                   face_trace_points_ ? " at the face points" : "",
                                                                                   traces_fused_ ? " (written by the element kernel)" : "")
                                                                             : std::string(),
-                                                               block_groups > 0 ? ", block face kernel on the others" : "")
+                                                               batched_boundaries, block_groups > 0 ? ", block face kernel on the others" : "")
                                    : chunked_groups > 0  ? cat(", chunked face kernel on ", chunked_groups, " interior groups")
                                    : block_groups > 0 ? ", block face kernel"
                                                       : "";

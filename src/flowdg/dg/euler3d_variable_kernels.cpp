@@ -569,11 +569,52 @@ __global__ void __launch_bounds__(32 * trace_warps<P, Points>())
   }
 }
 
+/// Boundary faces: up to max_groups face groups of one kernel instantiation in one launch (each with its
+/// own condition, flow, geometry, faces and flux rows: its FaceKernel); group b takes blocks
+/// [first_block[b], first_block[b + 1]), a block 32 faces of one group. A boundary group's launch
+/// lasts about its blocks' latency however few they are (session 64: 0.020 ms for 100 blocks of the
+/// 3D vortex's 3,200-face sides at p = 3, four such launches a stage 5% of it); side by side, the
+/// groups share it.
+template <class K>
+struct FaceKernelBatch {
+  static constexpr int max_groups = boundary_batch_groups;
+  K kernel[max_groups];
+  index_t n[max_groups] = {};
+  unsigned first_block[max_groups + 1] = {};
+  int count = 0;
+};
+
+/// A launch's kernel `group`: an interior launch's FaceKernel itself, a boundary batch's group's.
+template <class K>
+FLOWDG_HD FLOWDG_FORCEINLINE const K& batch_kernel(const K& kernel, int) {
+  return kernel;
+}
+template <class K>
+FLOWDG_HD FLOWDG_FORCEINLINE const K& batch_kernel(const FaceKernelBatch<K>& batch, int group) {
+  return batch.kernel[group];
+}
+
+template <class Real, int P, bool Boundary>
+using VariableFaceKernel = FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>;
+/// The variable face kernel's first argument: an interior launch's FaceKernel, a boundary launch's batch.
+template <class Real, int P, bool Boundary>
+using VariableFaceArgument = std::conditional_t<Boundary, FaceKernelBatch<VariableFaceKernel<Real, P, true>>, VariableFaceKernel<Real, P, false>>;
+
 template <class Real, int P, int Nfq, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_variable_kernel(
-    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary> k, index_t n,
+    const __grid_constant__ VariableFaceArgument<Real, P, Boundary> given, index_t n_faces,
     const __grid_constant__ FaceMomentParameters<Real, Moments ? face_moment_nodes(P) : 1, Nfq> moments, const Real* __restrict__ traces_m,
     const Real* __restrict__ traces_p) {
+  // (boundary: this block's group of the batch — its kernel, its faces and the block among them)
+  int group = 0;
+  if constexpr (Boundary)
+    while (group + 1 < given.count && blockIdx.x >= given.first_block[group + 1]) ++group;
+  const VariableFaceKernel<Real, P, Boundary>& k = batch_kernel(given, group);
+  index_t n = n_faces, block = blockIdx.x;
+  if constexpr (Boundary) {
+    n = given.n[group];
+    block -= given.first_block[group];
+  }
   static_assert(Moments || !Boundary, "boundary faces take the kernel with moments only");
   static_assert((Traces != face_traces_buffer && !face_traces_at_points(Traces)) || (Moments && !Boundary),
                 "the trace buffer on interior faces with moments only");
@@ -609,7 +650,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   __shared__ int s_orientation[point_buffer ? E : 1];
   const int v = static_cast<int>(threadIdx.x) / E;  // the same in a warp
   const int lane = static_cast<int>(threadIdx.x) % E;
-  const index_t local = static_cast<index_t>(blockIdx.x) * E + lane;
+  const index_t local = block * E + lane;
   const index_t f = k.begin + (local < n ? local : 0);  // a lane past the end sums face `begin`'s traces, stores nothing
   if constexpr (Prefetch) {
     if (v < 4) s_geometry[v][lane] = k.geometry[v * k.Gs + (local < n ? local : 0)];
@@ -718,7 +759,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
         const int i = i0 + h * step;
         qs[h] = i % Nfq;
         faces[h] = i / Nfq;
-        valid[h] = i < items && static_cast<index_t>(blockIdx.x) * E + faces[h] < n;
+        valid[h] = i < items && block * E + faces[h] < n;
         if (valid[h]) load_point(faces[h], qs[h], um[h], up[h]);
       }
 #pragma unroll
@@ -728,7 +769,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_face_varia
   }
   for (int i = static_cast<int>(threadIdx.x); i < (point_pairs ? 0 : Nfq * E); i += 5 * E) {
     const int q = point_buffer ? i % Nfq : i / E, face = point_buffer ? i / Nfq : i % E;
-    const index_t at = static_cast<index_t>(blockIdx.x) * E + face;
+    const index_t at = block * E + face;
     if (at >= n) continue;
     typename physics::Euler<3, Real>::State um, up{};
     if constexpr (point_buffer) {
@@ -1183,12 +1224,11 @@ int face_traces_asked() {
   return asked;
 }
 
-template <class Real, int P, bool Boundary>
-using VariableFaceKernel = FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>;
-
 template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
-void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* tables,
+void launch_variable_faces(const VariableFaceArgument<Real, P, Boundary>& given, index_t n_faces, const FaceMomentTables* tables,
                            const Real* traces_m = nullptr, const Real* traces_p = nullptr) {
+  // (a boundary batch's kernels: one instantiation, the same sizes and tables; the first stands for them)
+  const VariableFaceKernel<Real, P, Boundary>& kernel = batch_kernel(given, 0);
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nfq = variable_face_points(P), Nn = Moments ? face_moment_nodes(P) : 1;
   FLOWDG_ASSERT(kernel.Nfq == Nfq, "the variable face kernel is built for ", Nfq, " face points at p = ", P, ", not ", kernel.Nfq);
   FaceMomentParameters<Real, Nn, Nfq> moments{};
@@ -1216,12 +1256,16 @@ void launch_variable_faces(const VariableFaceKernel<Real, P, Boundary>& kernel, 
     return true;
   }();
   (void)configured;
-  const auto blocks = static_cast<unsigned>((n_faces + variable_lanes - 1) / variable_lanes);
-  detail::launch(false, function, blocks, 5 * variable_lanes, shared, kernel, n_faces, moments, traces_m, traces_p);
+  unsigned blocks = static_cast<unsigned>((n_faces + variable_lanes - 1) / variable_lanes);
+  if constexpr (Boundary) {
+    static_assert(sizeof(given) + sizeof(moments) < 32000, "a boundary batch within the kernel parameters' 32 kB (CUDA 12.1, sm_70)");
+    blocks = given.first_block[given.count];
+  }
+  detail::launch(false, function, blocks, 5 * variable_lanes, shared, given, n_faces, moments, traces_m, traces_p);
 }
 
 template <class Real, int P, int Riemann, bool Boundary>
-void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
+void launch_variable_faces_blocks(const VariableFaceArgument<Real, P, Boundary>& kernel, index_t n_faces, const FaceMomentTables* moments,
                                   const Real* traces_m, const Real* traces_p, bool trace_points, bool trace_coefficients) {
   if constexpr (!Boundary) {
     if (trace_coefficients) {  // the trace buffer's element-major copies: the face tensor kernel reads them
@@ -1287,6 +1331,28 @@ void launch_variable_faces_blocks(const VariableFaceKernel<Real, P, Boundary>& k
   });
 }
 
+/// A kernel per numerical flux (as the block face kernel's).
+template <class Real, int P, bool Boundary>
+void launch_variable_faces_by_flux(physics::RiemannKind riemann, const VariableFaceArgument<Real, P, Boundary>& given, index_t n_faces,
+                                   const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p, bool trace_points,
+                                   bool trace_coefficients) {
+  switch (riemann) {
+    case physics::RiemannKind::rusanov:
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(given, n_faces, moments, traces_m, traces_p,
+                                                                                              trace_points, trace_coefficients);
+      return;
+    case physics::RiemannKind::roe:
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(given, n_faces, moments, traces_m, traces_p,
+                                                                                              trace_points, trace_coefficients);
+      return;
+    case physics::RiemannKind::hllc:
+    default:  // numerical_flux's own default
+      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(given, n_faces, moments, traces_m, traces_p,
+                                                                                              trace_points, trace_coefficients);
+      return;
+  }
+}
+
 }  // namespace
 
 template <class Real, int P, bool Boundary>
@@ -1294,23 +1360,36 @@ void launch_core_face_variable_kernel(
     const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
     index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p, bool trace_points, bool trace_coefficients) {
   if (n_faces <= 0) return;
-  FLOWDG_ASSERT(!Boundary || traces_m == nullptr, "boundary faces sum their traces (no trace buffer)");
-  FLOWDG_ASSERT(!Boundary || moments != nullptr, "the variable face kernel takes boundary faces with moments only");
-  switch (kernel.riemann) {  // a kernel per numerical flux (as the block face kernel's)
-    case physics::RiemannKind::rusanov:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::rusanov), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
-                                                                                              trace_points, trace_coefficients);
-      return;
-    case physics::RiemannKind::roe:
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::roe), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
-                                                                                              trace_points, trace_coefficients);
-      return;
-    case physics::RiemannKind::hllc:
-    default:  // numerical_flux's own default
-      launch_variable_faces_blocks<Real, P, static_cast<int>(physics::RiemannKind::hllc), Boundary>(kernel, n_faces, moments, traces_m, traces_p,
-                                                                                              trace_points, trace_coefficients);
-      return;
+  if constexpr (Boundary) {
+    FLOWDG_ASSERT(traces_m == nullptr, "boundary faces sum their traces (no trace buffer)");
+    launch_core_boundary_variable_kernel<Real, P>(&kernel, &n_faces, 1, moments);
+  } else {
+    launch_variable_faces_by_flux<Real, P, false>(kernel.riemann, kernel, n_faces, moments, traces_m, traces_p, trace_points, trace_coefficients);
   }
+}
+
+template <class Real, int P>
+void launch_core_boundary_variable_kernel(const VariableFaceKernel<Real, P, true>* kernels, const index_t* n_faces, int count,
+                                          const FaceMomentTables* moments) {
+  FLOWDG_ASSERT(moments != nullptr, "the variable face kernel takes boundary faces with moments only");
+  using Batch = FaceKernelBatch<VariableFaceKernel<Real, P, true>>;
+  Batch batch;
+  const auto flush = [&] {
+    if (batch.count > 0 && batch.first_block[batch.count] > 0)
+      launch_variable_faces_by_flux<Real, P, true>(batch.kernel[0].riemann, batch, 0, moments, nullptr, nullptr, false, false);
+    batch = Batch{};
+  };
+  for (int g = 0; g < count; ++g) {
+    if (n_faces[g] <= 0) continue;
+    FLOWDG_ASSERT(batch.count == 0 || kernels[g].riemann == batch.kernel[0].riemann, "a boundary batch runs one numerical flux");
+    const index_t blocks = (n_faces[g] + variable_lanes - 1) / variable_lanes;
+    FLOWDG_ASSERT(batch.first_block[batch.count] + blocks < (index_t{1} << 31), "a boundary batch of ", blocks, " more blocks");
+    batch.kernel[batch.count] = kernels[g];
+    batch.n[batch.count] = n_faces[g];
+    batch.first_block[batch.count + 1] = batch.first_block[batch.count] + static_cast<unsigned>(blocks);
+    if (++batch.count == Batch::max_groups) flush();
+  }
+  flush();
 }
 
 template <class Real>
@@ -1361,6 +1440,19 @@ FLOWDG_VARIABLE_FACE_INSTANCE(float, 2, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(float, 3, true)
 FLOWDG_VARIABLE_FACE_INSTANCE(float, 4, true)
 #undef FLOWDG_VARIABLE_FACE_INSTANCE
+#define FLOWDG_VARIABLE_BOUNDARY_INSTANCE(Real, P)                                                                                      \
+  template void launch_core_boundary_variable_kernel<Real, P>(                                                                          \
+      const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, true>*, const index_t*, \
+      int, const FaceMomentTables*);
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(double, 1)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(double, 2)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(double, 3)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(double, 4)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(float, 1)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(float, 2)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(float, 3)
+FLOWDG_VARIABLE_BOUNDARY_INSTANCE(float, 4)
+#undef FLOWDG_VARIABLE_BOUNDARY_INSTANCE
 
 #define FLOWDG_VARIABLE_INSTANCE(Real, P)                                                                                                        \
   template void launch_core_element_variable_kernel<Real, P>(                                                                                   \

@@ -623,6 +623,11 @@ bool boundary_stream_allowed(int dim) {
   return asked >= 0 ? asked == 1 : dim == 3;
 }
 
+bool boundary_batch_allowed() {
+  // (read when an operator is built, as FLOWDG_BOUNDARY_STREAM: a test builds both)
+  return switch_variable("FLOWDG_BOUNDARY_BATCH", "0", "1", "0: a launch a boundary face group, 1: a run of them in one") != 0;
+}
+
 bool automatic_variable_elements(int order, bool double_precision) {
   // Session 40 (the 3D Euler vortex, RK4, Rusanov, H100, `flowdg run`; 998,250 tetrahedra at p = 1,
   // 2, 384,000 at p = 3; docs/performance.md): against the automatic kernels of session 39, in double

@@ -162,6 +162,11 @@ bool invert_spd(std::vector<double>& matrix, int n);
 /// the measured default changes without rebuilding the kernels); FLOWDG_BOUNDARY_STREAM=0|1
 /// replaces it for A/B runs (anything else an InputError).
 bool boundary_stream_allowed(int dim);
+/// Whether the stage launches a run of boundary face groups of one kernel instantiation together
+/// (DgOperator::boundary_batch: 3D Euler's affine tetrahedra on the variable face kernel, up to eight
+/// groups a launch): by default (session 64, docs/performance.md); FLOWDG_BOUNDARY_BATCH=0|1 replaces it
+/// for A/B runs (anything else an InputError).
+bool boundary_batch_allowed();
 
 /// Whether "automatic" takes the element kernel with a warp per variable (core_variable_kernels.hpp:
 /// 3D Euler on affine tetrahedra, p = 1..3) at this order and precision, by measurement (p = 1, 2 in
