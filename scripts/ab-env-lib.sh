@@ -19,6 +19,8 @@
 #   gpu_checks                     (the tests bundle) every gpu test (ALL=0 skips them) and memcheck over the
 #                                  CPU agreement test with the automatic kernels on the affine tetrahedra:
 #                                  $out/gpu_tests.txt, $out/memcheck_default.txt
+#   memcheck_tests NAME FILTER     (the tests bundle) memcheck over the gpu tests FILTER: $out/memcheck_NAME.txt
+#   tests_summary                  the logs but gpu_tests.txt into $out/logs.tgz; the tests' and memcheck's verdicts
 #   summarize BINS...              the rounds, the states' comparisons, the registers, the kernel times and
 #                                  (PROFILE=1) profile_summary of BINS -> $out/summary.txt, printed
 wrapper() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/flowdg" "$@"\n' "$2" > .bundle/bin/$1; chmod +x .bundle/bin/$1; }
@@ -81,6 +83,15 @@ summarize() {  # the binaries profile_element ran (PROFILE=1)
   [ -f "$out/kernel_times.txt" ] && cat "$out/kernel_times.txt" >> "$out/summary.txt"
   [ "${PROFILE:-0}" = 1 ] && profile_summary "$@" >> "$out/summary.txt"
   echo "=== summary"; cat "$out/summary.txt"
+}
+memcheck_tests() {  # name, gtest filter: memcheck over those gpu tests (the tests bundle) -> $out/memcheck_NAME.txt
+  LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 compute-sanitizer --tool memcheck --error-exitcode 3 \
+    .bundle/bin/flowdg_gpu_tests --gtest_filter="$2" > "$out/memcheck_$1.txt" 2>&1
+  echo "memcheck $1: exit $?"
+}
+tests_summary() {  # the logs but gpu_tests.txt in one archive (the device returns a few files); the verdicts
+  (cd "$out" && tar czf logs.tgz --remove-files $(ls | grep -v "^gpu_tests.txt$\|^logs.tgz$"))
+  grep -h "^\[  PASSED\|^\[  FAILED\|FAILED TEST\|ERROR SUMMARY" "$out"/*.txt
 }
 gpu_checks() {
   if [ "${ALL:-1}" = 1 ]; then

@@ -51,6 +51,34 @@ physics::FlowSpec slow_vortex() {
   return flow;
 }
 
+/// The boundary tests' box of 720 tetrahedra: its six sides, each a boundary face group of its own size,
+/// under four conditions in turn (far field, slip wall, prescribed state, supersonic outflow), the slow
+/// vortex; the automatic kernels (p = 1..4 on the variable face kernel; p = 3 the element-major state).
+struct FourConditionBox {
+  Mesh mesh = box_tetrahedra(1, 1.2, 0.8, 5, 6, 4, 0.1, 11);
+  Connectivity connectivity = build_connectivity(mesh);
+  physics::FlowSpec flow = slow_vortex();
+  dg::OperatorOptions options(int order, dg::Precision precision) const {
+    const physics::BoundaryKind kinds[] = {physics::BoundaryKind::farfield, physics::BoundaryKind::slip_wall,
+                                           physics::BoundaryKind::prescribed, physics::BoundaryKind::outflow};
+    dg::OperatorOptions options = options_for(mesh, order, Backend::cuda, precision, flow);
+    options.implementation = dg::Implementation::automatic;
+    for (std::size_t tag = 0; tag < options.boundary.size(); ++tag) options.boundary[tag].kind = kinds[tag % 4];
+    return options;
+  }
+};
+
+/// Values of x and y whose bits differ (NaN differs from everything).
+std::size_t count_differing(const std::vector<double>& x, const std::vector<double>& y) {
+  std::size_t n = x.size() == y.size() ? 0 : std::max(x.size(), y.size());
+  for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) n += !(x[i] == y[i]) ? 1 : 0;
+  return n;
+}
+
+std::size_t count_non_finite(const std::vector<double>& x) {
+  return static_cast<std::size_t>(std::count_if(x.begin(), x.end(), [](double v) { return !std::isfinite(v); }));
+}
+
 struct Fill {
   View<double> x;
   double value;
@@ -511,25 +539,19 @@ TEST(GpuDgCore, BatchedBoundaryFaceGroupsGiveTheSameBitsOnTetrahedra) {
   // takes one group's faces with that group's condition and flux rows: the same bits. A block that
   // took another group's kernel, faces or rows would differ.
   FLOWDG_REQUIRE_CUDA_DEVICE();
-  const Mesh mesh = box_tetrahedra(1, 1.2, 0.8, 5, 6, 4, 0.1, 11);
-  const Connectivity connectivity = build_connectivity(mesh);
-  const physics::FlowSpec flow = slow_vortex();
+  const FourConditionBox box;
+  ASSERT_EQ(box.mesh.boundary_names.size(), 6u);
   const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
-  const physics::BoundaryKind kinds[] = {physics::BoundaryKind::farfield, physics::BoundaryKind::slip_wall,
-                                         physics::BoundaryKind::prescribed, physics::BoundaryKind::outflow};
   for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
     for (int order = 1; order <= 4; ++order) {
-      dg::OperatorOptions options = options_for(mesh, order, Backend::cuda, precision, flow);
-      options.implementation = dg::Implementation::automatic;
-      ASSERT_EQ(options.boundary.size(), 6u);
-      for (std::size_t tag = 0; tag < options.boundary.size(); ++tag) options.boundary[tag].kind = kinds[tag % 4];
-      const auto batched = dg::make_operator(mesh, connectivity, options);
+      const dg::OperatorOptions options = box.options(order, precision);
+      const auto batched = dg::make_operator(box.mesh, box.connectivity, options);
       setenv("FLOWDG_BOUNDARY_BATCH", "0", 1);
-      const auto plain = dg::make_operator(mesh, connectivity, options);
+      const auto plain = dg::make_operator(box.mesh, box.connectivity, options);
       unsetenv("FLOWDG_BOUNDARY_BATCH");
       EXPECT_NE(batched->describe().find("its 6 boundary groups in 1 launch"), std::string::npos) << batched->describe();
       EXPECT_EQ(plain->describe().find("boundary groups in"), std::string::npos) << plain->describe();
-      plain->project(flow, 0.0);
+      plain->project(box.flow, 0.0);
       batched->set_coefficients(plain->coefficients());
       const std::vector<double> start = plain->coefficients();
       const double dt = 0.5 * plain->stable_time_step(0.2);
@@ -539,18 +561,11 @@ TEST(GpuDgCore, BatchedBoundaryFaceGroupsGiveTheSameBitsOnTetrahedra) {
         batched->step(scheme, t, dt);
       }
       const std::vector<double> a = plain->coefficients(), b = batched->coefficients();
-      ASSERT_EQ(a.size(), b.size());
-      std::size_t differing = 0;
       double change = 0;
-      std::size_t non_finite = 0;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        differing += a[i] != b[i] ? 1 : 0;
-        non_finite += std::isfinite(a[i]) ? 0 : 1;
-        change = std::max(change, std::abs(a[i] - start[i]));
-      }
-      EXPECT_EQ(differing, 0u) << "p = " << order << (precision == dg::Precision::double_precision ? " double" : " float") << ": "
-                               << batched->describe();
-      EXPECT_EQ(non_finite, 0u) << "p = " << order;
+      for (std::size_t i = 0; i < a.size(); ++i) change = std::max(change, std::abs(a[i] - start[i]));
+      EXPECT_EQ(count_differing(a, b), 0u) << "p = " << order << (precision == dg::Precision::double_precision ? " double" : " float") << ": "
+                                           << batched->describe();
+      EXPECT_EQ(count_non_finite(a), 0u) << "p = " << order;
       EXPECT_GT(change, 0) << "p = " << order << ": the steps changed nothing";
     }
 }
@@ -562,34 +577,23 @@ TEST(GpuDgCore, AnOperatorsStepsReadNoMemoryItDidNotWrite) {
   // bit. A kernel that read an array's unwritten part (padding, a register before its first store)
   // would differ, or give NaN.
   FLOWDG_REQUIRE_CUDA_DEVICE();
-  const Mesh mesh = box_tetrahedra(1, 1.2, 0.8, 5, 6, 4, 0.1, 11);
-  const Connectivity connectivity = build_connectivity(mesh);
-  const physics::FlowSpec flow = slow_vortex();
+  const FourConditionBox box;
   const RungeKuttaScheme scheme = runge_kutta_scheme("rk4");
-  const physics::BoundaryKind kinds[] = {physics::BoundaryKind::farfield, physics::BoundaryKind::slip_wall,
-                                         physics::BoundaryKind::prescribed, physics::BoundaryKind::outflow};
   for (const char* trace_mode : {"", "3"})
   for (const dg::Precision precision : {dg::Precision::double_precision, dg::Precision::single_precision})
     for (int order = 1; order <= 4; ++order) {
       if (*trace_mode != 0 && order != 3) continue;
-      dg::OperatorOptions options = options_for(mesh, order, Backend::cuda, precision, flow);
-      options.implementation = dg::Implementation::automatic;
-      for (std::size_t tag = 0; tag < options.boundary.size(); ++tag) options.boundary[tag].kind = kinds[tag % 4];
+      const dg::OperatorOptions options = box.options(order, precision);
       if (*trace_mode != 0) setenv("FLOWDG_TRACE_BUFFER", trace_mode, 1);
       poison_device_memory(std::size_t{256} << 20, 1e300);
-      const auto a = dg::make_operator(mesh, connectivity, options);
-      a->project(flow, 0.0);
+      const auto a = dg::make_operator(box.mesh, box.connectivity, options);
+      a->project(box.flow, 0.0);
       poison_device_memory(std::size_t{256} << 20, std::nan(""));
-      const auto b = dg::make_operator(mesh, connectivity, options);
-      b->project(flow, 0.0);
+      const auto b = dg::make_operator(box.mesh, box.connectivity, options);
+      b->project(box.flow, 0.0);
       unsetenv("FLOWDG_TRACE_BUFFER");
       const std::string what = cat("p = ", order, precision == dg::Precision::double_precision ? " double" : " float",
                                    *trace_mode != 0 ? cat(" FLOWDG_TRACE_BUFFER=", trace_mode) : std::string(), ": ", b->describe());
-      const auto count_differing = [](const std::vector<double>& x, const std::vector<double>& y) {
-        std::size_t n = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) n += !(x[i] == y[i]) ? 1 : 0;  // (NaN differs)
-        return n;
-      };
       EXPECT_EQ(count_differing(a->coefficients(), b->coefficients()), 0u) << "projected: " << what;
       EXPECT_EQ(count_differing(a->residual(0.0), b->residual(0.0)), 0u) << "residual: " << what;
       const double dt = 0.5 * a->stable_time_step(0.2);
@@ -599,7 +603,7 @@ TEST(GpuDgCore, AnOperatorsStepsReadNoMemoryItDidNotWrite) {
         b->step(scheme, t, dt);
         const std::vector<double> x = a->coefficients(), y = b->coefficients();
         EXPECT_EQ(count_differing(x, y), 0u) << "step " << step << ": " << what;
-        EXPECT_EQ(std::count_if(x.begin(), x.end(), [](double v) { return !std::isfinite(v); }), 0) << "step " << step << ": " << what;
+        EXPECT_EQ(count_non_finite(x), 0u) << "step " << step << ": " << what;
       }
     }
 }
