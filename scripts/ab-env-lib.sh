@@ -6,7 +6,8 @@
 #                                  rounds (scripts/gpu-ab-bins.sh), then every entry's final state
 #                                  against the first's (flowdg_checkpoint_diff): $out/ab_LABEL.txt
 #   profile_element PRECISION BINS...  ncu's samples per SASS instruction of one launch of the p = 3
-#                                  (PROFILE_ORDER) tensor-core element kernel (the 3D vortex, 384,000 tetrahedra) for each
+#                                  (PROFILE_ORDER) tensor-core element kernel (PROFILE_KERNEL, a regex; the 3D vortex,
+#                                  384,000 tetrahedra: PROFILE_N = 40 cubes a side) for each
 #                                  binary, summed between barriers (docs/results/session52/sass_phases.py):
 #                                  $out/element_{details,phases}_BIN.txt; profile_summary BINS... their lines
 #   agree NAME VAR=VALUE...        (the tests bundle) the CPU agreement test on the affine tetrahedra with
@@ -37,10 +38,10 @@ profile_element() {  # precision, then the binaries
   local precision=$1 b vars; shift
   for b in "$@"; do
     vars=""; [ "$(head -c 2 .bundle/bin/$b)" = "#!" ] && vars=$(sed -n 's/^\(.*\) exec .*/\1/p' .bundle/bin/$b)
-    env $vars LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:core_element_tensor_kernel --launch-skip 1 --launch-count 1 \
+    env $vars LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 240 ncu --kernel-name regex:${PROFILE_KERNEL:-core_element_tensor_kernel} --launch-skip 1 --launch-count 1 \
       --section SourceCounters --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section SpeedOfLight \
       -o "$out/element_$b" -f .bundle/bin/flowdg run examples/vortex3d_tetrahedra.toml --backend cuda \
-      --set 'mesh.file="builtin:box?lx=6&ly=6&lz=6&nx=40&ny=40&nz=40"' --set 'boundary.zmin.translation=[0.0,0.0,6.0]' \
+      --set "mesh.file=\"builtin:box?lx=6&ly=6&lz=6&nx=${PROFILE_N:-40}&ny=${PROFILE_N:-40}&nz=${PROFILE_N:-40}\"" --set 'boundary.zmin.translation=[0.0,0.0,6.0]' \
       --set 'solver.flux="rusanov"' --set time.max_steps=1 --set time.end_time=100.0 --set output.vtu=false --set solver.order=${PROFILE_ORDER:-3} \
       --set "solver.precision=\"$precision\"" --output /tmp/flowdg-element-profile > "$out/profile_run_$b.log" 2>&1
     echo "ncu $b exit $?"

@@ -353,6 +353,8 @@ TEST(Euler2dRun, ABlowUpStopsWithWhereAndWhenAndKeepsTheLastGoodState) {
     EXPECT_NE(message.find("near ("), std::string::npos) << message;
     EXPECT_NE(message.find("t = "), std::string::npos) << message;
     EXPECT_NE(message.find("last_good.h5"), std::string::npos) << message;
+    // (no limiter on: the message names it)
+    EXPECT_NE(message.find("limiter = \"barth-jespersen\""), std::string::npos) << message;
   }
   for (const char* name : {"last_good.h5"}) {
     const Checkpoint saved = read_checkpoint((directory / name).string());

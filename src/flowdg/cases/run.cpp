@@ -532,6 +532,21 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
 
 namespace {
 
+/// What a non-physical state's message adds where an inviscid case runs without shock capturing: a
+/// shock, or an impulsive start into a wall (a stream at Mach 0.5 stopped at a slip wall, its corner
+/// where walls meet), grows undershoots that no high-order DG scheme survives without it.
+std::string shock_capturing_hint(const Case& problem, const std::string& message) {
+  const dg::OperatorOptions& options = problem.options;
+  if (message.find("non-physical state") == std::string::npos || options.viscous.enabled) return {};
+  if (problem.mesh.dimension == 3 && !options.artificial_viscosity.enabled)
+    return "; nothing captures shocks in this case: a shock, or an impulsive start against a wall, needs [artificial_viscosity] "
+           "(Persson & Peraire), or a smaller time.cfl (time.cfl_start with time.cfl_ramp_steps: a gentler start)";
+  if (problem.mesh.dimension == 2 && options.limiter == dg::Limiter::none && !options.positivity)
+    return "; nothing captures shocks in this case: a shock, or an impulsive start against a wall, needs [solver] limiter = "
+           "\"barth-jespersen\" (and positivity = true), or a smaller time.cfl (time.cfl_start with time.cfl_ramp_steps: a gentler start)";
+  return {};
+}
+
 /// One run at the case's order (run_case: a p-continuation runs one per order).
 RunResult run_one(const Case& problem, const RunOptions& options_in) {
   const auto setup_start = Clock::now();
@@ -716,7 +731,8 @@ RunResult run_one(const Case& problem, const RunOptions& options_in) {
                        state.saved_time, ") is in ", problem.output_directory,
                        "/last_good.h5", vtu_name.empty() ? std::string() : cat(" and ", vtu_name), ", the summary in summary.json");
     }
-    throw NumericalError(cat(error.what(), ", at step ", state.step, ", t = ", state.t, saved_note, checkpoint_failure));
+    throw NumericalError(cat(error.what(), ", at step ", state.step, ", t = ", state.t, saved_note, checkpoint_failure,
+                             shock_capturing_hint(problem, error.what())));
   }
   synchronize(problem.options.backend);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();

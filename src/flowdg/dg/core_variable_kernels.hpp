@@ -98,16 +98,16 @@ constexpr bool variable_face_kernel_order(int order) { return order >= 1 && orde
 /// side's through the points' orientation permutation) and interpolates nothing. With
 /// `trace_coefficients` they hold the sides' coefficients element-major (FaceTraceBuffer::coefficients,
 /// p = 3): the face kernel on the FP64 tensor cores computes the traces from them.
-template <class Real, int P, bool Boundary>
+template <class Real, int P>
 void launch_core_face_variable_kernel(
-    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
     index_t n_faces, const FaceMomentTables* moments, const Real* traces_m = nullptr, const Real* traces_p = nullptr,
     bool trace_points = false, bool trace_coefficients = false);
 /// Boundary faces of `count` groups (kernels[g], n_faces[g] faces each; the 3D Euler affine tetrahedra's
 /// boundary kernel above, one numerical flux) in as few launches as the kernel's batch holds (eight groups
 /// a launch: boundary_batch_groups, a block 32 faces of one group): each group's launch would last about its blocks' latency
-/// however few they are; side by side they share it. launch_core_face_variable_kernel's boundary launch is
-/// a batch of one.
+/// however few they are; side by side they share it. (launch_core_face_variable_kernel takes interior faces
+/// only.)
 constexpr int boundary_batch_groups = 8;  ///< boundary groups a launch of launch_core_boundary_variable_kernel
 template <class Real, int P>
 void launch_core_boundary_variable_kernel(

@@ -1465,10 +1465,10 @@ void DgOperator<Physics>::launch_face(DgOperator& op, int g, int groups, double 
         }
         launch_core_boundary_variable_kernel<Real, P>(kernels.data(), sizes.data(), groups,
                                                       op.face_moments_ ? &op.face_moment_tables_ : nullptr);
-        return;
+      } else {
+        launch_core_face_variable_kernel<Real, P>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr, traces_m,
+                                                  traces_p, op.face_trace_points_, op.face_trace_coefficients_);
       }
-      launch_core_face_variable_kernel<Real, P, Boundary>(kernel, group.size(), op.face_moments_ ? &op.face_moment_tables_ : nullptr,
-                                                          traces_m, traces_p, op.face_trace_points_, op.face_trace_coefficients_);
       return;
     }
   }

@@ -1355,17 +1355,12 @@ void launch_variable_faces_by_flux(physics::RiemannKind riemann, const VariableF
 
 }  // namespace
 
-template <class Real, int P, bool Boundary>
+template <class Real, int P>
 void launch_core_face_variable_kernel(
-    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>& kernel,
+    const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>& kernel,
     index_t n_faces, const FaceMomentTables* moments, const Real* traces_m, const Real* traces_p, bool trace_points, bool trace_coefficients) {
   if (n_faces <= 0) return;
-  if constexpr (Boundary) {
-    FLOWDG_ASSERT(traces_m == nullptr, "boundary faces sum their traces (no trace buffer)");
-    launch_core_boundary_variable_kernel<Real, P>(&kernel, &n_faces, 1, moments);
-  } else {
-    launch_variable_faces_by_flux<Real, P, false>(kernel.riemann, kernel, n_faces, moments, traces_m, traces_p, trace_points, trace_coefficients);
-  }
+  launch_variable_faces_by_flux<Real, P, false>(kernel.riemann, kernel, n_faces, moments, traces_m, traces_p, trace_points, trace_coefficients);
 }
 
 template <class Real, int P>
@@ -1419,26 +1414,18 @@ void launch_face_traces(int order, const Real* u, index_t Ks, index_t first, ind
 template void launch_face_traces<double>(int, const double*, index_t, index_t, index_t, double*, const double*, bool, bool);
 template void launch_face_traces<float>(int, const float*, index_t, index_t, index_t, float*, const double*, bool, bool);
 
-#define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P, Boundary) \
-  template void launch_core_face_variable_kernel<Real, P, Boundary>(                                                                          \
-      const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, Boundary>&, index_t,        \
+#define FLOWDG_VARIABLE_FACE_INSTANCE(Real, P)                                                                                          \
+  template void launch_core_face_variable_kernel<Real, P>(                                                                                  \
+      const FaceKernel<physics::Euler<3, Real>, Shape::tetrahedron, Shape::tetrahedron, P, GeometryKind::affine, false>&, index_t,         \
       const FaceMomentTables*, const Real*, const Real*, bool, bool);
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 4, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 1, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 2, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 3, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 4, false)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 1, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 2, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 3, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(double, 4, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 1, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 2, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 3, true)
-FLOWDG_VARIABLE_FACE_INSTANCE(float, 4, true)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 1)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 2)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 3)
+FLOWDG_VARIABLE_FACE_INSTANCE(double, 4)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 1)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 2)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 3)
+FLOWDG_VARIABLE_FACE_INSTANCE(float, 4)
 #undef FLOWDG_VARIABLE_FACE_INSTANCE
 #define FLOWDG_VARIABLE_BOUNDARY_INSTANCE(Real, P)                                                                                      \
   template void launch_core_boundary_variable_kernel<Real, P>(                                                                          \
