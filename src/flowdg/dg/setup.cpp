@@ -728,8 +728,12 @@ bool face_trace_points_for(int asked, int order, bool double_precision) {
   // docs/performance.md): double p = 4 16.56-16.57e9 DOF-stage updates/s at the points (the face
   // kernel six blocks an SM; four 16.34-16.35, five 16.25) against the nodes' 15.50-15.54 (+6.7%: the
   // interior face kernel 0.62 ms a stage at ncu's clocks against 1.13); float p = 4 24.33-24.40
-  // against 24.43-24.54 (the element kernel's 3.0 ms dominate there): the nodes stay.
-  return double_precision && order == 4;
+  // against 24.43-24.54 (the element kernel's 3.0 ms dominate there). Session 66 (issue 16's periodic
+  // case, the same measure): float p = 4 at the points 27.42-27.55 against the nodes' 26.46-26.48 (+3.9%:
+  // the interior face kernel 0.267 ms a stage at ncu's clocks against 0.481, the element kernel, writing
+  // 19 rows a face instead of 15, 2.80-2.86 against 2.74-2.78) — the points in both precisions.
+  (void)double_precision;
+  return order == 4;
 }
 
 bool face_trace_points(int order, bool double_precision) {
