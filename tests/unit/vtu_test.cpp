@@ -564,7 +564,7 @@ TEST(Vtu, PvdListsEveryStepInOrderAsValidXml) {
                       "r.iter('DataSet')]\""));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(result.output,
-            "Collection\n0 run_0000.vtu\n0.125 run_0001.vtu\n0.33333333333333331 fields/a&b \"2\".vtu\n");
+            "Collection\n0 run_0000.vtu\n0.125 run_0001.vtu\n0.3333333333333333 fields/a&b \"2\".vtu\n");
 }
 
 TEST(PlotTool, DrawsDensityContoursAndRejectsUnknownFieldsAndMissingFiles) {
