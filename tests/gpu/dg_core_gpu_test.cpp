@@ -314,7 +314,10 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // coefficients' element-major copy (a copy kernel at each stage's start), which the interior
       // faces' kernel on the FP64 tensor cores reads, the faces by window; "tensor moments element-major"
       // (FLOWDG_TRACE_BUFFER=4, p = 3): that face kernel reads the element kernel's element-major state itself.
-      for (const char* faces : {"block", "chunked", "variable", "moments", "tensor moments", "moments buffer", "tensor moments buffer",
+      // "moments node traces" (FLOWDG_FACE_TRACES=2 while it steps, p = 1..3): the interior faces' kernel
+      // evaluates each side's trace at the face's nodes, then at the points through the nodes' Lagrange
+      // basis — the default in double at p = 1, 2, an A/B variant elsewhere (float since session 66).
+      for (const char* faces : {"block", "chunked", "variable", "moments", "moments node traces", "tensor moments", "moments buffer", "tensor moments buffer",
                                 "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer",
                                 "tensor moments copy", "tensor moments element-major"})
         for (int order = 1; order <= 4; ++order) {
@@ -373,7 +376,10 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             }
             cpu->set_coefficients(rough);
             cuda->set_coefficients(rough);
+            const bool node_traces = std::string(faces).find("node traces") != std::string::npos;
+            if (node_traces) setenv("FLOWDG_FACE_TRACES", "2", 1);  // (read at each launch)
             const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
+            if (node_traces) unsetenv("FLOWDG_FACE_TRACES");
             const double size = agreement.size, difference = agreement.difference;
             const double residual_size = agreement.residual_size, residual_difference = agreement.residual_difference;
             const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;

@@ -1207,8 +1207,9 @@ int variable_face_blocks(bool double_precision, int order, int riemann) {
 }
 
 /// The face kernel's traces (face_traces_*): the measured default, FLOWDG_FACE_TRACES=0|1|2
-/// (points, pairs, nodes) for A/B runs of the interior faces with moments, double precision,
-/// Rusanov, the default blocks an SM (anything else an InputError).
+/// (points, pairs, nodes) for A/B runs of the interior faces with moments, Rusanov, the default
+/// blocks an SM (anything else an InputError); in both precisions (float since session 66: its nodes
+/// not yet measured).
 /// Session 43 (H100, the 3D vortex, Rusanov, double, one binary, docs/results/tets_session43/call4_*):
 /// nodes at p = 1 23.31-23.32e9 against points' 20.38-20.53 (+14%), at p = 2 19.11-19.14 against
 /// 18.61-18.63 (+2.7%, both with the Runge-Kutta loads early); at p = 3 nodes 12.94-12.95 against
@@ -1219,9 +1220,8 @@ constexpr int variable_default_traces(bool double_precision, int order) {
   if (!double_precision) return order == 4 ? face_traces_points : face_traces_pairs;
   return order <= 2 ? face_traces_nodes : order == 3 ? face_traces_pairs : face_traces_points;
 }
-int face_traces_asked() {
-  static const int asked = switch_asked("FLOWDG_FACE_TRACES", 0, 2, "0 (points), 1 (pairs) or 2 (nodes)");
-  return asked;
+int face_traces_asked() {  // (read at each launch: a test sets it around some steps)
+  return switch_asked("FLOWDG_FACE_TRACES", 0, 2, "0 (points), 1 (pairs) or 2 (nodes)");
 }
 
 template <class Real, int P, int Riemann, int MinBlocks, bool Boundary, bool Moments, bool Prefetch, int Traces = face_traces_pairs>
@@ -1301,11 +1301,12 @@ void launch_variable_faces_blocks(const VariableFaceArgument<Real, P, Boundary>&
       return;
     }
   }
-  if constexpr (std::is_same_v<Real, double> && !Boundary && Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
-    constexpr int blocks = variable_default_face_blocks(true, P, Riemann), default_traces = variable_default_traces(true, P);
+  if constexpr (!Boundary && Riemann == static_cast<int>(physics::RiemannKind::rusanov)) {
+    constexpr bool double_precision = std::is_same_v<Real, double>;
+    constexpr int blocks = variable_default_face_blocks(double_precision, P, Riemann), default_traces = variable_default_traces(double_precision, P);
     const int traces = face_traces_asked();
     if (traces >= 0 && traces != default_traces && moments != nullptr && (variable_prefetch() & 2) != 0) {
-      if (variable_face_blocks(true, P, Riemann) != blocks)
+      if (variable_face_blocks(double_precision, P, Riemann) != blocks)
         throw InputError(cat("FLOWDG_FACE_TRACES=", traces, " is built for the default blocks an SM (", blocks, ") only"));
       const auto other = [&]<int Mode>() {
         if constexpr (Mode != default_traces) launch_variable_faces<Real, P, Riemann, blocks, false, true, true, Mode>(kernel, n_faces, moments);
