@@ -533,18 +533,19 @@ void write_summary(const Case& problem, const dg::Operator& op, const RunResult&
 namespace {
 
 /// What a non-physical state's message adds where an inviscid case runs without shock capturing: a
-/// shock, or an impulsive start into a wall (a stream at Mach 0.5 stopped at a slip wall, its corner
-/// where walls meet), grows undershoots that no high-order DG scheme survives without it.
+/// shock, or an impulsive start into a wall (its corners where walls meet), grows undershoots that no
+/// high-order DG scheme survives without it.
 std::string shock_capturing_hint(const Case& problem, const std::string& message) {
   const dg::OperatorOptions& options = problem.options;
   if (message.find("non-physical state") == std::string::npos || options.viscous.enabled) return {};
+  std::string cure;
   if (problem.mesh.dimension == 3 && !options.artificial_viscosity.enabled)
-    return "; nothing captures shocks in this case: a shock, or an impulsive start against a wall, needs [artificial_viscosity] "
-           "(Persson & Peraire), or a smaller time.cfl (time.cfl_start with time.cfl_ramp_steps: a gentler start)";
-  if (problem.mesh.dimension == 2 && options.limiter == dg::Limiter::none && !options.positivity)
-    return "; nothing captures shocks in this case: a shock, or an impulsive start against a wall, needs [solver] limiter = "
-           "\"barth-jespersen\" (and positivity = true), or a smaller time.cfl (time.cfl_start with time.cfl_ramp_steps: a gentler start)";
-  return {};
+    cure = "[artificial_viscosity] (Persson & Peraire)";
+  else if (problem.mesh.dimension == 2 && options.limiter == dg::Limiter::none && !options.positivity)
+    cure = "[solver] limiter = \"barth-jespersen\" (and positivity = true)";
+  if (cure.empty()) return {};
+  return cat("; nothing captures shocks in this case: a shock, or an impulsive start against a wall, needs ", cure,
+             ", or a smaller time.cfl (time.cfl_start with time.cfl_ramp_steps: a gentler start)");
 }
 
 /// One run at the case's order (run_case: a p-continuation runs one per order).
