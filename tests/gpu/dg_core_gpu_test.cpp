@@ -316,8 +316,17 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // (FLOWDG_TRACE_BUFFER=4, p = 3): that face kernel reads the element kernel's element-major state itself.
       // "moments node traces" (FLOWDG_FACE_TRACES=2 while it steps, p = 1..3): the interior faces' kernel
       // evaluates each side's trace at the face's nodes, then at the points through the nodes' Lagrange
-      // basis — the default in double at p = 1, 2, an A/B variant elsewhere (float since session 66).
-      for (const char* faces : {"block", "chunked", "variable", "moments", "moments node traces", "tensor moments", "moments buffer", "tensor moments buffer",
+      // basis — the default in double at p = 1, 2 and in float at p = 1, an A/B variant elsewhere;
+      // "moments pair traces" (FLOWDG_FACE_TRACES=1): the point table two basis functions at a time, the
+      // default at p = 3 and float p = 2 (so float p = 1's and double p = 1, 2's are checked here).
+      // "moments shared primitives" / "moments own primitives" (FLOWDG_VARIABLE_PRIMITIVES=1 / 0 while it
+      // steps, p = 1, 2): the warp-per-variable element kernel's velocity and pressure computed once an
+      // element and point and shared (the default at p = 1), or by each variable's warp (p = 2's);
+      // "moments chained sums" / "moments summed products" (FLOWDG_VARIABLE_SUMS=1 / 0, p = 1, 2): that
+      // kernel's volume sums, each direction's product added in turn or their sum added.
+      for (const char* faces : {"block", "chunked", "variable", "moments", "moments node traces", "moments pair traces",
+                                "moments shared primitives", "moments own primitives", "moments chained sums", "moments summed products",
+                                "tensor moments", "moments buffer", "tensor moments buffer",
                                 "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer",
                                 "tensor moments copy", "tensor moments element-major"})
         for (int order = 1; order <= 4; ++order) {
@@ -330,6 +339,11 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
           const bool tensor_moments = std::string(faces).find("tensor moments") == 0;
           const bool moments = std::string(faces).find("moments") != std::string::npos;
           if (moments && !tensor_moments && order > 3) continue;
+          const bool shared_primitives = std::string(faces).find("shared primitives") != std::string::npos;
+          const bool own_primitives = std::string(faces).find("own primitives") != std::string::npos;
+          const bool chained_sums = std::string(faces).find("chained sums") != std::string::npos;
+          const bool summed_products = std::string(faces).find("summed products") != std::string::npos;
+          if ((shared_primitives || own_primitives || chained_sums || summed_products) && order > 2) continue;  // (built for p = 1, 2)
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
                {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
@@ -377,9 +391,14 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             cpu->set_coefficients(rough);
             cuda->set_coefficients(rough);
             const bool node_traces = std::string(faces).find("node traces") != std::string::npos;
-            if (node_traces) setenv("FLOWDG_FACE_TRACES", "2", 1);  // (read at each launch)
+            const bool pair_traces = std::string(faces).find("pair traces") != std::string::npos;
+            if (node_traces || pair_traces) setenv("FLOWDG_FACE_TRACES", node_traces ? "2" : "1", 1);  // (read at each launch)
+            if (shared_primitives || own_primitives) setenv("FLOWDG_VARIABLE_PRIMITIVES", shared_primitives ? "1" : "0", 1);  // (likewise)
+            if (chained_sums || summed_products) setenv("FLOWDG_VARIABLE_SUMS", chained_sums ? "1" : "0", 1);
             const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
-            if (node_traces) unsetenv("FLOWDG_FACE_TRACES");
+            if (chained_sums || summed_products) unsetenv("FLOWDG_VARIABLE_SUMS");
+            if (node_traces || pair_traces) unsetenv("FLOWDG_FACE_TRACES");
+            if (shared_primitives || own_primitives) unsetenv("FLOWDG_VARIABLE_PRIMITIVES");
             const double size = agreement.size, difference = agreement.difference;
             const double residual_size = agreement.residual_size, residual_difference = agreement.residual_difference;
             const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;

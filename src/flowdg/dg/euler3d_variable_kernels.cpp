@@ -157,7 +157,17 @@ constexpr std::size_t variable_prefetch_bytes() {
 /// before the face sums (step 3), so that their latency hides behind them.
 constexpr int variable_rk_each = 0, variable_rk_batched = 1, variable_rk_early = 2;
 
-template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each>
+/// Primitives: step 2's velocity and pressure at each volume point computed once for the element (by
+/// one of its five threads, the points dealt round the warps) and shared through shared memory,
+/// instead of by each of the five (each warp needs them for its own variable's flux; the reciprocal
+/// of the density and the pressure were five times over). The same expressions, which the compiler
+/// contracts otherwise: another rounding (final states within 5.3e-16, session 67).
+/// ChainedSums: step 2 adds each direction's product to the residual sum in turn (three fused
+/// multiply-adds a point and basis function) instead of adding their sum (a multiply, two fused
+/// multiply-adds and an add: 18% of float p = 2's instructions were those multiplies and adds, session 67's
+/// ncu); another summation order.
+template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each,
+          bool Primitives = false, bool ChainedSums = false>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_variable_kernel(
     const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine> k, index_t first, index_t count,
     const __grid_constant__ VariableTables<Real, n_basis(Shape::tetrahedron, P), Nq, variable_face_rows(P, Nfq, Moments)> t) {
@@ -212,31 +222,75 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
 #pragma unroll
     for (int d = 0; d < 3; ++d) metric[r][d] = k.metric[(r * 3 + d) * Ks + e];
   __syncthreads();
+  const Real gm1 = k.physics.gamma - Real(1);
+  // Primitives: this thread's points (q = v, v + 5, ...: every warp takes its share) — the velocity
+  // and the pressure, [q][0..2] the velocity, [q][3] p.
+  __shared__ Real s_w[Primitives ? Nq : 1][4][E];
+  if constexpr (Primitives) {
+#pragma unroll
+    for (int q0 = 0; q0 < Nq; q0 += NV) {
+      const int q = q0 + v;
+      if (q < Nq) {
+        const Real rho = s_u[q][0][lane], m0 = s_u[q][1][lane], m1 = s_u[q][2][lane], m2 = s_u[q][3][lane], energy = s_u[q][4][lane];
+        const Real inverse_rho = Real(1) / rho;
+        const Real velocity[3] = {m0 * inverse_rho, m1 * inverse_rho, m2 * inverse_rho};
+        s_w[q][0][lane] = velocity[0];
+        s_w[q][1][lane] = velocity[1];
+        s_w[q][2][lane] = velocity[2];
+        s_w[q][3][lane] = gm1 * (energy - Real(0.5) * (m0 * velocity[0] + m1 * velocity[1] + m2 * velocity[2]));
+      }
+    }
+    __syncthreads();
+  }
 
   // 2. Volume: sum_k sum_r (sum_d dr_r/dx_d F_d(u_k)[v]) w_k dphi_j/dr_r (det J cancels against the
   // inverse mass matrix's 1 / det J).
   Real rhs[Np];
 #pragma unroll
   for (int j = 0; j < Np; ++j) rhs[j] = 0;
-  const Real gm1 = k.physics.gamma - Real(1);
 #pragma unroll
   for (int q = 0; q < Nq; ++q) {
-    const Real rho = s_u[q][0][lane], m0 = s_u[q][1][lane], m1 = s_u[q][2][lane], m2 = s_u[q][3][lane], energy = s_u[q][4][lane];
-    const Real own = s_u[q][v][lane];
-    const Real inverse_rho = Real(1) / rho;
-    const Real momentum[3] = {m0, m1, m2};
-    const Real velocity[3] = {m0 * inverse_rho, m1 * inverse_rho, m2 * inverse_rho};
-    const Real p = gm1 * (energy - Real(0.5) * (m0 * velocity[0] + m1 * velocity[1] + m2 * velocity[2]));
-    // F_d[v]: rho v_d, rho v_i v_d + p delta_id, (E + p) v_d
-    const Real base = v == NV - 1 ? energy + p : own;
     Real flux[3];
+    if constexpr (Primitives) {
+      // (warp-uniform: v is the warp's variable) rho v_d from the coefficients, the others from the
+      // shared velocity and pressure
+      if (v == 0) {
 #pragma unroll
-    for (int d = 0; d < 3; ++d) flux[d] = v == 0 ? momentum[d] : base * velocity[d] + (v == d + 1 ? p : Real(0));
+        for (int d = 0; d < 3; ++d) flux[d] = s_u[q][d + 1][lane];
+      } else {
+        const Real velocity[3] = {s_w[q][0][lane], s_w[q][1][lane], s_w[q][2][lane]};
+        const Real p = s_w[q][3][lane];
+        const Real own = s_u[q][v][lane];
+        const Real base = v == NV - 1 ? own + p : own;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) flux[d] = base * velocity[d] + (v == d + 1 ? p : Real(0));
+      }
+    } else {
+      const Real rho = s_u[q][0][lane], m0 = s_u[q][1][lane], m1 = s_u[q][2][lane], m2 = s_u[q][3][lane], energy = s_u[q][4][lane];
+      const Real own = s_u[q][v][lane];
+      const Real inverse_rho = Real(1) / rho;
+      const Real momentum[3] = {m0, m1, m2};
+      const Real velocity[3] = {m0 * inverse_rho, m1 * inverse_rho, m2 * inverse_rho};
+      const Real p = gm1 * (energy - Real(0.5) * (m0 * velocity[0] + m1 * velocity[1] + m2 * velocity[2]));
+      // F_d[v]: rho v_d, rho v_i v_d + p delta_id, (E + p) v_d
+      const Real base = v == NV - 1 ? energy + p : own;
+#pragma unroll
+      for (int d = 0; d < 3; ++d) flux[d] = v == 0 ? momentum[d] : base * velocity[d] + (v == d + 1 ? p : Real(0));
+    }
     Real reference[3];
 #pragma unroll
     for (int r = 0; r < 3; ++r) reference[r] = metric[r][0] * flux[0] + metric[r][1] * flux[1] + metric[r][2] * flux[2];
+    if constexpr (ChainedSums) {
 #pragma unroll
-    for (int j = 0; j < Np; ++j) rhs[j] += reference[0] * t.dphi[q][0][j] + reference[1] * t.dphi[q][1][j] + reference[2] * t.dphi[q][2][j];
+      for (int j = 0; j < Np; ++j) {
+        rhs[j] += reference[0] * t.dphi[q][0][j];
+        rhs[j] += reference[1] * t.dphi[q][1][j];
+        rhs[j] += reference[2] * t.dphi[q][2][j];
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < Np; ++j) rhs[j] += reference[0] * t.dphi[q][0][j] + reference[1] * t.dphi[q][1][j] + reference[2] * t.dphi[q][2][j];
+    }
   }
 
   // The Runge-Kutta registers of this thread's rows (RkMode batched or early): loaded together (u
@@ -375,7 +429,43 @@ int variable_prefetch() {
   return asked < 0 ? 3 : asked;
 }
 
-template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each>
+/// Step 2's velocity and pressure computed once an element and point (core_element_variable_kernel's
+/// Primitives): the measured default, FLOWDG_VARIABLE_PRIMITIVES=0|1 for A/B runs on the default path
+/// (face moments, the prefetch, the default blocks an SM and Runge-Kutta loads; anything else an
+/// InputError; read at each launch: a test sets it around some steps).
+/// (p = 1, 2 only: p = 3's 24 points in double take the static shared memory past 48 KB.)
+/// Session 67 (H200, issue 16's periodic case, RK4, Rusanov, 998,250 tetrahedra, one binary, two rounds;
+/// docs/results/session67/call8_*): at p = 1 shared 28.47, 28.71e9 DSU/s against 28.11, 28.03 in double
+/// (+1.3, +2.4%), 44.84, 44.33 against 43.51, 43.51 in float (+3.1, +1.9%); at p = 2 no gain — double
+/// 26.36, 26.32 against 26.39, 26.40, float 43.50, 43.25 against 44.85, 44.49 (-3%: the extra barrier
+/// and the points' uneven deal, 14 over five warps, cost more than the five reciprocals saved). The final
+/// states agree to 5.3e-16 of the largest value (the compiler contracts the shared expressions otherwise).
+constexpr bool variable_default_primitives(bool double_precision, int order) {
+  (void)double_precision;
+  return order == 1;
+}
+int variable_primitives_asked() {
+  return switch_asked("FLOWDG_VARIABLE_PRIMITIVES", 0, 1, "0 (each warp its own) or 1 (once an element, shared)");
+}
+
+/// Step 2's sums chained (core_element_variable_kernel's ChainedSums): the measured default,
+/// FLOWDG_VARIABLE_SUMS=0|1 for A/B runs on the default path (p = 1, 2; anything else an InputError; read
+/// at each launch).
+/// Session 67 (H200, issue 16's periodic case, RK4, Rusanov, 998,250 tetrahedra, one binary, two rounds;
+/// docs/results/session67/call16_*): at p = 2 chained 26.89, 26.93e9 DSU/s against 26.15, 26.25 in double
+/// (+2.6 to +2.8%), 44.85, 44.70 against 44.46, 44.10 in float (+0.9 to +1.4%); at p = 1 alike (double
+/// 28.26, 28.46 against 28.38, 28.35; float 44.23, 43.87 against 43.94, 44.08: not taken there). The final
+/// states agree to 5.3e-16 of the largest value (another summation order).
+constexpr bool variable_default_chained_sums(bool double_precision, int order) {
+  (void)double_precision;
+  return order == 2;
+}
+int variable_sums_asked() {
+  return switch_asked("FLOWDG_VARIABLE_SUMS", 0, 1, "0 (the three directions' products summed, then added) or 1 (each added in turn)");
+}
+
+template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each, bool Primitives = false,
+          bool ChainedSums = false>
 void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel, index_t first,
                      index_t count, const VariableKernelTables& tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nq = variable_volume_points(P), Nfq = variable_face_points(P);
@@ -394,7 +484,7 @@ void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahe
   if constexpr (Moments)
     for (int i = 0; i < 6 * NF; ++i) values.node_permutation[i / NF][i % NF] = tables.node_permutation[i];
   const auto blocks = static_cast<unsigned>((count + variable_lanes - 1) / variable_lanes);
-  constexpr auto function = core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch, RkMode>;
+  constexpr auto function = core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch, RkMode, Primitives, ChainedSums>;
   constexpr std::size_t shared = variable_prefetch_bytes<Real, NF, Prefetch>();
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -416,6 +506,25 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
   constexpr bool double_precision = std::is_same_v<Real, double>;
   constexpr int default_blocks = variable_default_blocks(double_precision, P), default_rk = variable_default_rk(double_precision, P);
   const int blocks = variable_blocks(double_precision, P), rk = variable_rk_asked();
+  constexpr bool default_primitives = variable_default_primitives(double_precision, P);
+  constexpr bool default_chained = variable_default_chained_sums(double_precision, P);
+  // The element kernel's A/B switches on the default path at p = 1, 2, one at a time away from its default
+  // (p = 3's 24 points in double would take the primitives' static shared memory past 48 KB).
+  const int primitives = variable_primitives_asked(), sums = variable_sums_asked();
+  const bool other_primitives = primitives >= 0 && (primitives == 1) != default_primitives;
+  const bool other_sums = sums >= 0 && (sums == 1) != default_chained;
+  if (other_primitives || other_sums) {
+    if (P > 2 || !prefetch || blocks != default_blocks || (rk >= 0 && rk != default_rk) || (other_primitives && other_sums))
+      throw InputError(cat(other_sums ? "FLOWDG_VARIABLE_SUMS=" : "FLOWDG_VARIABLE_PRIMITIVES=", other_sums ? sums : primitives,
+                           " is built for the default path at p = 1, 2 only (face moments, the prefetch, ", default_blocks,
+                           " blocks an SM, the default Runge-Kutta loads; FLOWDG_VARIABLE_PRIMITIVES and FLOWDG_VARIABLE_SUMS ",
+                           "not both away from their defaults)"));
+    if constexpr (P <= 2) {
+      if (other_sums) launch_variable<Real, P, default_blocks, true, true, default_rk, default_primitives, !default_chained>(kernel, first, count, tables);
+      else launch_variable<Real, P, default_blocks, true, true, default_rk, !default_primitives, default_chained>(kernel, first, count, tables);
+    }
+    return;
+  }
   if (prefetch && rk >= 0 && rk != default_rk) {  // the other Runge-Kutta loads (A/B runs)
     // (double p = 2 also at four blocks, the default before session 44)
     constexpr bool four = double_precision && P == 2;
@@ -437,7 +546,7 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
   }
   with_min_blocks(blocks, [&]<int Blocks>() {
     if (!tables.moments) launch_variable<Real, P, Blocks, false, false>(kernel, first, count, tables);
-    else if (prefetch) launch_variable<Real, P, Blocks, true, true, default_rk>(kernel, first, count, tables);
+    else if (prefetch) launch_variable<Real, P, Blocks, true, true, default_rk, default_primitives, default_chained>(kernel, first, count, tables);
     else launch_variable<Real, P, Blocks, true, false>(kernel, first, count, tables);
   });
 }
@@ -1208,16 +1317,18 @@ int variable_face_blocks(bool double_precision, int order, int riemann) {
 
 /// The face kernel's traces (face_traces_*): the measured default, FLOWDG_FACE_TRACES=0|1|2
 /// (points, pairs, nodes) for A/B runs of the interior faces with moments, Rusanov, the default
-/// blocks an SM (anything else an InputError); in both precisions (float since session 66: its nodes
-/// not yet measured).
+/// blocks an SM (anything else an InputError); in both precisions (float since session 66).
 /// Session 43 (H100, the 3D vortex, Rusanov, double, one binary, docs/results/tets_session43/call4_*):
 /// nodes at p = 1 23.31-23.32e9 against points' 20.38-20.53 (+14%), at p = 2 19.11-19.14 against
 /// 18.61-18.63 (+2.7%, both with the Runge-Kutta loads early); at p = 3 nodes 12.94-12.95 against
 /// 13.83-13.84 (points and pairs alike there, the same bits); at p = 4 nodes 12.62-12.65 with rows padded
-/// to 36, points unpadded 12.92 (call 2). Single precision keeps the point table (pairs: the same sums as
-/// before), nodes not measured there.
+/// to 36, points unpadded 12.92 (call 2). Session 67 (H200, issue 16's periodic case, Rusanov, 998,250
+/// tetrahedra, one binary, docs/results/session67/call4_*): float at p = 1 nodes 43.42, 42.93e9 against
+/// the pairs' 42.83, 42.47 (+1.1 to +1.4% in each round: nodes taken); at p = 2 nodes 38.87, 38.67 against
+/// 44.67, 44.43 (-13%: the pairs kept); double p = 1 nodes 28.04 against the pairs' 27.05 (+3.7%), p = 2
+/// 26.37 against 26.43 (alike: nodes kept).
 constexpr int variable_default_traces(bool double_precision, int order) {
-  if (!double_precision) return order == 4 ? face_traces_points : face_traces_pairs;
+  if (!double_precision) return order == 1 ? face_traces_nodes : order == 4 ? face_traces_points : face_traces_pairs;
   return order <= 2 ? face_traces_nodes : order == 3 ? face_traces_pairs : face_traces_points;
 }
 int face_traces_asked() {  // (read at each launch: a test sets it around some steps)
