@@ -323,9 +323,12 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // steps, p = 1, 2): the warp-per-variable element kernel's velocity and pressure computed once an
       // element and point and shared (the default at p = 1), or by each variable's warp (p = 2's);
       // "moments chained sums" / "moments summed products" (FLOWDG_VARIABLE_SUMS=1 / 0, p = 1, 2): that
-      // kernel's volume sums, each direction's product added in turn or their sum added.
+      // kernel's volume sums, each direction's product added in turn or their sum added; "moments shared
+      // tables" / "moments parameter tables" (FLOWDG_VARIABLE_TABLES=1 / 0, p = 1, 2): its volume and face
+      // tables read from shared memory a vector a load, or from its parameters.
       for (const char* faces : {"block", "chunked", "variable", "moments", "moments node traces", "moments pair traces",
                                 "moments shared primitives", "moments own primitives", "moments chained sums", "moments summed products",
+                                "moments shared tables", "moments parameter tables",
                                 "tensor moments", "moments buffer", "tensor moments buffer",
                                 "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer",
                                 "tensor moments copy", "tensor moments element-major"})
@@ -343,7 +346,10 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
           const bool own_primitives = std::string(faces).find("own primitives") != std::string::npos;
           const bool chained_sums = std::string(faces).find("chained sums") != std::string::npos;
           const bool summed_products = std::string(faces).find("summed products") != std::string::npos;
-          if ((shared_primitives || own_primitives || chained_sums || summed_products) && order > 2) continue;  // (built for p = 1, 2)
+          const bool shared_tables = std::string(faces).find("shared tables") != std::string::npos;
+          const bool parameter_tables = std::string(faces).find("parameter tables") != std::string::npos;
+          if ((shared_primitives || own_primitives || chained_sums || summed_products || shared_tables || parameter_tables) && order > 2)
+            continue;  // (built for p = 1, 2)
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
                {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
@@ -395,8 +401,10 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             if (node_traces || pair_traces) setenv("FLOWDG_FACE_TRACES", node_traces ? "2" : "1", 1);  // (read at each launch)
             if (shared_primitives || own_primitives) setenv("FLOWDG_VARIABLE_PRIMITIVES", shared_primitives ? "1" : "0", 1);  // (likewise)
             if (chained_sums || summed_products) setenv("FLOWDG_VARIABLE_SUMS", chained_sums ? "1" : "0", 1);
+            if (shared_tables || parameter_tables) setenv("FLOWDG_VARIABLE_TABLES", shared_tables ? "1" : "0", 1);
             const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
             if (chained_sums || summed_products) unsetenv("FLOWDG_VARIABLE_SUMS");
+            if (shared_tables || parameter_tables) unsetenv("FLOWDG_VARIABLE_TABLES");
             if (node_traces || pair_traces) unsetenv("FLOWDG_FACE_TRACES");
             if (shared_primitives || own_primitives) unsetenv("FLOWDG_VARIABLE_PRIMITIVES");
             const double size = agreement.size, difference = agreement.difference;

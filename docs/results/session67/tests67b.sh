@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# (Run from the repository root on the GPU machine, the tests bundle carried: session 67's final build, the
-# last of the session's device time.) The gpu tests (their cases for the variable kernels' switches: node and
-# pair traces, shared and own primitives, chained and summed volume sums), then memcheck over the automatic
-# kernels on the affine tetrahedra (p = 0..4, both precisions: the defaults, the shared primitives at p = 1
-# and the chained sums at p = 2 among them); the results written as they come.
+# (Run from the repository root on the GPU machine, the tests bundle carried: session 67's final build; not run
+# there, its device time spent: the next session's first call.) The gpu tests (their cases for the variable
+# kernels' switches: node and pair traces, shared and own primitives, chained and summed volume sums, shared and
+# parameter tables), then memcheck over the automatic kernels on the affine tetrahedra (p = 0..4, both precisions:
+# the defaults, the shared primitives at p = 1 and the chained sums at p = 2 among them); the results written as
+# they come.
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 bash scripts/unpack-bundle.sh || exit 1
 LD_LIBRARY_PATH=$PWD/.bundle/lib timeout 100 .bundle/bin/flowdg_gpu_tests > "$out/gpu_tests.txt" 2>&1; echo "gpu tests: exit $?"
 grep "^\[  PASSED\|^\[  FAILED\|FAILED TEST" "$out/gpu_tests.txt"
-grep "traces faces\|primitives faces\|sums faces\|products faces" "$out/gpu_tests.txt" > "$out/switch_cases.txt"
+grep "traces faces\|primitives faces\|sums faces\|products faces\|tables faces" "$out/gpu_tests.txt" > "$out/switch_cases.txt"
 awk '{n++; a=$(NF-3)+0; b=$(NF-1)+0; if (a>sa) sa=a; if (b>sb) sb=b} END {print "switch cases", n, "largest state", sa, "residual", sb}' "$out/switch_cases.txt"
 LD_LIBRARY_PATH=$PWD/.bundle/lib FLOWDG_CORE_CASES="affine tetrahedra" FLOWDG_CORE_KERNELS=automatic timeout 60 \
   compute-sanitizer --tool memcheck --error-exitcode 3 .bundle/bin/flowdg_gpu_tests --gtest_filter='GpuDgCore.CudaAgreesWithTheCpuForEvery*' \
