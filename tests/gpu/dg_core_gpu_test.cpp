@@ -342,14 +342,22 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
           const bool tensor_moments = std::string(faces).find("tensor moments") == 0;
           const bool moments = std::string(faces).find("moments") != std::string::npos;
           if (moments && !tensor_moments && order > 3) continue;
-          const bool shared_primitives = std::string(faces).find("shared primitives") != std::string::npos;
-          const bool own_primitives = std::string(faces).find("own primitives") != std::string::npos;
-          const bool chained_sums = std::string(faces).find("chained sums") != std::string::npos;
-          const bool summed_products = std::string(faces).find("summed products") != std::string::npos;
-          const bool shared_tables = std::string(faces).find("shared tables") != std::string::npos;
-          const bool parameter_tables = std::string(faces).find("parameter tables") != std::string::npos;
-          if ((shared_primitives || own_primitives || chained_sums || summed_products || shared_tables || parameter_tables) && order > 2)
-            continue;  // (built for p = 1, 2)
+          // The A/B switch set while the case steps (read at each launch), and the orders it is built for.
+          struct SteppingSwitch {
+            const char* words;
+            const char* variable;
+            const char* value;
+            int highest_order;
+          };
+          static constexpr SteppingSwitch stepping_switches[] = {
+              {"node traces", "FLOWDG_FACE_TRACES", "2", 3},          {"pair traces", "FLOWDG_FACE_TRACES", "1", 3},
+              {"shared primitives", "FLOWDG_VARIABLE_PRIMITIVES", "1", 2}, {"own primitives", "FLOWDG_VARIABLE_PRIMITIVES", "0", 2},
+              {"chained sums", "FLOWDG_VARIABLE_SUMS", "1", 2},       {"summed products", "FLOWDG_VARIABLE_SUMS", "0", 2},
+              {"shared tables", "FLOWDG_VARIABLE_TABLES", "1", 2},    {"parameter tables", "FLOWDG_VARIABLE_TABLES", "0", 2}};
+          const SteppingSwitch* stepping_switch = nullptr;
+          for (const SteppingSwitch& candidate : stepping_switches)
+            if (std::string(faces).find(candidate.words) != std::string::npos) stepping_switch = &candidate;
+          if (stepping_switch != nullptr && order > stepping_switch->highest_order) continue;
           std::vector<std::vector<double>> residuals;
           for (const physics::RiemannKind riemann :
                {physics::RiemannKind::rusanov, physics::RiemannKind::hllc, physics::RiemannKind::roe}) {
@@ -396,17 +404,9 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
             }
             cpu->set_coefficients(rough);
             cuda->set_coefficients(rough);
-            const bool node_traces = std::string(faces).find("node traces") != std::string::npos;
-            const bool pair_traces = std::string(faces).find("pair traces") != std::string::npos;
-            if (node_traces || pair_traces) setenv("FLOWDG_FACE_TRACES", node_traces ? "2" : "1", 1);  // (read at each launch)
-            if (shared_primitives || own_primitives) setenv("FLOWDG_VARIABLE_PRIMITIVES", shared_primitives ? "1" : "0", 1);  // (likewise)
-            if (chained_sums || summed_products) setenv("FLOWDG_VARIABLE_SUMS", chained_sums ? "1" : "0", 1);
-            if (shared_tables || parameter_tables) setenv("FLOWDG_VARIABLE_TABLES", shared_tables ? "1" : "0", 1);
+            if (stepping_switch != nullptr) setenv(stepping_switch->variable, stepping_switch->value, 1);
             const gpu_test::CpuCudaAgreement agreement = gpu_test::step_cpu_and_cuda(*cpu, *cuda, scheme);
-            if (chained_sums || summed_products) unsetenv("FLOWDG_VARIABLE_SUMS");
-            if (shared_tables || parameter_tables) unsetenv("FLOWDG_VARIABLE_TABLES");
-            if (node_traces || pair_traces) unsetenv("FLOWDG_FACE_TRACES");
-            if (shared_primitives || own_primitives) unsetenv("FLOWDG_VARIABLE_PRIMITIVES");
+            if (stepping_switch != nullptr) unsetenv(stepping_switch->variable);
             const double size = agreement.size, difference = agreement.difference;
             const double residual_size = agreement.residual_size, residual_difference = agreement.residual_difference;
             const double tolerance = precision == dg::Precision::double_precision ? 1e-12 : 1e-5;
