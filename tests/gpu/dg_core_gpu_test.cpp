@@ -323,12 +323,9 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
       // steps, p = 1, 2): the warp-per-variable element kernel's velocity and pressure computed once an
       // element and point and shared (the default at p = 1), or by each variable's warp (p = 2's);
       // "moments chained sums" / "moments summed products" (FLOWDG_VARIABLE_SUMS=1 / 0, p = 1, 2): that
-      // kernel's volume sums, each direction's product added in turn or their sum added; "moments shared
-      // tables" / "moments parameter tables" (FLOWDG_VARIABLE_TABLES=1 / 0, p = 1, 2): its volume and face
-      // tables read from shared memory a vector a load, or from its parameters.
+      // kernel's volume sums, each direction's product added in turn or their sum added.
       for (const char* faces : {"block", "chunked", "variable", "moments", "moments node traces", "moments pair traces",
                                 "moments shared primitives", "moments own primitives", "moments chained sums", "moments summed products",
-                                "moments shared tables", "moments parameter tables",
                                 "tensor moments", "moments buffer", "tensor moments buffer",
                                 "tensor moments fused buffer", "moments point buffer", "tensor moments fused point buffer",
                                 "tensor moments copy", "tensor moments element-major"})
@@ -352,8 +349,7 @@ TEST(GpuDgCore, EachRiemannSolverHasItsOwnThreeDimensionalFaceKernel) {
           static constexpr SteppingSwitch stepping_switches[] = {
               {"node traces", "FLOWDG_FACE_TRACES", "2", 3},          {"pair traces", "FLOWDG_FACE_TRACES", "1", 3},
               {"shared primitives", "FLOWDG_VARIABLE_PRIMITIVES", "1", 2}, {"own primitives", "FLOWDG_VARIABLE_PRIMITIVES", "0", 2},
-              {"chained sums", "FLOWDG_VARIABLE_SUMS", "1", 2},       {"summed products", "FLOWDG_VARIABLE_SUMS", "0", 2},
-              {"shared tables", "FLOWDG_VARIABLE_TABLES", "1", 2},    {"parameter tables", "FLOWDG_VARIABLE_TABLES", "0", 2}};
+              {"chained sums", "FLOWDG_VARIABLE_SUMS", "1", 2},       {"summed products", "FLOWDG_VARIABLE_SUMS", "0", 2}};
           const SteppingSwitch* stepping_switch = nullptr;
           for (const SteppingSwitch& candidate : stepping_switches)
             if (std::string(faces).find(candidate.words) != std::string::npos) stepping_switch = &candidate;

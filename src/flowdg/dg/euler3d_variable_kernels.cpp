@@ -166,13 +166,12 @@ constexpr int variable_rk_each = 0, variable_rk_batched = 1, variable_rk_early =
 /// multiply-adds a point and basis function) instead of adding their sum (a multiply, two fused
 /// multiply-adds and an add: 18% of float p = 2's instructions were those multiplies and adds, session 67's
 /// ncu); another summation order.
-/// SharedTables: step 2's w dphi and step 3's face table copied to shared memory at the start (rows
-/// padded to whole vectors) and read four floats or two doubles a load (a broadcast: every lane the
-/// same address), instead of from the parameters, which ptxas reads through uniform registers two
-/// floats or one double a load (17% of float p = 2's instructions, 25% of double's: session 67's ncu).
-/// The same sums in the same order.
+/// Measured against the tables' uniform loads and not kept (session 68, docs/results/session68/): the tables
+/// copied to shared memory and read a vector a broadcast load (-4 to -10%: shared_tables.patch), and two
+/// elements a thread so that each table value loaded feeds two products (-4 to -57%: the registers cost
+/// blocks an SM, or spill; element_pairs.patch).
 template <class Real, int P, int Nq, int Nfq, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each,
-          bool Primitives = false, bool ChainedSums = false, bool SharedTables = false>
+          bool Primitives = false, bool ChainedSums = false>
 __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_variable_kernel(
     const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine> k, index_t first, index_t count,
     const __grid_constant__ VariableTables<Real, n_basis(Shape::tetrahedron, P), Nq, variable_face_rows(P, Nfq, Moments)> t) {
@@ -197,34 +196,6 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
   // they arrive while steps 1 and 2 compute; [((l NF + q) NV + v) E + lane], this thread's own slots.
   extern __shared__ __align__(16) unsigned char variable_element_shared[];
   Real* s_face = reinterpret_cast<Real*>(variable_element_shared);
-  // SharedTables: [(q 3 + r) NpV + j] and [(l NF + i) NpV + j], zero beyond Np (read after step 1's barrier).
-  using TableVector = std::conditional_t<std::is_same_v<Real, float>, float4, double2>;
-  constexpr int W = static_cast<int>(sizeof(TableVector) / sizeof(Real)), NpV = (Np + W - 1) / W * W;
-  __shared__ __align__(16) Real s_dphi[SharedTables ? Nq * 3 * NpV : 1];
-  __shared__ __align__(16) Real s_face_table[SharedTables ? 4 * NF * NpV : 1];
-  if constexpr (SharedTables) {
-    for (int i = static_cast<int>(threadIdx.x); i < Nq * 3 * NpV; i += 5 * E) {
-      const int j = i % NpV, row = i / NpV;
-      s_dphi[i] = j < Np ? t.dphi[row / 3][row % 3][j] : Real(0);
-    }
-    for (int i = static_cast<int>(threadIdx.x); i < 4 * NF * NpV; i += 5 * E) {
-      const int j = i % NpV, row = i / NpV;
-      s_face_table[i] = j < Np ? t.face[row / NF][row % NF][j] : Real(0);
-    }
-  }
-  // One vector of a shared table's row: its W values (a broadcast load).
-  const auto table_vector = [](const Real* row, int jv, Real (&x)[W]) {
-    const TableVector value = *reinterpret_cast<const TableVector*>(row + jv * W);
-    if constexpr (W == 4) {
-      x[0] = value.x;
-      x[1] = value.y;
-      x[2] = value.z;
-      x[3] = value.w;
-    } else {
-      x[0] = value.x;
-      x[1] = value.y;
-    }
-  };
   if constexpr (Prefetch) {
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
@@ -313,30 +284,7 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
     Real reference[3];
 #pragma unroll
     for (int r = 0; r < 3; ++r) reference[r] = metric[r][0] * flux[0] + metric[r][1] * flux[1] + metric[r][2] * flux[2];
-    if constexpr (SharedTables && ChainedSums) {
-      // (each rhs[j] takes r = 0, 1, 2 in turn, as below)
-#pragma unroll
-      for (int r = 0; r < 3; ++r)
-#pragma unroll
-        for (int jv = 0; jv < NpV / W; ++jv) {
-          Real x[W];
-          table_vector(&s_dphi[(q * 3 + r) * NpV], jv, x);
-#pragma unroll
-          for (int w = 0; w < W; ++w)
-            if (jv * W + w < Np) rhs[jv * W + w] += reference[r] * x[w];
-        }
-    } else if constexpr (SharedTables) {
-#pragma unroll
-      for (int jv = 0; jv < NpV / W; ++jv) {
-        Real x0[W], x1[W], x2[W];
-        table_vector(&s_dphi[(q * 3 + 0) * NpV], jv, x0);
-        table_vector(&s_dphi[(q * 3 + 1) * NpV], jv, x1);
-        table_vector(&s_dphi[(q * 3 + 2) * NpV], jv, x2);
-#pragma unroll
-        for (int w = 0; w < W; ++w)
-          if (jv * W + w < Np) rhs[jv * W + w] += reference[0] * x0[w] + reference[1] * x1[w] + reference[2] * x2[w];
-      }
-    } else if constexpr (ChainedSums) {
+    if constexpr (ChainedSums) {
 #pragma unroll
       for (int j = 0; j < Np; ++j) {
         rhs[j] += reference[0] * t.dphi[q][0][j];
@@ -384,19 +332,8 @@ __global__ void __launch_bounds__(5 * variable_lanes, MinBlocks) core_element_va
 #pragma unroll
     for (int point = 0; point < NF; ++point) {
       const Real value = s_u[point][v][lane];
-      if constexpr (SharedTables) {
 #pragma unroll
-        for (int jv = 0; jv < NpV / W; ++jv) {
-          Real x[W];
-          table_vector(&s_face_table[(l * NF + point) * NpV], jv, x);
-#pragma unroll
-          for (int w = 0; w < W; ++w)
-            if (jv * W + w < Np) rhs[jv * W + w] += value * x[w];
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < Np; ++j) rhs[j] += value * t.face[l][point][j];
-      }
+      for (int j = 0; j < Np; ++j) rhs[j] += value * t.face[l][point][j];
     }
   }
 
@@ -531,20 +468,8 @@ int variable_sums_asked() {
   return switch_asked("FLOWDG_VARIABLE_SUMS", 0, 1, "0 (the three directions' products summed, then added) or 1 (each added in turn)");
 }
 
-/// Steps 2 and 3's tables from shared memory, a vector a load (core_element_variable_kernel's
-/// SharedTables): the measured default, FLOWDG_VARIABLE_TABLES=0|1 for A/B runs on the default path (p =
-/// 1, 2; anything else an InputError; read at each launch). Prepared in session 67, not yet measured.
-constexpr bool variable_default_shared_tables(bool double_precision, int order) {
-  (void)double_precision;
-  (void)order;
-  return false;
-}
-int variable_tables_asked() {
-  return switch_asked("FLOWDG_VARIABLE_TABLES", 0, 1, "0 (the tables from the kernel's parameters) or 1 (from shared memory, a vector a load)");
-}
-
 template <class Real, int P, int MinBlocks, bool Moments, bool Prefetch, int RkMode = variable_rk_each, bool Primitives = false,
-          bool ChainedSums = false, bool SharedTables = false>
+          bool ChainedSums = false>
 void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahedron, P, GeometryKind::affine>& kernel, index_t first,
                      index_t count, const VariableKernelTables& tables) {
   constexpr int Np = n_basis(Shape::tetrahedron, P), Nq = variable_volume_points(P), Nfq = variable_face_points(P);
@@ -563,8 +488,7 @@ void launch_variable(const ElementKernel<physics::Euler<3, Real>, Shape::tetrahe
   if constexpr (Moments)
     for (int i = 0; i < 6 * NF; ++i) values.node_permutation[i / NF][i % NF] = tables.node_permutation[i];
   const auto blocks = static_cast<unsigned>((count + variable_lanes - 1) / variable_lanes);
-  constexpr auto function =
-      core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch, RkMode, Primitives, ChainedSums, SharedTables>;
+  constexpr auto function = core_element_variable_kernel<Real, P, Nq, Nfq, MinBlocks, Moments, Prefetch, RkMode, Primitives, ChainedSums>;
   constexpr std::size_t shared = variable_prefetch_bytes<Real, NF, Prefetch>();
   static const bool configured = [] {
     FLOWDG_CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -588,27 +512,23 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
   const int blocks = variable_blocks(double_precision, P), rk = variable_rk_asked();
   constexpr bool default_primitives = variable_default_primitives(double_precision, P);
   constexpr bool default_chained = variable_default_chained_sums(double_precision, P);
-  constexpr bool default_tables = variable_default_shared_tables(double_precision, P);
   // The element kernel's A/B switches on the default path at p = 1, 2, one at a time away from its default
   // (p = 3's 24 points in double would take the primitives' static shared memory past 48 KB).
-  const int primitives = variable_primitives_asked(), sums = variable_sums_asked(), shared_tables = variable_tables_asked();
+  const int primitives = variable_primitives_asked(), sums = variable_sums_asked();
   const bool other_primitives = primitives >= 0 && (primitives == 1) != default_primitives;
   const bool other_sums = sums >= 0 && (sums == 1) != default_chained;
-  const bool other_tables = shared_tables >= 0 && (shared_tables == 1) != default_tables;
-  if (other_primitives || other_sums || other_tables) {
-    const char* name = other_sums ? "FLOWDG_VARIABLE_SUMS=" : other_tables ? "FLOWDG_VARIABLE_TABLES=" : "FLOWDG_VARIABLE_PRIMITIVES=";
-    if (P > 2 || !prefetch || blocks != default_blocks || (rk >= 0 && rk != default_rk) ||
-        static_cast<int>(other_primitives) + static_cast<int>(other_sums) + static_cast<int>(other_tables) > 1)
-      throw InputError(cat(name, other_sums ? sums : other_tables ? shared_tables : primitives, " is built for the default path at p = 1, 2 only ",
+  if (other_primitives || other_sums) {
+    const char* name = other_sums ? "FLOWDG_VARIABLE_SUMS=" : "FLOWDG_VARIABLE_PRIMITIVES=";
+    if (P > 2 || !prefetch || blocks != default_blocks || (rk >= 0 && rk != default_rk) || (other_primitives && other_sums))
+      throw InputError(cat(name, other_sums ? sums : primitives, " is built for the default path at p = 1, 2 only ",
                            "(face moments, the prefetch, ", default_blocks, " blocks an SM, the default Runge-Kutta loads; ",
-                           "FLOWDG_VARIABLE_PRIMITIVES, _SUMS and _TABLES one at a time away from their defaults)"));
+                           "FLOWDG_VARIABLE_PRIMITIVES and _SUMS one at a time away from their defaults)"));
     if constexpr (P <= 2) {
-      const auto run = [&]<bool Primitives, bool Chained, bool SharedTables>() {
-        launch_variable<Real, P, default_blocks, true, true, default_rk, Primitives, Chained, SharedTables>(kernel, first, count, tables);
+      const auto run = [&]<bool Primitives, bool Chained>() {
+        launch_variable<Real, P, default_blocks, true, true, default_rk, Primitives, Chained>(kernel, first, count, tables);
       };
-      if (other_sums) run.template operator()<default_primitives, !default_chained, default_tables>();
-      else if (other_tables) run.template operator()<default_primitives, default_chained, !default_tables>();
-      else run.template operator()<!default_primitives, default_chained, default_tables>();
+      if (other_sums) run.template operator()<default_primitives, !default_chained>();
+      else run.template operator()<!default_primitives, default_chained>();
     }
     return;
   }
@@ -634,7 +554,7 @@ void launch_core_element_variable_kernel(const ElementKernel<physics::Euler<3, R
   with_min_blocks(blocks, [&]<int Blocks>() {
     if (!tables.moments) launch_variable<Real, P, Blocks, false, false>(kernel, first, count, tables);
     else if (prefetch)
-      launch_variable<Real, P, Blocks, true, true, default_rk, default_primitives, default_chained, default_tables>(kernel, first, count, tables);
+      launch_variable<Real, P, Blocks, true, true, default_rk, default_primitives, default_chained>(kernel, first, count, tables);
     else launch_variable<Real, P, Blocks, true, false>(kernel, first, count, tables);
   });
 }
