@@ -233,8 +233,17 @@ TEST(ArtificialViscosity, TheSensorFollowsPerssonAndPeraire) {
   // Lower-degree content alone never triggers it, whatever its size.
   double c[10] = {1, 0.5, -0.7, 0.9, 0, 0, 0, 0, 0, 0};
   EXPECT_EQ(physics.element_viscosity(c, 1, Np, low, h, order, mean), 0.0);
-  // The default s0 is log10(1 / p^4) - 2.
+  // The default s0 is log10(1 / p^4) - 2; s0_offset moves it from the paper's log10(1 / p^4) at each
+  // order, a given s0 holds at every order.
   EXPECT_NEAR(physics::ArtificialViscosityParameters::default_s0(4), std::log10(1.0 / 256) - 2, 1e-15);
+  physics::ArtificialViscosityParameters parameters;
+  EXPECT_NEAR(parameters.s0_for(4), std::log10(1.0 / 256) - 2, 1e-15);
+  parameters.s0_offset = -0.5;
+  EXPECT_NEAR(parameters.s0_for(2), std::log10(1.0 / 16) - 0.5, 1e-15);
+  EXPECT_NEAR(parameters.s0_for(1), -0.5, 1e-15);
+  parameters.s0 = -3;
+  EXPECT_EQ(parameters.s0_for(2), -3.0);
+  EXPECT_EQ(parameters.s0_for(4), -3.0);
   // The flux: eps grad U, none through a boundary.
   AV on = physics;
   on.epsilon = 0.25;
@@ -529,6 +538,45 @@ TEST(ArtificialViscosity, ThePapersParametersKeepTheMeansButUndershootTenTimesMo
   EXPECT_FALSE(shock_tube(order, true, 40, physics::ViscositySmoothing::none, &papers_s0).finite);
 }
 
+// s0_offset reaches the operator at its own order: at p = 2 and 3 the elements' viscosity two steps
+// into Sod's tube is the one of the same operator with s0 = log10(1 / p^4) + s0_offset given outright,
+// and differs from the default threshold's (two decades lower: more elements viscous).
+TEST(ArtificialViscosity, TheThresholdOffsetFollowsTheOrder) {
+  const Mesh mesh = box_tetrahedra(1, 0.05, 0.05, 40, 1, 1);
+  const Connectivity connectivity = build_connectivity(mesh);
+  for (const int order : {2, 3}) {
+    const auto viscosity = [&](double s0, double offset) {
+      dg::OperatorOptions options = options_for(mesh, order, physics::BoundaryKind::slip_wall, true);
+      options.artificial_viscosity.epsilon0 = 0.3;
+      options.artificial_viscosity.kappa = 1;
+      options.artificial_viscosity.s0 = s0;
+      options.artificial_viscosity.s0_offset = offset;
+      const auto op = dg::make_operator(mesh, connectivity, options);
+      op->set_coefficients(piecewise_constant(*op, mesh, [&](Point3 x) {
+        const double w = 0.5 * (1 - std::tanh((x.x - 0.5) / 0.025));
+        return state(0.125 + 0.875 * w, 0, 0.1 + 0.9 * w);
+      }));
+      // (element means alone have no degree-p modes for the sensor: two steps give the jump its own)
+      const RungeKuttaScheme scheme = runge_kutta_scheme("ssp-rk3");
+      double t = 0;
+      for (int step = 0; step < 2; ++step) {
+        const double dt = op->stable_time_step(0.1);
+        op->step(scheme, t, dt);
+        t += dt;
+      }
+      return op->element_viscosity();
+    };
+    const double paper = -4 * std::log10(static_cast<double>(order));
+    const std::vector<double> offset = viscosity(std::nan(""), -1.5), given = viscosity(paper - 1.5, -2);
+    const std::vector<double> defaults = viscosity(std::nan(""), -2);
+    ASSERT_EQ(offset.size(), given.size());
+    EXPECT_EQ(offset, given) << "p = " << order;
+    EXPECT_GT(*std::max_element(offset.begin(), offset.end()), 0.0) << "p = " << order;
+    const auto viscous = [](const std::vector<double>& eps) { return std::count_if(eps.begin(), eps.end(), [](double e) { return e > 0; }); };
+    EXPECT_GT(viscous(defaults), viscous(offset)) << "p = " << order;
+  }
+}
+
 // The same tube at p = 2 with the smoothed field (vertex max, as PyFR): bounded the same way.
 TEST(ArtificialViscosity, KeepsA3DShockTubeBoundedWithTheSmoothedField) {
   const TubeResult with = shock_tube(2, true, 40, physics::ViscositySmoothing::vertex_max);
@@ -589,6 +637,20 @@ type = "slip-wall"
   refused("epsilon0 = 0.5", "epsilon0 = -1", "epsilon0: must be in (0, 10]");
   refused("kappa = 2", "kappa = 0", "kappa: must be in (0, 20]");
   refused("s0 = -3", "s0 = 1", "s0: must be in [-20, 0]");
+  // s0_offset: the threshold log10(1 / p^4) + s0_offset at each order (0: the paper's), not with s0.
+  {
+    std::string offset = base;
+    offset.replace(offset.find("s0 = -3"), 7, "s0_offset = 0");
+    const physics::ArtificialViscosityParameters& av =
+        load_case(Config::from_string(offset, "av case"), Backend::cpu).options.artificial_viscosity;
+    EXPECT_TRUE(std::isnan(av.s0));
+    EXPECT_EQ(av.s0_offset, 0.0);
+    EXPECT_NEAR(av.s0_for(2), std::log10(1.0 / 16), 1e-15);
+    EXPECT_NEAR(av.s0_for(3), std::log10(1.0 / 81), 1e-15);
+  }
+  refused("s0 = -3", "s0 = -3\ns0_offset = -1", "s0 and s0_offset: give one");
+  refused("s0 = -3", "s0_offset = 1", "s0_offset: must be in [-10, 0]");
+  refused("s0 = -3", "s0_offset = -11", "s0_offset: must be in [-10, 0]");
   refused("s0 = -3", "s0 = -3\nsmooth = true", "smooth");
   refused("s0 = -3", "s0 = -3\nsmoothing = \"pyfr\"", "smoothing: unknown 'pyfr'");
   {

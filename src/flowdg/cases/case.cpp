@@ -162,11 +162,11 @@ physics::BoundaryKind parse_boundary_kind(const std::string& name, const std::st
 
 /// [artificial_viscosity]: Persson & Peraire's shock capturing for the 3D Euler equations
 /// (physics/euler/artificial_viscosity.hpp): enabled (default true when the table is there),
-/// epsilon0, kappa, s0, smoothing.
+/// epsilon0, kappa, s0 or s0_offset, smoothing.
 void read_artificial_viscosity(const Config& config, Case& problem) {
   if (!config.has("artificial_viscosity")) return;
   const Config table = config.table("artificial_viscosity");
-  table.allow_only({"enabled", "epsilon0", "kappa", "s0", "smoothing"});
+  table.allow_only({"enabled", "epsilon0", "kappa", "s0", "s0_offset", "smoothing"});
   dg::ArtificialViscosityOptions& av = problem.options.artificial_viscosity;
   av.enabled = table.bool_or("enabled", true);
   if (!av.enabled) return;
@@ -182,6 +182,14 @@ void read_artificial_viscosity(const Config& config, Case& problem) {
   if (const auto s0 = table.get_double("s0")) {
     if (!(*s0 <= 0 && *s0 >= -20)) throw InputError(cat(table.where(), " s0: must be in [-20, 0], a log10 (got ", *s0, ")"));
     av.s0 = *s0;
+  }
+  if (const auto offset = table.get_double("s0_offset")) {
+    if (!std::isnan(av.s0))
+      throw InputError(cat(table.where(), ": s0 and s0_offset: give one (s0 fixes the threshold at every order, s0_offset sets it at ",
+                           "log10(1 / p^4) + s0_offset at each order p)"));
+    if (!(*offset <= 0 && *offset >= -10))
+      throw InputError(cat(table.where(), " s0_offset: must be in [-10, 0], decades from the paper's log10(1 / p^4) (got ", *offset, ")"));
+    av.s0_offset = *offset;
   }
   const std::string smoothing = table.string_or("smoothing", "none");
   if (smoothing == "none")

@@ -671,7 +671,7 @@ DgOperator<Physics>::DgOperator(const Mesh& mesh, const Connectivity& connectivi
   physics_.gamma = static_cast<Real>(options.gamma);
   if constexpr (physics::has_element_viscosity<Physics>) {
     const physics::ArtificialViscosityParameters& av = options.artificial_viscosity;
-    const double s0 = std::isnan(av.s0) ? physics::ArtificialViscosityParameters::default_s0(order_) : av.s0;
+    const double s0 = av.s0_for(order_);
     if (!(av.epsilon0 > 0 && std::isfinite(av.epsilon0)) || !(av.kappa > 0 && std::isfinite(av.kappa)) || !std::isfinite(s0) || s0 > 0)
       throw InputError(cat("artificial viscosity: epsilon0 and kappa must be positive and s0 <= 0 (a log10 of the highest modes' share ",
                            "of the indicator's energy; got epsilon0 ", av.epsilon0, ", kappa ", av.kappa, ", s0 ", s0, ")"));

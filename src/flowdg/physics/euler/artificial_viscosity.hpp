@@ -43,12 +43,19 @@ enum class ViscositySmoothing : int { none, vertex_max, vertex_mean };
 struct ArtificialViscosityParameters {
   double epsilon0 = 1.0;  ///< eps_max = epsilon0 lambda h / p
   double kappa = 1.0;     ///< the ramp's half width in decades of S_k
-  /// s0 (log10): NaN for the default log10(1 / p^4) - 2.
+  /// s0 (log10) at every order; NaN: log10(1 / p^4) + s0_offset at order p.
   double s0 = std::nan("");
+  /// Decades from the paper's log10(1 / p^4) where s0 is not given: -2 by default, 0 the paper's own (a
+  /// threshold that follows the order through p-continuation, which one fixed s0 cannot).
+  double s0_offset = -2.0;
   ViscositySmoothing smoothing = ViscositySmoothing::none;
   /// The default s0 of an order: two decades below the paper's log10(1 / p^4) (docs/user-guide.md:
   /// with the paper's own s0 the sensor stays below 1e-3 of eps_max in a shock tube's shock).
-  static double default_s0(int order) { return -4.0 * std::log10(order > 0 ? static_cast<double>(order) : 1.0) - 2.0; }
+  static double default_s0(int order) { return paper_s0(order) - 2.0; }
+  /// The paper's s0 of an order, log10(1 / p^4).
+  static double paper_s0(int order) { return -4.0 * std::log10(order > 0 ? static_cast<double>(order) : 1.0); }
+  /// The s0 a run at this order uses: s0 where given, else the paper's plus s0_offset.
+  double s0_for(int order) const { return std::isnan(s0) ? paper_s0(order) + s0_offset : s0; }
 };
 
 template <int Dim, class Real = double>
