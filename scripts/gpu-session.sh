@@ -250,7 +250,7 @@ fi
 #    seconds (default 450; SIGTERM: the run writes its checkpoint, forces.csv, residuals.csv, walls.csv):
 #    naca08: examples/naca0012_3d.toml (M 0.8, alpha 1.25, artificial viscosity), naca04: the same at
 #    M 0.4, alpha 0 without it, naca08f: naca08 in single precision, naca08p: naca08 with the paper's artificial
-#    viscosity parameters, onera: examples/onera_m6.toml on the mesh curved here (AERO_ONERA_MESH,
+#    viscosity parameters (the case file's since session 70), naca08d: naca08 with flowdg's defaults, onera: examples/onera_m6.toml on the mesh curved here (AERO_ONERA_MESH,
 #    default .m6/onera_m6_n1_k2.msh.xz, unpacked), onerap: onera with the paper's parameters. AERO_RUNS picks some; AERO_SET adds --set keys to all.
 if [ "${AERO3D:-0}" = 1 ]; then
   declare -A aero_case aero_extra
@@ -259,6 +259,7 @@ if [ "${AERO3D:-0}" = 1 ]; then
   aero_case[naca08f]=examples/naca0012_3d.toml; aero_extra[naca08f]="--set solver.precision=\"single\""
   # naca08p: naca08 with the paper's artificial viscosity (epsilon0 0.3, kappa 4, s0 log10(1 / p^4) at each order)
   aero_case[naca08p]=examples/naca0012_3d.toml; aero_extra[naca08p]="--set artificial_viscosity.epsilon0=0.3 --set artificial_viscosity.kappa=4 --set artificial_viscosity.s0_offset=0.0"
+  aero_case[naca08d]=examples/naca0012_3d.toml; aero_extra[naca08d]="--set artificial_viscosity.epsilon0=1.0 --set artificial_viscosity.kappa=1.0 --set artificial_viscosity.s0_offset=-2.0"
   aero_case[onera]=examples/onera_m6.toml;      aero_extra[onera]=""
   # onerap: onera with the paper's artificial viscosity, as naca08p
   aero_case[onerap]=examples/onera_m6.toml
