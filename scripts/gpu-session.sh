@@ -251,7 +251,9 @@ fi
 #    naca08: examples/naca0012_3d.toml (M 0.8, alpha 1.25, artificial viscosity), naca04: the same at
 #    M 0.4, alpha 0 without it, naca08f: naca08 in single precision, naca08p: naca08 with the paper's artificial
 #    viscosity parameters (the case file's since session 70), naca08d: naca08 with flowdg's defaults, onera: examples/onera_m6.toml on the mesh curved here (AERO_ONERA_MESH,
-#    default .m6/onera_m6_n1_k2.msh.xz, unpacked), onerap: onera with the paper's parameters. AERO_RUNS picks some; AERO_SET adds --set keys to all.
+#    default .variants/m6/onera_m6_n1_k2.msh.xz, unpacked: .variants is git-ignored, so the machine keeps it between
+#    calls while warm; with a split bundle it does not fit a call beside either part, so carry .variants/m6 in a
+#    call of its own, or in this one after the bundle was unpacked), onerap: onera with the paper's parameters. AERO_RUNS picks some; AERO_SET adds --set keys to all.
 if [ "${AERO3D:-0}" = 1 ]; then
   declare -A aero_case aero_extra
   aero_case[naca08]=examples/naca0012_3d.toml;  aero_extra[naca08]=""
@@ -263,7 +265,7 @@ if [ "${AERO3D:-0}" = 1 ]; then
   aero_case[onera]=examples/onera_m6.toml;      aero_extra[onera]=""
   # onerap: onera with the paper's artificial viscosity, as naca08p
   aero_case[onerap]=examples/onera_m6.toml
-  mesh_xz=${AERO_ONERA_MESH:-.m6/onera_m6_n1_k2.msh.xz}
+  mesh_xz=${AERO_ONERA_MESH:-.variants/m6/onera_m6_n1_k2.msh.xz}
   if [ -f "$mesh_xz" ]; then
     xz -dkf "$mesh_xz"
     aero_extra[onera]="--set mesh.file=\"$PWD/${mesh_xz%.xz}\""
