@@ -251,28 +251,30 @@ fi
 # 6e. 3D transonic cases (issue 16 item 6): AERO3D=1 runs side by side, each stopped after AERO_LIMIT
 #    seconds (default 450; SIGTERM: the run writes its checkpoint, forces.csv, residuals.csv, walls.csv):
 #    naca08: examples/naca0012_3d.toml (M 0.8, alpha 1.25, artificial viscosity), naca04: the same at
-#    M 0.4, alpha 0 without it, naca08f: naca08 in single precision, naca08p: naca08 with the paper's artificial
-#    viscosity parameters (the case file's since session 70), naca08d: naca08 with flowdg's defaults, onera: examples/onera_m6.toml on the mesh curved here (AERO_ONERA_MESH,
-#    default .variants/m6/onera_m6_n1_k2.msh.xz, unpacked: .variants is git-ignored, so the machine keeps it between
-#    calls while warm; with a split bundle it does not fit a call beside either part, so carry .variants/m6 in a
-#    call of its own, or in this one after the bundle was unpacked), onerap: onera with the paper's parameters. AERO_RUNS picks some; AERO_SET adds --set keys to all.
+#    M 0.4, alpha 0 without it, naca08f: naca08 in single precision, onera: examples/onera_m6.toml on the mesh
+#    curved here (AERO_ONERA_MESH, default .variants/m6/onera_m6_n1_k2.msh.xz, unpacked: .variants is git-ignored,
+#    so the machine keeps it between calls while warm; with a split bundle it does not fit a call beside either part,
+#    so carry .variants/m6 in a call of its own, or in this one after the bundle was unpacked). The artificial
+#    viscosity's A/B: naca08d / onerad with flowdg's defaults, naca08p / onerap with the paper's parameters (what the
+#    case files set since session 70; kept explicit so that sessions 69-70's commands run the same).
+#    AERO_RUNS picks some; AERO_SET adds --set keys to all.
 if [ "${AERO3D:-0}" = 1 ]; then
   declare -A aero_case aero_extra
   aero_case[naca08]=examples/naca0012_3d.toml;  aero_extra[naca08]=""
   aero_case[naca04]=examples/naca0012_3d.toml;  aero_extra[naca04]="--set physics.mach=0.4 --set physics.angle_of_attack=0.0 --set artificial_viscosity.enabled=false"
   aero_case[naca08f]=examples/naca0012_3d.toml; aero_extra[naca08f]="--set solver.precision=\"single\""
-  # naca08p: naca08 with the paper's artificial viscosity (epsilon0 0.3, kappa 4, s0 log10(1 / p^4) at each order)
-  aero_case[naca08p]=examples/naca0012_3d.toml; aero_extra[naca08p]="--set artificial_viscosity.epsilon0=0.3 --set artificial_viscosity.kappa=4 --set artificial_viscosity.s0_offset=0.0"
-  aero_case[naca08d]=examples/naca0012_3d.toml; aero_extra[naca08d]="--set artificial_viscosity.epsilon0=1.0 --set artificial_viscosity.kappa=1.0 --set artificial_viscosity.s0_offset=-2.0"
+  av_paper="--set artificial_viscosity.epsilon0=0.3 --set artificial_viscosity.kappa=4 --set artificial_viscosity.s0_offset=0.0"
+  av_flowdg="--set artificial_viscosity.epsilon0=1.0 --set artificial_viscosity.kappa=1.0 --set artificial_viscosity.s0_offset=-2.0"
   aero_case[onera]=examples/onera_m6.toml;      aero_extra[onera]=""
-  # onerap: onera with the paper's artificial viscosity, as naca08p
-  aero_case[onerap]=examples/onera_m6.toml
   mesh_xz=${AERO_ONERA_MESH:-.variants/m6/onera_m6_n1_k2.msh.xz}
   if [ -f "$mesh_xz" ]; then
     xz -dkf "$mesh_xz"
     aero_extra[onera]="--set mesh.file=\"$PWD/${mesh_xz%.xz}\""
   fi
-  aero_extra[onerap]="${aero_extra[onera]} ${aero_extra[naca08p]}"
+  for base in naca08 onera; do
+    aero_case[${base}p]=${aero_case[$base]}; aero_extra[${base}p]="${aero_extra[$base]} $av_paper"
+    aero_case[${base}d]=${aero_case[$base]}; aero_extra[${base}d]="${aero_extra[$base]} $av_flowdg"
+  done
   for name in ${AERO_RUNS:-naca08 naca08f naca04 onera}; do
     dir="$out/aero/$name"
     mkdir -p "$dir"

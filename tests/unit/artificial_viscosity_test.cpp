@@ -758,34 +758,31 @@ type = "slip-wall"
 // ONERA M6 mesh is made by the user (its case file's header), so its case is loaded on the NACA
 // section's mesh with the wall's tag renamed.
 TEST(ArtificialViscosity, ThePapersCasesLoadWithThePapersParameters) {
-  const std::string mesh = std::string(FLOWDG_SOURCE_DIR) + "/examples/meshes/naca0012_3d_n1.msh";
-  const auto replace = [](std::string text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    if (at == std::string::npos) throw Error("not in the case file: " + from);
-    return text.replace(at, from.size(), to);
-  };
+  const std::string mesh = cat("mesh.file=\"", FLOWDG_SOURCE_DIR, "/examples/meshes/naca0012_3d_n1.msh\"");
   const auto expect_papers = [](const Case& problem, physics::ViscositySmoothing smoothing) {
-    const physics::ArtificialViscosityParameters& av = problem.options.artificial_viscosity;
-    EXPECT_TRUE(problem.options.artificial_viscosity.enabled);
+    const dg::ArtificialViscosityOptions& av = problem.options.artificial_viscosity;
+    EXPECT_TRUE(av.enabled);
     EXPECT_EQ(av.epsilon0, 0.3);
     EXPECT_EQ(av.kappa, 4.0);
     EXPECT_TRUE(std::isnan(av.s0));
     for (int p = 1; p <= 4; ++p) EXPECT_NEAR(av.s0_for(p), std::log10(1.0 / std::pow(p, 4)), 1e-14) << "p = " << p;
     EXPECT_EQ(av.smoothing, smoothing);
   };
-  std::string naca = flowdg::testing::example_case("naca0012_3d.toml");
-  naca = replace(naca, "\"meshes/naca0012_3d_n1.msh\"", "\"" + mesh + "\"");
-  Config naca_config = Config::from_string(naca, "naca0012_3d.toml");
-  naca_config.set("mesh.curve.order=1");  // the straight mesh: the parameters, not the curving, are checked here
-  const Case naca_case = load_case(naca_config, Backend::cpu);
+  Config naca = Config::from_string(flowdg::testing::example_case("naca0012_3d.toml"), "naca0012_3d.toml");
+  naca.set(mesh);
+  naca.set("mesh.curve.order=1");  // the straight mesh: the parameters, not the curving, are checked here
+  const Case naca_case = load_case(naca, Backend::cpu);
   EXPECT_EQ(naca_case.mesh.dimension, 3);
   expect_papers(naca_case, physics::ViscositySmoothing::none);
 
-  std::string onera = flowdg::testing::example_case("onera_m6.toml");
-  onera = replace(onera, "\"meshes/onera_m6_n1_k2.msh\"", "\"" + mesh + "\"");
-  onera = replace(onera, "[boundary.wing]", "[boundary.airfoil]");
-  onera = replace(onera, "walls = [\"wing\"]", "walls = [\"airfoil\"]");
-  const Case onera_case = load_case(Config::from_string(onera, "onera_m6.toml"), Backend::cpu);
+  std::string onera_text = flowdg::testing::example_case("onera_m6.toml");
+  const std::string wing = "[boundary.wing]";
+  ASSERT_NE(onera_text.find(wing), std::string::npos);
+  onera_text.replace(onera_text.find(wing), wing.size(), "[boundary.airfoil]");
+  Config onera = Config::from_string(onera_text, "onera_m6.toml");
+  onera.set(mesh);
+  onera.set("forces.walls=[\"airfoil\"]");
+  const Case onera_case = load_case(onera, Backend::cpu);
   EXPECT_EQ(onera_case.lift_axis, 2);
   expect_papers(onera_case, physics::ViscositySmoothing::vertex_max);
 }
